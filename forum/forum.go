@@ -1,0 +1,60 @@
+// Package forum owns the forum vocabulary shared by the parser, the scraper,
+// the poster, the simulator and the moderator: posts, private messages,
+// thread references, and engine profiles (URLs, selectors, form fields and
+// time formats as data), so another engine is a profile away.
+package forum
+
+import "time"
+
+// Author is who wrote a post or PM. ID is the forum's user id where the page
+// gives one ("" for guests); players are identified by it when known.
+type Author struct {
+	Name string `json:"name"`
+	ID   string `json:"id,omitempty"`
+}
+
+// Post is one post of a thread as read from a page.
+type Post struct {
+	ID     string    `json:"id"`
+	Author Author    `json:"author"`
+	Time   time.Time `json:"time"`
+	// BodyHTML is the inner HTML of the post's content node.
+	BodyHTML string `json:"body_html"`
+	// Edited is true when the page shows an edit notice; EditNotice is its text.
+	Edited     bool   `json:"edited"`
+	EditNotice string `json:"edit_notice,omitempty"`
+	// Page is the 1-based page the post was read from.
+	Page int `json:"page,omitempty"`
+}
+
+// PMHeader is one row of the PM inbox.
+type PMHeader struct {
+	ID      string    `json:"id"`
+	Subject string    `json:"subject"`
+	From    Author    `json:"from"`
+	Time    time.Time `json:"time,omitzero"` // zero where the list shows no parseable time
+	Unread  bool      `json:"unread"`
+}
+
+// PrivateMessage is one PM as read from its page.
+type PrivateMessage struct {
+	ID       string    `json:"id"`
+	Subject  string    `json:"subject"`
+	From     Author    `json:"from"`
+	Time     time.Time `json:"time"`
+	BodyHTML string    `json:"body_html"`
+}
+
+// ThreadRef names a thread on a forum.
+type ThreadRef struct {
+	BaseURL string `json:"base_url"` // e.g. http://127.0.0.1:8080/ (the board root)
+	Engine  string `json:"engine"`   // profile name: "phpbb", "mybb"
+	Forum   string `json:"forum,omitempty"`
+	Thread  string `json:"thread"`   // topic id
+}
+
+// Credentials of the bot account. Never logged, never stored in the database.
+type Credentials struct {
+	Username string
+	Password string
+}
