@@ -126,6 +126,8 @@ type Game interface {
 	Due(s State, now time.Time) bool
 	// Resolve closes the current phase.
 	Resolve(s State, now time.Time) (State, []Event)
+	// End closes the game early at the GM's word (final reveal, standings).
+	End(s State, now time.Time) (State, []Event)
 	// SetDeadline moves the current phase's time limit (GM extend/pause).
 	SetDeadline(s State, t time.Time) State
 	// Status summarises the game.

@@ -1,0 +1,130 @@
+package rules
+
+import "testing"
+
+func TestMatch(t *testing.T) {
+	r, err := NewRoster([]string{"Alice", "Alicia", "Bob_Smith", "Mary-Jane", "Al", "Ünal"}, map[string][]string{"Alice": {"Ali"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"alice", "Alice", true},
+		{"ALICE", "Alice", true},
+		{"Ali", "Alice", true},    // alias, exact beats prefix of Alicia
+		{"alic", "", false},       // prefix of Alice and Alicia: ambiguous
+		{"alici", "Alicia", true}, // unique prefix
+		{"bob smith", "Bob_Smith", true},
+		{"bobsmith", "Bob_Smith", true},
+		{"Bob-Smith", "Bob_Smith", true},
+		{"bob", "Bob_Smith", true}, // 3-letter unique prefix
+		{"bo", "", false},          // too short
+		{"Al", "Al", true},         // exact match even though short
+		{"mary jane", "Mary-Jane", true},
+		{"maryj", "Mary-Jane", true},
+		{"ünal", "Ünal", true},
+		{"zed", "", false},
+		{"", "", false},
+		{"[b]", "", false},
+	}
+	for _, tc := range tests {
+		got, err := r.Match(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("Match(%q) = %q, %v; want %q ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRosterRejectsClashes(t *testing.T) {
+	if _, err := NewRoster([]string{"Bob Smith", "bob_smith"}, nil); err == nil {
+		t.Error("names that normalise alike must be refused")
+	}
+	if _, err := NewRoster([]string{"Bob", "Carl"}, map[string][]string{"Bob": {"carl"}}); err == nil {
+		t.Error("alias clashing with another player must be refused")
+	}
+	if _, err := NewRoster([]string{"Bob"}, map[string][]string{"Zed": {"z"}}); err == nil {
+		t.Error("alias of a non-player must be refused")
+	}
+}
+
+func TestReplaceKeepsOldName(t *testing.T) {
+	r, _ := NewRoster([]string{"Alice", "Bob"}, nil)
+	if err := r.Replace("Bob", "Carol"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"Bob", "carol", "Car"} {
+		if id, err := r.Match(n); err != nil || id != "Bob" {
+			t.Errorf("Match(%q) = %q, %v; want slot Bob", n, id, err)
+		}
+	}
+	if r.Display("Bob") != "Carol" {
+		t.Errorf("display = %q", r.Display("Bob"))
+	}
+	if err := r.Replace("Alice", "carol"); err == nil {
+		t.Error("replacing with an existing player's name must fail")
+	}
+}
+
+func TestSplitListAndWords(t *testing.T) {
+	got := SplitList("alice, bob and carol & dave;eve")
+	want := []string{"alice", "bob", "carol", "dave", "eve"}
+	if len(got) != len(want) {
+		t.Fatalf("SplitList = %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("SplitList = %q", got)
+		}
+	}
+	if w := Words("VOTE:APPROVE!"); len(w) != 2 || w[1] != "APPROVE" {
+		t.Errorf("Words = %q", w)
+	}
+	if r := Rest("TEAM:  alice, bob", 1); r != "alice, bob" {
+		t.Errorf("Rest = %q", r)
+	}
+}
+
+func TestEsc(t *testing.T) {
+	if got := Esc("[/quote][url=x]"); got != "[\u200b/quote][\u200burl=x]" {
+		t.Errorf("Esc = %q", got)
+	}
+}
+
+func TestRandIsPerPurpose(t *testing.T) {
+	a := NewRand(7, "roles").IntN(1 << 30)
+	b := NewRand(7, "roles").IntN(1 << 30)
+	c := NewRand(7, "deck").IntN(1 << 30)
+	if a != b {
+		t.Error("same seed and purpose must give the same stream")
+	}
+	if a == c {
+		t.Error("different purposes should give different streams")
+	}
+}
+
+func TestOptions(t *testing.T) {
+	o := Options{"rounds": 3, "round_minutes": 0.5, "layout": "ODD-R", "chain_spies": true}
+	if n, _ := o.Int("rounds", 5); n != 3 {
+		t.Error(n)
+	}
+	if n, _ := o.Int("missing", 5); n != 5 {
+		t.Error(n)
+	}
+	if f, _ := o.Float("round_minutes", 8); f != 0.5 {
+		t.Error(f)
+	}
+	if _, err := o.Int("round_minutes", 8); err == nil {
+		t.Error("0.5 is not a whole number")
+	}
+	if s := o.String("layout", "odd-q"); s != "odd-r" {
+		t.Error(s)
+	}
+	if s := o.String("chain_spies", "auto"); s != "on" {
+		t.Error(s)
+	}
+	if err := o.Check("rounds", "round_minutes", "layout"); err == nil {
+		t.Error("chain_spies is unknown here")
+	}
+}
