@@ -259,3 +259,16 @@ func appendOnce(xs []string, x string) []string {
 func Esc(s string) string {
 	return strings.ReplaceAll(s, "[", "[\u200b")
 }
+
+// Author finds the slot whose current forum account has this user name
+// (exactly, ignoring case): a post's author, not a name typed in a command,
+// so no prefixes or aliases. A replaced player's old account no longer
+// speaks for the slot.
+func (r *Roster) Author(forumName string) (string, bool) {
+	for _, s := range r.Slots {
+		if strings.EqualFold(s.Display, forumName) {
+			return s.ID, true
+		}
+	}
+	return "", false
+}

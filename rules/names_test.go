@@ -128,3 +128,20 @@ func TestOptions(t *testing.T) {
 		t.Error("chain_spies is unknown here")
 	}
 }
+
+func TestAuthor(t *testing.T) {
+	r, _ := NewRoster([]string{"Alice", "Bob"}, map[string][]string{"Alice": {"Ali"}})
+	if id, ok := r.Author("alice"); !ok || id != "Alice" {
+		t.Error("author by name")
+	}
+	if _, ok := r.Author("Ali"); ok {
+		t.Error("an alias is not a forum account")
+	}
+	r.Replace("Bob", "Carol")
+	if _, ok := r.Author("Bob"); ok {
+		t.Error("a replaced account no longer speaks for the slot")
+	}
+	if id, ok := r.Author("Carol"); !ok || id != "Bob" {
+		t.Error("the replacement speaks for the slot")
+	}
+}
