@@ -99,13 +99,13 @@ type State struct {
 	Finished bool          `json:"finished"`
 	EndedAt  int           `json:"ended_at,omitempty"` // last round resolved, when finished
 
-	VP        map[string]int    `json:"vp"`
-	Civ       map[string]string `json:"civ"`        // chosen civilisations; absent = Air
-	OutRound  map[string]int    `json:"out_round"`  // round a player was eliminated in
-	Orders    map[string]Order  `json:"orders"`     // this round's standing orders
-	Next      map[string]Order  `json:"next"`       // orders timestamped after the deadline, for the next round
-	Tallies   map[string]Tally  `json:"tallies"`    // award counters
-	History   []Result          `json:"history"`    // every resolved round
+	VP       map[string]int    `json:"vp"`
+	Civ      map[string]string `json:"civ"`       // chosen civilisations; absent = Air
+	OutRound map[string]int    `json:"out_round"` // round a player was eliminated in
+	Orders   map[string]Order  `json:"orders"`    // this round's standing orders
+	Next     map[string]Order  `json:"next"`      // orders timestamped after the deadline, for the next round
+	Tallies  map[string]Tally  `json:"tallies"`   // award counters
+	History  []Result          `json:"history"`   // every resolved round
 }
 
 // Roster implements rules.State.
@@ -296,14 +296,14 @@ func (Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	}
 	s := &State{
 		R: r, Opt: st, Round: 1,
-		Opens:     cfg.Start,
-		Deadline:  cfg.Start.Add(minutes(st.RoundMinutes)),
-		VP:        map[string]int{},
-		Civ:       map[string]string{},
-		OutRound:  map[string]int{},
-		Orders:    map[string]Order{},
-		Next:      map[string]Order{},
-		Tallies:   map[string]Tally{},
+		Opens:    cfg.Start,
+		Deadline: cfg.Start.Add(minutes(st.RoundMinutes)),
+		VP:       map[string]int{},
+		Civ:      map[string]string{},
+		OutRound: map[string]int{},
+		Orders:   map[string]Order{},
+		Next:     map[string]Order{},
+		Tallies:  map[string]Tally{},
 	}
 	for _, id := range r.IDs() {
 		s.VP[id] = StartVP
