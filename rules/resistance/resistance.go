@@ -1,0 +1,581 @@
+// Package resistance is the rules engine for The Resistance, forum variant
+// "Spies vs. Spies", with Double Vote cards at 5–6 players and Falc's reduced
+// 10-card plot deck at 7–10, as settled by /work/shared/rules/resistance.md.
+// The rulings this package had to add are in RULINGS.md.
+package resistance
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/forumgm/forumgm/rules"
+)
+
+func init() { rules.Register(Game{}) }
+
+// Game implements rules.Game for The Resistance.
+type Game struct{}
+
+// Roles.
+const (
+	Spy        = "spy"
+	Resistance = "resistance"
+)
+
+// Card names, as printed.
+const (
+	StrongLeader = "Strong Leader"
+	Successor    = "Successor Nomination"
+	Speech       = "Passionate Speech"
+	CloseEye     = "Keeping a Close Eye on You"
+	Overheard    = "Overheard Conversation"
+	Confidence   = "Establish Confidence"
+	OpenUp       = "Open Up"
+	Spotlight    = "In The Spotlight"
+	DoubleVote   = "Double Vote"
+)
+
+// FullDeck is Falc's reduced card set used at 7–10 players.
+var FullDeck = []string{StrongLeader, Successor, Speech, Speech, CloseEye, CloseEye, Overheard, Confidence, OpenUp, Spotlight}
+
+var cardNames = []string{StrongLeader, Successor, Speech, CloseEye, Overheard, Confidence, OpenUp, Spotlight, DoubleVote}
+
+// spyCount and teamSizes are the rulings' tables, by player count.
+var spyCount = map[int]int{5: 2, 6: 2, 7: 3, 8: 3, 9: 3, 10: 4}
+
+var teamSizes = map[int][5]int{
+	5:  {2, 3, 2, 3, 3},
+	6:  {2, 3, 4, 3, 4},
+	7:  {2, 3, 3, 4, 4},
+	8:  {3, 4, 4, 5, 5},
+	9:  {3, 4, 4, 5, 5},
+	10: {3, 4, 4, 5, 5},
+}
+
+// Vote is one player's vote on the open proposal.
+type Vote struct {
+	Approve bool `json:"approve"`
+	PM      bool `json:"pm,omitempty"` // sent by PM: a thread vote no longer changes it
+}
+
+// Play is a targeted card play waiting for the mission (Close Eye, Spotlight).
+type Play struct {
+	Holder string `json:"holder"`
+	Target string `json:"target"`
+}
+
+// State is the whole game. Player keys are slot ids.
+type State struct {
+	R              *rules.Roster `json:"roster"`
+	RejectionLimit int           `json:"rejection_limit"`
+	MissingVote    string        `json:"missing_vote"`
+	PhaseHours     float64       `json:"phase_hours"`
+
+	Roles map[string]string `json:"roles"`
+	Chain []string          `json:"chain,omitempty"` // spy ring when chain spies are on
+	Order []string          `json:"order"`           // leader order
+
+	Turn     int    `json:"turn"`               // index in Order of whose regular turn it is
+	Override string `json:"override,omitempty"` // leader who took Order[Turn]'s turn
+	Leader   string `json:"leader"`
+
+	Mission    int `json:"mission"`    // 1-based
+	Proposal   int `json:"proposal"`   // 1-based within the mission
+	Rejections int `json:"rejections"` // rejected proposals in this mission
+
+	Team    []string          `json:"team,omitempty"` // nil: no valid proposal yet
+	Votes   map[string]Vote   `json:"votes"`
+	Orders  map[string]string `json:"orders"`  // "support"|"sabotage", team members only
+	Doubled map[string]bool   `json:"doubled"` // vote counts double on this proposal
+	Eyes    []Play            `json:"eyes,omitempty"`
+	Spot    *Play             `json:"spot,omitempty"`
+
+	Deck        []string                     `json:"deck"`
+	Dealer      string                       `json:"dealer,omitempty"`
+	Dealt       []string                     `json:"dealt,omitempty"` // not yet given
+	Hands       map[string][]string          `json:"hands"`
+	DoubleVotes map[string]bool              `json:"double_votes"` // unused Double Vote cards (5–6)
+	StrongNext  string                       `json:"strong_next,omitempty"`
+	Nominee     string                       `json:"nominee,omitempty"` // Successor Nomination holder
+	Pending     map[string][]string          `json:"pending"`           // choices owed: Overheard / Open Up
+	Known       map[string]map[string]string `json:"known"`             // viewer -> player -> role learned
+
+	Missions  []string `json:"missions"`
+	Sabotages []int    `json:"sabotages"`
+	Missing   []string `json:"missing,omitempty"` // who had not voted at the last time-limit close
+
+	Finished bool      `json:"finished"`
+	Winner   string    `json:"winner,omitempty"` // Spy or Resistance side, "" when ended by the GM
+	Opened   time.Time `json:"opened"`
+	Deadline time.Time `json:"deadline"`
+}
+
+// Roster implements rules.State.
+func (s *State) Roster() *rules.Roster { return s.R }
+
+func (s *State) init() {
+	if s.Votes == nil {
+		s.Votes = map[string]Vote{}
+	}
+	if s.Orders == nil {
+		s.Orders = map[string]string{}
+	}
+	if s.Doubled == nil {
+		s.Doubled = map[string]bool{}
+	}
+	if s.Hands == nil {
+		s.Hands = map[string][]string{}
+	}
+	if s.DoubleVotes == nil {
+		s.DoubleVotes = map[string]bool{}
+	}
+	if s.Pending == nil {
+		s.Pending = map[string][]string{}
+	}
+	if s.Known == nil {
+		s.Known = map[string]map[string]string{}
+	}
+	if s.Roles == nil {
+		s.Roles = map[string]string{}
+	}
+	if s.R == nil {
+		s.R = &rules.Roster{}
+	}
+}
+
+// Name implements rules.Game.
+func (Game) Name() string { return "resistance" }
+
+// Decode implements rules.Game.
+func (Game) Decode(data []byte) (rules.State, error) {
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	s.init()
+	return &s, nil
+}
+
+func (g Game) clone(st rules.State) *State {
+	return rules.Clone(g, st.(*State))
+}
+
+// Options known to the game, with their defaults.
+var optionNames = []string{"chain_spies", "rejection_limit", "missing_vote", "phase_hours"}
+
+// Setup implements rules.Game.
+func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
+	n := len(cfg.Players)
+	if n < 5 || n > 10 {
+		return nil, nil, fmt.Errorf("The Resistance needs 5 to 10 players, not %d", n)
+	}
+	if err := cfg.Options.Check(optionNames...); err != nil {
+		return nil, nil, err
+	}
+	r, err := rules.NewRoster(cfg.Players, cfg.Aliases)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &State{R: r}
+	s.init()
+	if s.RejectionLimit, err = cfg.Options.Int("rejection_limit", 5); err != nil {
+		return nil, nil, err
+	}
+	if s.RejectionLimit < 1 {
+		return nil, nil, fmt.Errorf("option rejection_limit must be at least 1")
+	}
+	s.MissingVote = cfg.Options.String("missing_vote", "abstain")
+	if s.MissingVote != "abstain" && s.MissingVote != "reject" {
+		return nil, nil, fmt.Errorf("option missing_vote must be abstain or reject, not %q", s.MissingVote)
+	}
+	if s.PhaseHours, err = cfg.Options.Float("phase_hours", 48); err != nil {
+		return nil, nil, err
+	}
+	if s.PhaseHours <= 0 {
+		return nil, nil, fmt.Errorf("option phase_hours must be positive")
+	}
+	chain := cfg.Options.String("chain_spies", "auto")
+	switch chain {
+	case "auto":
+		chain = map[bool]string{true: "on", false: "off"}[n == 10]
+	case "on", "off":
+	default:
+		return nil, nil, fmt.Errorf("option chain_spies must be auto, on or off, not %q", chain)
+	}
+	ids := r.IDs()
+
+	// Roles.
+	if raw, ok := cfg.Setup["roles"]; ok {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return nil, nil, fmt.Errorf("setup roles must map each player to spy or resistance")
+		}
+		for name, v := range m {
+			id, err := r.Match(name)
+			if err != nil {
+				return nil, nil, fmt.Errorf("setup roles: %v", err)
+			}
+			role := strings.ToLower(strings.TrimSpace(fmt.Sprint(v)))
+			if role == "spies" {
+				role = Spy
+			}
+			if role != Spy && role != Resistance {
+				return nil, nil, fmt.Errorf("setup roles: %s must be spy or resistance, not %q", name, v)
+			}
+			s.Roles[id] = role
+		}
+		spies := 0
+		for _, id := range ids {
+			switch s.Roles[id] {
+			case "":
+				return nil, nil, fmt.Errorf("setup roles: no role for %s", id)
+			case Spy:
+				spies++
+			}
+		}
+		if spies != spyCount[n] {
+			return nil, nil, fmt.Errorf("setup roles: %d players need %d spies, not %d", n, spyCount[n], spies)
+		}
+	} else {
+		for i, id := range rules.Shuffled(rules.NewRand(cfg.Seed, "roles"), ids) {
+			s.Roles[id] = map[bool]string{true: Spy, false: Resistance}[i < spyCount[n]]
+		}
+	}
+	spies := s.side(Spy)
+
+	// Chain ring.
+	if chain == "on" {
+		if raw, ok := cfg.Setup["chain"]; ok {
+			names, err := nameList(r, raw, "chain")
+			if err != nil {
+				return nil, nil, err
+			}
+			if !sameSet(names, spies) {
+				return nil, nil, fmt.Errorf("setup chain must list every spy once")
+			}
+			s.Chain = names
+		} else {
+			s.Chain = rules.Shuffled(rules.NewRand(cfg.Seed, "chain"), spies)
+		}
+	}
+
+	// Leader order.
+	if raw, ok := cfg.Setup["leader_order"]; ok {
+		names, err := nameList(r, raw, "leader_order")
+		if err != nil {
+			return nil, nil, err
+		}
+		if !sameSet(names, ids) {
+			return nil, nil, fmt.Errorf("setup leader_order must list every player once")
+		}
+		s.Order = names
+	} else {
+		s.Order = rules.Shuffled(rules.NewRand(cfg.Seed, "leader_order"), ids)
+	}
+
+	// Cards.
+	if n >= 7 {
+		deck, err := buildDeck(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.Deck = deck
+	} else {
+		for _, id := range ids {
+			s.DoubleVotes[id] = true
+		}
+	}
+
+	s.Mission, s.Proposal = 1, 1
+	s.Leader = s.Order[0]
+	s.Opened = cfg.Start
+	s.Deadline = s.deadlineFrom(cfg.Start)
+
+	var ev []rules.Event
+	for _, id := range ids {
+		ev = append(ev, rules.PrivateEvent(id, "role", s.rolePM(id)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[b]The Resistance: Spies vs. Spies[/b] — %d players.\n", n)
+	fmt.Fprintf(&b, "Sides: %d resistance, %d spies. Roles have been sent by PM.\n", n-spyCount[n], spyCount[n])
+	if chain == "on" {
+		b.WriteString("Chain spies are in effect: each spy knows only one other spy.\n")
+	}
+	fmt.Fprintf(&b, "Leader order: %s.\n", r.Names(s.Order))
+	fmt.Fprintf(&b, "Team sizes: %s", sizesText(n))
+	if n >= 7 {
+		b.WriteString(" (* the 4th mission fails only with 2 or more sabotages)")
+	}
+	b.WriteString(".\n")
+	if n < 7 {
+		b.WriteString("Every player holds one Double Vote card (PLAY Double Vote in the thread while a team is up for votes).\n")
+	}
+	fmt.Fprintf(&b, "Proposals rejected %d times in one mission give the game to the spies.\n", s.RejectionLimit)
+	ev = append(ev, rules.PublicEvent("opening", strings.TrimRight(b.String(), "\n")))
+	ev = append(ev, s.openProposal(true)...)
+	return s, ev, nil
+}
+
+func sizesText(n int) string {
+	t := teamSizes[n]
+	parts := make([]string, 5)
+	for i, k := range t {
+		parts[i] = fmt.Sprint(k)
+		if i == 3 && n >= 7 {
+			parts[i] += "*"
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+func buildDeck(cfg rules.Config) ([]string, error) {
+	left := map[string]int{}
+	for _, c := range FullDeck {
+		left[c]++
+	}
+	var deck []string
+	if raw, ok := cfg.Setup["deck"]; ok {
+		list, ok := anyList(raw)
+		if !ok {
+			return nil, fmt.Errorf("setup deck must be a list of card names")
+		}
+		for _, x := range list {
+			c, err := matchCard(x)
+			if err != nil || c == DoubleVote {
+				return nil, fmt.Errorf("setup deck: %q is not a plot card", x)
+			}
+			if left[c] == 0 {
+				return nil, fmt.Errorf("setup deck: too many %s cards", c)
+			}
+			left[c]--
+			deck = append(deck, c)
+		}
+	}
+	// Cards the setup did not place follow in seeded order.
+	var rest []string
+	for _, c := range FullDeck {
+		if left[c] > 0 {
+			left[c]--
+			rest = append(rest, c)
+		}
+	}
+	return append(deck, rules.Shuffled(rules.NewRand(cfg.Seed, "deck"), rest)...), nil
+}
+
+func anyList(raw any) ([]string, bool) {
+	switch x := raw.(type) {
+	case []string:
+		return x, true
+	case []any:
+		out := make([]string, len(x))
+		for i, v := range x {
+			out[i] = fmt.Sprint(v)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func nameList(r *rules.Roster, raw any, what string) ([]string, error) {
+	list, ok := anyList(raw)
+	if !ok {
+		return nil, fmt.Errorf("setup %s must be a list of player names", what)
+	}
+	out := make([]string, len(list))
+	for i, x := range list {
+		id, err := r.Match(x)
+		if err != nil {
+			return nil, fmt.Errorf("setup %s: %v", what, err)
+		}
+		out[i] = id
+	}
+	return out, nil
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		if seen[x] != 1 {
+			return false
+		}
+		seen[x] = 2
+	}
+	return true
+}
+
+func (s *State) deadlineFrom(t time.Time) time.Time {
+	return t.Add(time.Duration(s.PhaseHours * float64(time.Hour)))
+}
+
+// side lists the players of one side in roster order.
+func (s *State) side(role string) []string {
+	var out []string
+	for _, id := range s.R.IDs() {
+		if s.Roles[id] == role {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func roleText(role string) string {
+	if role == Spy {
+		return "a SPY"
+	}
+	return "a member of the RESISTANCE"
+}
+
+func (s *State) rolePM(id string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are %s.", roleText(s.Roles[id]))
+	if s.Roles[id] == Spy {
+		if len(s.Chain) > 0 {
+			next := s.chainNext(id)
+			fmt.Fprintf(&b, "\nChain spies are in effect: the spies form a one-way ring and each knows only the next. The spy you know: %s.", s.R.Name(next))
+		} else {
+			var others []string
+			for _, o := range s.side(Spy) {
+				if o != id {
+					others = append(others, o)
+				}
+			}
+			fmt.Fprintf(&b, "\nThe other spies: %s.", s.R.Names(others))
+		}
+		b.WriteString("\nOn a mission you may SUPPORT or SABOTAGE (by PM); with no order you SABOTAGE.")
+	} else {
+		b.WriteString("\nOn a mission you SUPPORT (by PM); a resistance member cannot sabotage.")
+	}
+	if s.DoubleVotes[id] {
+		b.WriteString("\nYou hold one Double Vote card: post [b]PLAY Double Vote[/b] in the thread while a team is up for votes and your vote on it counts twice.")
+	}
+	return b.String()
+}
+
+func (s *State) chainNext(id string) string {
+	for i, x := range s.Chain {
+		if x == id {
+			return s.Chain[(i+1)%len(s.Chain)]
+		}
+	}
+	return ""
+}
+
+// knownRoles is what a player knows of the others' roles at the start.
+func (s *State) startKnowledge(id string) map[string]string {
+	out := map[string]string{id: s.Roles[id]}
+	if s.Roles[id] != Spy {
+		return out
+	}
+	if len(s.Chain) > 0 {
+		out[s.chainNext(id)] = Spy
+		return out
+	}
+	for _, o := range s.side(Spy) {
+		out[o] = Spy
+	}
+	return out
+}
+
+func (s *State) n() int { return len(s.Order) }
+
+// TeamSize is the size of the current mission's team.
+func (s *State) teamSize() int { return teamSizes[s.n()][s.Mission-1] }
+
+// failsAt is how many sabotages fail the current mission.
+func (s *State) failsAt() int {
+	if s.Mission == 4 && s.n() >= 7 {
+		return 2
+	}
+	return 1
+}
+
+func (s *State) onTeam(id string) bool { return contains(s.Team, id) }
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func remove(xs []string, x string) []string {
+	for i, y := range xs {
+		if y == x {
+			out := append([]string(nil), xs[:i]...)
+			return append(out, xs[i+1:]...)
+		}
+	}
+	return xs
+}
+
+// openProposal announces the proposal that just opened (and deals the
+// mission's cards to its first leader at 7+ players).
+func (s *State) openProposal(newMission bool) []rules.Event {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[b]Mission %d, proposal %d.[/b] Leader: %s. Team size: %d", s.Mission, s.Proposal, s.R.Name(s.Leader), s.teamSize())
+	if s.failsAt() == 2 {
+		b.WriteString(" (this mission fails only with 2 or more sabotages)")
+	}
+	b.WriteString(".")
+	if s.Rejections > 0 {
+		fmt.Fprintf(&b, " Rejected proposals this mission: %d of %d.", s.Rejections, s.RejectionLimit)
+	}
+	if newMission && len(s.Deck) > 0 {
+		k := min(2, len(s.Deck))
+		s.Dealt = append([]string(nil), s.Deck[:k]...)
+		s.Deck = append([]string(nil), s.Deck[k:]...)
+		s.Dealer = s.Leader
+		fmt.Fprintf(&b, "\nCards dealt to %s: %s. Each goes to another player with [b]GIVE card TO name[/b]; the team can be proposed once both are given.",
+			s.R.Name(s.Leader), strings.Join(s.Dealt, " and "))
+	}
+	return []rules.Event{rules.PublicEvent("proposal-open", b.String())}
+}
+
+// SortedIDs returns ids in roster order.
+func (s *State) rosterOrder(ids map[string]bool) []string {
+	var out []string
+	for _, id := range s.R.IDs() {
+		if ids[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (s *State) voted() []string {
+	m := map[string]bool{}
+	for id := range s.Votes {
+		m[id] = true
+	}
+	return s.rosterOrder(m)
+}
+
+func (s *State) notVoted() []string {
+	var out []string
+	for _, id := range s.R.IDs() {
+		if _, ok := s.Votes[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
