@@ -1,0 +1,254 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Game is one game the bot runs.
+type Game struct {
+	ID   int64
+	Name string // unique slug
+	Kind string // nations | resistance | protest
+	// Status: running | paused | finished | ended.
+	Status string
+	Config []byte // JSON
+	// Forum: JSON forum settings, including a REFERENCE to the bot's
+	// credentials (env var name or file path), never a password: CreateGame
+	// and SetGameSettings refuse a non-empty "password" key.
+	Forum        []byte
+	State        []byte // JSON
+	Phase        string
+	Deadline     time.Time // zero = none
+	ThreadCursor []byte    // JSON
+	PMCursor     []byte    // JSON
+	PausedAt     time.Time // zero = not paused
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type gameRow struct {
+	ID           int64         `db:"id"`
+	Name         string        `db:"name"`
+	Kind         string        `db:"kind"`
+	Status       string        `db:"status"`
+	Config       []byte        `db:"config"`
+	Forum        []byte        `db:"forum"`
+	State        []byte        `db:"state"`
+	Phase        string        `db:"phase"`
+	Deadline     sql.NullInt64 `db:"deadline"`
+	ThreadCursor []byte        `db:"thread_cursor"`
+	PMCursor     []byte        `db:"pm_cursor"`
+	PausedAt     sql.NullInt64 `db:"paused_at"`
+	CreatedAt    int64         `db:"created_at"`
+	UpdatedAt    int64         `db:"updated_at"`
+}
+
+func (r gameRow) game() Game {
+	return Game{
+		ID: r.ID, Name: r.Name, Kind: r.Kind, Status: r.Status,
+		Config: r.Config, Forum: r.Forum, State: r.State, Phase: r.Phase,
+		Deadline: ft(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
+		PausedAt: ft(r.PausedAt), CreatedAt: fti(r.CreatedAt), UpdatedAt: fti(r.UpdatedAt),
+	}
+}
+
+const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, created_at, updated_at`
+
+// ErrSecret: forum settings carry a password instead of a reference to one.
+var ErrSecret = errors.New("store: forum settings must reference credentials, not contain a password")
+
+// checkForum refuses forum settings with a non-empty password-like key at
+// any depth: the database is not a place for secrets.
+func checkForum(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("store: forum settings are not JSON: %w", err)
+	}
+	var walk func(any) error
+	walk = func(v any) error {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				switch strings.ToLower(k) {
+				case "password", "passwd", "pass":
+					if s, ok := x.(string); !ok || s != "" {
+						return fmt.Errorf("%w (key %q)", ErrSecret, k)
+					}
+				}
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(v)
+}
+
+// CreateGame inserts g and sets g.ID (and CreatedAt/UpdatedAt when zero).
+// ErrExists if the name is taken.
+func (tx *Tx) CreateGame(g *Game) error {
+	if g.Name == "" {
+		return errors.New("store: game needs a name")
+	}
+	if err := checkForum(g.Forum); err != nil {
+		return err
+	}
+	if g.CreatedAt.IsZero() {
+		g.CreatedAt = Now()
+	}
+	if g.UpdatedAt.IsZero() {
+		g.UpdatedAt = g.CreatedAt
+	}
+	id, ok, err := tx.insertID(`INSERT INTO games (name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO NOTHING RETURNING id`,
+		g.Name, g.Kind, g.Status, jv(g.Config), jv(g.Forum), jv(g.State), g.Phase, tv(g.Deadline),
+		jv(g.ThreadCursor), jv(g.PMCursor), tv(g.PausedAt), g.CreatedAt.UnixMicro(), g.UpdatedAt.UnixMicro())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: game %q", ErrExists, g.Name)
+	}
+	g.ID = id
+	return nil
+}
+
+// Game finds a game by name.
+func (tx *Tx) Game(name string) (*Game, error) {
+	var r gameRow
+	if err := tx.get(&r, `SELECT `+gameCols+` FROM games WHERE name = ?`, name); err != nil {
+		return nil, notFound(err, "game "+name)
+	}
+	g := r.game()
+	return &g, nil
+}
+
+// GameByID finds a game by id.
+func (tx *Tx) GameByID(id int64) (*Game, error) {
+	var r gameRow
+	if err := tx.get(&r, `SELECT `+gameCols+` FROM games WHERE id = ?`, id); err != nil {
+		return nil, notFound(err, fmt.Sprintf("game #%d", id))
+	}
+	g := r.game()
+	return &g, nil
+}
+
+// Games lists the games with any of the given statuses (all when none is
+// given), by id.
+func (tx *Tx) Games(status ...string) ([]Game, error) {
+	q, args := `SELECT `+gameCols+` FROM games ORDER BY id`, []any(nil)
+	if len(status) > 0 {
+		var err error
+		q, args, err = sqlx.In(`SELECT `+gameCols+` FROM games WHERE status IN (?) ORDER BY id`, status)
+		if err != nil {
+			return nil, err
+		}
+	}
+	var rows []gameRow
+	if err := tx.sel(&rows, q, args...); err != nil {
+		return nil, err
+	}
+	out := make([]Game, len(rows))
+	for i, r := range rows {
+		out[i] = r.game()
+	}
+	return out, nil
+}
+
+// SaveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
+// PMCursor, PausedAt and UpdatedAt (the caller's clock; now when zero, and
+// then written back into g). Name, Kind, Config, Forum and CreatedAt stay.
+func (tx *Tx) SaveGame(g *Game) error {
+	if g.UpdatedAt.IsZero() {
+		g.UpdatedAt = Now()
+	}
+	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, updated_at = ? WHERE id = ?`,
+		g.Status, jv(g.State), g.Phase, tv(g.Deadline), jv(g.ThreadCursor), jv(g.PMCursor), tv(g.PausedAt), g.UpdatedAt.UnixMicro(), g.ID)
+	return mustAffect(res, err, fmt.Sprintf("game #%d", g.ID))
+}
+
+// SetGameSettings replaces a game's Config and Forum JSON (GM edits).
+func (tx *Tx) SetGameSettings(id int64, config, forum []byte) error {
+	if err := checkForum(forum); err != nil {
+		return err
+	}
+	res, err := tx.exec(`UPDATE games SET config = ?, forum = ?, updated_at = ? WHERE id = ?`,
+		jv(config), jv(forum), Now().UnixMicro(), id)
+	return mustAffect(res, err, fmt.Sprintf("game #%d", id))
+}
+
+// Player maps a roster slot to a forum identity.
+type Player struct {
+	GameID      int64
+	Slot        string
+	ForumName   string
+	ForumUserID string
+	Aliases     []string
+}
+
+type playerRow struct {
+	GameID      int64  `db:"game_id"`
+	Slot        string `db:"slot"`
+	ForumName   string `db:"forum_name"`
+	ForumUserID string `db:"forum_user_id"`
+	Aliases     string `db:"aliases"`
+}
+
+// SetPlayers replaces a game's roster; the order of ps is kept.
+func (tx *Tx) SetPlayers(gameID int64, ps []Player) error {
+	if _, err := tx.exec(`DELETE FROM players WHERE game_id = ?`, gameID); err != nil {
+		return err
+	}
+	for i, p := range ps {
+		al := p.Aliases
+		if al == nil {
+			al = []string{}
+		}
+		aj, err := json.Marshal(al)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(`INSERT INTO players (game_id, slot, position, forum_name, forum_user_id, aliases) VALUES (?, ?, ?, ?, ?, ?)`,
+			gameID, p.Slot, i, p.ForumName, p.ForumUserID, string(aj)); err != nil {
+			return wrap(err)
+		}
+	}
+	return nil
+}
+
+// Players returns a game's roster in the order SetPlayers was given.
+func (tx *Tx) Players(gameID int64) ([]Player, error) {
+	var rows []playerRow
+	if err := tx.sel(&rows, `SELECT game_id, slot, forum_name, forum_user_id, aliases FROM players WHERE game_id = ? ORDER BY position`, gameID); err != nil {
+		return nil, err
+	}
+	out := make([]Player, len(rows))
+	for i, r := range rows {
+		out[i] = Player{GameID: r.GameID, Slot: r.Slot, ForumName: r.ForumName, ForumUserID: r.ForumUserID}
+		if err := json.Unmarshal([]byte(r.Aliases), &out[i].Aliases); err != nil {
+			return nil, fmt.Errorf("store: aliases of %s: %w", r.Slot, err)
+		}
+		if len(out[i].Aliases) == 0 {
+			out[i].Aliases = nil
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,244 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Message is one post or PM as the store knows it.
+type Message struct {
+	ID           int64
+	GameID       int64
+	Kind         string // post | pm
+	ForumID      string
+	AuthorName   string
+	AuthorID     string
+	Time         time.Time // the forum's timestamp
+	BodyHTML     string    // the current body
+	Hash         string    // of the current body (the caller's choice of hash)
+	FirstSeen    time.Time // for RecordMessage: when this observation was made
+	Status       string    // new | processed | ignored
+	Deleted      bool
+	DeletedSeen  time.Time
+	Edits        int
+	LastEditSeen time.Time
+}
+
+// MessageVersion is an earlier body of an edited message; Seen is when that
+// version was first seen.
+type MessageVersion struct {
+	MessageID int64
+	BodyHTML  string
+	Hash      string
+	Seen      time.Time
+}
+
+// Change is what RecordMessage found.
+type Change int
+
+const (
+	Unchanged Change = iota
+	New
+	Edited
+)
+
+func (c Change) String() string {
+	switch c {
+	case Unchanged:
+		return "unchanged"
+	case New:
+		return "new"
+	case Edited:
+		return "edited"
+	}
+	return "change(" + strconv.Itoa(int(c)) + ")"
+}
+
+type messageRow struct {
+	ID           int64         `db:"id"`
+	GameID       int64         `db:"game_id"`
+	Kind         string        `db:"kind"`
+	ForumID      string        `db:"forum_id"`
+	AuthorName   string        `db:"author_name"`
+	AuthorID     string        `db:"author_id"`
+	Time         sql.NullInt64 `db:"posted_at"`
+	BodyHTML     string        `db:"body_html"`
+	Hash         string        `db:"hash"`
+	FirstSeen    int64         `db:"first_seen"`
+	Status       string        `db:"status"`
+	Deleted      bool          `db:"deleted"`
+	DeletedSeen  sql.NullInt64 `db:"deleted_seen"`
+	Edits        int           `db:"edits"`
+	LastEditSeen sql.NullInt64 `db:"last_edit_seen"`
+}
+
+func (r messageRow) message() Message {
+	return Message{
+		ID: r.ID, GameID: r.GameID, Kind: r.Kind, ForumID: r.ForumID,
+		AuthorName: r.AuthorName, AuthorID: r.AuthorID, Time: ft(r.Time),
+		BodyHTML: r.BodyHTML, Hash: r.Hash, FirstSeen: fti(r.FirstSeen), Status: r.Status,
+		Deleted: r.Deleted, DeletedSeen: ft(r.DeletedSeen), Edits: r.Edits, LastEditSeen: ft(r.LastEditSeen),
+	}
+}
+
+const messageCols = `id, game_id, kind, forum_id, author_name, author_id, posted_at, body_html, hash, first_seen, status, deleted, deleted_seen, edits, last_edit_seen`
+
+// forumOrder is the order of MessagesByStatus and Messages.
+// NULLS FIRST: the engines disagree on where NULL sorts by default.
+const forumOrder = ` ORDER BY posted_at NULLS FIRST, sort_key, id`
+
+// SortKey is the numeric value of a forum id: the run of digits at its end
+// ("12345", "p12345" and "post-12345" all give 12345); 0 when there is none
+// (or it does not fit in 63 bits).
+func SortKey(forumID string) int64 {
+	i := len(forumID)
+	for i > 0 && forumID[i-1] >= '0' && forumID[i-1] <= '9' {
+		i--
+	}
+	n, err := strconv.ParseInt(forumID[i:], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// RecordMessage records one observation of a post or PM, identified by
+// (GameID, Kind, ForumID):
+//   - unknown: inserted with Status "new" → New;
+//   - same Hash as stored → Unchanged;
+//   - different Hash: the stored body and hash go to message_versions (with
+//     the time that version was first seen), the new ones replace them,
+//     Edits+1 and LastEditSeen = m.FirstSeen → Edited. The stored Status is
+//     kept: the moderator decides what an edit means.
+//
+// m.FirstSeen is the time of this observation (now when zero). A message
+// seen again after MarkDeleted is no longer Deleted (DeletedSeen stays as a
+// record). m is filled from the stored row: ID, Status, FirstSeen, Edits,
+// LastEditSeen, Deleted, DeletedSeen (and Time/author stay the first seen).
+func (tx *Tx) RecordMessage(m *Message) (Change, error) {
+	seen := tvNow(m.FirstSeen)
+	var r messageRow
+	err := tx.get(&r, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND forum_id = ?`, m.GameID, m.Kind, m.ForumID)
+	switch {
+	case err == sql.ErrNoRows:
+		id, ok, err := tx.insertID(`INSERT INTO messages (game_id, kind, forum_id, sort_key, author_name, author_id, posted_at, body_html, hash, first_seen, status)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'new')
+			ON CONFLICT (game_id, kind, forum_id) DO NOTHING RETURNING id`,
+			m.GameID, m.Kind, m.ForumID, SortKey(m.ForumID), m.AuthorName, m.AuthorID, tv(m.Time), m.BodyHTML, m.Hash, seen)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			// Another transaction recorded it first (PostgreSQL):
+			// treat this as a second observation.
+			return tx.RecordMessage(m)
+		}
+		*m = Message{ID: id, GameID: m.GameID, Kind: m.Kind, ForumID: m.ForumID,
+			AuthorName: m.AuthorName, AuthorID: m.AuthorID, Time: m.Time.UTC().Truncate(time.Microsecond),
+			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: fti(seen), Status: "new"}
+		return New, nil
+	case err != nil:
+		return 0, err
+	}
+	change := Unchanged
+	if r.Hash != m.Hash {
+		from := r.FirstSeen
+		if r.LastEditSeen.Valid {
+			from = r.LastEditSeen.Int64
+		}
+		if _, err := tx.exec(`INSERT INTO message_versions (message_id, body_html, hash, seen) VALUES (?, ?, ?, ?)`,
+			r.ID, r.BodyHTML, r.Hash, from); err != nil {
+			return 0, err
+		}
+		if _, err := tx.exec(`UPDATE messages SET body_html = ?, hash = ?, edits = edits + 1, last_edit_seen = ?, deleted = ? WHERE id = ?`,
+			m.BodyHTML, m.Hash, seen, false, r.ID); err != nil {
+			return 0, err
+		}
+		r.BodyHTML, r.Hash, r.Edits, r.LastEditSeen, r.Deleted = m.BodyHTML, m.Hash, r.Edits+1, sql.NullInt64{Int64: seen, Valid: true}, false
+		change = Edited
+	} else if r.Deleted {
+		if _, err := tx.exec(`UPDATE messages SET deleted = ? WHERE id = ?`, false, r.ID); err != nil {
+			return 0, err
+		}
+		r.Deleted = false
+	}
+	*m = r.message()
+	return change, nil
+}
+
+// Message finds a message by id.
+func (tx *Tx) Message(id int64) (*Message, error) {
+	var r messageRow
+	if err := tx.get(&r, `SELECT `+messageCols+` FROM messages WHERE id = ?`, id); err != nil {
+		return nil, notFound(err, fmt.Sprintf("message #%d", id))
+	}
+	m := r.message()
+	return &m, nil
+}
+
+func (tx *Tx) messages(q string, args ...any) ([]Message, error) {
+	var rows []messageRow
+	if err := tx.sel(&rows, q, args...); err != nil {
+		return nil, err
+	}
+	out := make([]Message, len(rows))
+	for i, r := range rows {
+		out[i] = r.message()
+	}
+	return out, nil
+}
+
+// MessagesByStatus lists a game's messages (posts and PMs) with a status,
+// in forum order: Time, then numeric ForumID, then ID.
+func (tx *Tx) MessagesByStatus(gameID int64, status string) ([]Message, error) {
+	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ? AND status = ?`+forumOrder, gameID, status)
+}
+
+// Messages lists all of a game's messages in forum order.
+func (tx *Tx) Messages(gameID int64) ([]Message, error) {
+	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ?`+forumOrder, gameID)
+}
+
+// SetMessageStatus sets a message's status (new | processed | ignored).
+func (tx *Tx) SetMessageStatus(id int64, status string) error {
+	res, err := tx.exec(`UPDATE messages SET status = ? WHERE id = ?`, status, id)
+	return mustAffect(res, err, fmt.Sprintf("message #%d", id))
+}
+
+// MarkDeleted records that a message is gone from the forum, first noticed
+// at seen (a later call keeps the first time). ErrNotFound if unknown.
+func (tx *Tx) MarkDeleted(gameID int64, kind, forumID string, seen time.Time) error {
+	res, err := tx.exec(`UPDATE messages SET deleted = ?, deleted_seen = CASE WHEN deleted THEN deleted_seen ELSE ? END
+		WHERE game_id = ? AND kind = ? AND forum_id = ?`, true, tvNow(seen), gameID, kind, forumID)
+	return mustAffect(res, err, fmt.Sprintf("%s %s", kind, forumID))
+}
+
+// PostIDsBetween lists the forum ids of a game's stored, not deleted posts
+// whose numeric id (SortKey) is within [lo, hi], in that order. The
+// scraper compares it with a page's ids to notice deletions.
+func (tx *Tx) PostIDsBetween(gameID int64, lo, hi string) ([]string, error) {
+	var ids []string
+	err := tx.sel(&ids, `SELECT forum_id FROM messages WHERE game_id = ? AND kind = 'post' AND deleted = ? AND sort_key BETWEEN ? AND ? ORDER BY sort_key, id`,
+		gameID, false, SortKey(lo), SortKey(hi))
+	return ids, err
+}
+
+// Versions lists the earlier bodies of a message, oldest first.
+func (tx *Tx) Versions(messageID int64) ([]MessageVersion, error) {
+	var rows []struct {
+		MessageID int64  `db:"message_id"`
+		BodyHTML  string `db:"body_html"`
+		Hash      string `db:"hash"`
+		Seen      int64  `db:"seen"`
+	}
+	if err := tx.sel(&rows, `SELECT message_id, body_html, hash, seen FROM message_versions WHERE message_id = ? ORDER BY id`, messageID); err != nil {
+		return nil, err
+	}
+	out := make([]MessageVersion, len(rows))
+	for i, r := range rows {
+		out[i] = MessageVersion{MessageID: r.MessageID, BodyHTML: r.BodyHTML, Hash: r.Hash, Seen: fti(r.Seen)}
+	}
+	return out, nil
+}

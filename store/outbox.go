@@ -1,0 +1,129 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// OutboxItem is a post or PM to send, and what became of it.
+type OutboxItem struct {
+	ID            int64
+	GameID        int64
+	Kind          string // post | pm
+	Recipient     string // slot id; "" for posts
+	RecipientName string // forum name
+	RecipientID   string // forum user id
+	Subject       string
+	Body          string
+	Marker        string // unique across the store
+	NotBefore     time.Time
+	State         string // pending | sending | sent | failed
+	Attempts      int
+	ForumID       string // the post/PM id once sent
+	LastError     string
+	CreatedAt     time.Time
+	SentAt        time.Time
+}
+
+type outboxRow struct {
+	ID            int64         `db:"id"`
+	GameID        int64         `db:"game_id"`
+	Kind          string        `db:"kind"`
+	Recipient     string        `db:"recipient"`
+	RecipientName string        `db:"recipient_name"`
+	RecipientID   string        `db:"recipient_id"`
+	Subject       string        `db:"subject"`
+	Body          string        `db:"body"`
+	Marker        string        `db:"marker"`
+	NotBefore     sql.NullInt64 `db:"not_before"`
+	State         string        `db:"state"`
+	Attempts      int           `db:"attempts"`
+	ForumID       string        `db:"forum_id"`
+	LastError     string        `db:"last_error"`
+	CreatedAt     int64         `db:"created_at"`
+	SentAt        sql.NullInt64 `db:"sent_at"`
+}
+
+func (r outboxRow) item() OutboxItem {
+	return OutboxItem{ID: r.ID, GameID: r.GameID, Kind: r.Kind, Recipient: r.Recipient,
+		RecipientName: r.RecipientName, RecipientID: r.RecipientID, Subject: r.Subject, Body: r.Body,
+		Marker: r.Marker, NotBefore: ft(r.NotBefore), State: r.State, Attempts: r.Attempts,
+		ForumID: r.ForumID, LastError: r.LastError, CreatedAt: fti(r.CreatedAt), SentAt: ft(r.SentAt)}
+}
+
+const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
+
+// Enqueue adds items in order and sets their IDs (State "pending" and
+// CreatedAt now when empty). A Marker already in the store is ErrExists;
+// the caller's transaction should then be rolled back (items before the
+// duplicate were inserted).
+func (tx *Tx) Enqueue(items []OutboxItem) error {
+	now := Now()
+	for i := range items {
+		it := &items[i]
+		if it.Marker == "" {
+			return errors.New("store: outbox item needs a marker")
+		}
+		if it.State == "" {
+			it.State = "pending"
+		}
+		if it.CreatedAt.IsZero() {
+			it.CreatedAt = now
+		}
+		id, ok, err := tx.insertID(`INSERT INTO outbox (game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, not_before, state, attempts, forum_id, last_error, created_at, sent_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (marker) DO NOTHING RETURNING id`,
+			it.GameID, it.Kind, it.Recipient, it.RecipientName, it.RecipientID, it.Subject, it.Body, it.Marker,
+			tv(it.NotBefore), it.State, it.Attempts, it.ForumID, it.LastError, it.CreatedAt.UnixMicro(), tv(it.SentAt))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: outbox marker %q", ErrExists, it.Marker)
+		}
+		it.ID = id
+	}
+	return nil
+}
+
+// NextOutbox returns the game's next item to send at now: the lowest-id
+// item still pending or sending. Items go out strictly in order, so when
+// that item is not yet due (NotBefore > now) nothing is returned, even if
+// a later one is due. nil, nil when there is nothing to send now.
+func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
+	var r outboxRow
+	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN ('pending', 'sending') ORDER BY id LIMIT 1`, gameID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.NotBefore.Valid && r.NotBefore.Int64 > now.UnixMicro() {
+		return nil, nil
+	}
+	it := r.item()
+	return &it, nil
+}
+
+// UpdateOutbox writes it's State, Attempts, ForumID, LastError and SentAt.
+func (tx *Tx) UpdateOutbox(it *OutboxItem) error {
+	res, err := tx.exec(`UPDATE outbox SET state = ?, attempts = ?, forum_id = ?, last_error = ?, sent_at = ? WHERE id = ?`,
+		it.State, it.Attempts, it.ForumID, it.LastError, tv(it.SentAt), it.ID)
+	return mustAffect(res, err, fmt.Sprintf("outbox #%d", it.ID))
+}
+
+// Outbox lists a game's outbox by id.
+func (tx *Tx) Outbox(gameID int64) ([]OutboxItem, error) {
+	var rows []outboxRow
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? ORDER BY id`, gameID); err != nil {
+		return nil, err
+	}
+	out := make([]OutboxItem, len(rows))
+	for i, r := range rows {
+		out[i] = r.item()
+	}
+	return out, nil
+}

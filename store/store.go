@@ -1,0 +1,345 @@
+// Package store keeps everything forumgm must remember, through sqlx, over
+// an embedded SQLite file (the default, modernc.org/sqlite, pure Go) or
+// PostgreSQL (lib/pq). Both run the one schema.sql of the root package and
+// the same conformance suite (store_test.go via storetest.Each).
+//
+// Conventions (see schema.sql): times are stored as UTC microseconds since
+// the Unix epoch (values read back are UTC and truncated to microseconds; a
+// zero time.Time is NULL and reads back as zero); JSON is TEXT.
+//
+// All access goes through DB.Tx (read-write) or DB.View (read-only), which
+// hand the callback a *Tx. On SQLite all writers share one connection and
+// begin with BEGIN IMMEDIATE, so concurrent goroutines queue instead of
+// failing with SQLITE_BUSY; readers use a separate pool (WAL lets them run
+// beside the writer). Do not call Tx or View inside another Tx callback: on
+// SQLite the inner call would wait for the single writer connection forever.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/forumgm/forumgm"
+)
+
+var (
+	// ErrNotFound: no such row.
+	ErrNotFound = errors.New("store: not found")
+	// ErrExists: a unique key (game name, message identity, outbox marker) is taken.
+	ErrExists = errors.New("store: already exists")
+	// ErrSchemaTooNew: the database was written by a newer forumgm.
+	ErrSchemaTooNew = errors.New("store: database schema is newer than this program")
+)
+
+// DB is an open store.
+type DB struct {
+	driver string
+	w      *sqlx.DB // read-write; on SQLite exactly one connection
+	r      *sqlx.DB // read-only; may be w
+}
+
+// Tx is one transaction. Its methods are the store's API.
+type Tx struct {
+	tx     *sqlx.Tx
+	driver string
+}
+
+// SchemaVersionOf returns the version written on schema.sql's first line
+// ("-- forumgm schema version: N"): the version this program writes.
+func SchemaVersionOf(schema string) (int, error) {
+	m := versionLine.FindStringSubmatch(schema)
+	if m == nil {
+		return 0, errors.New("store: schema.sql has no version line")
+	}
+	return strconv.Atoi(m[1])
+}
+
+var versionLine = regexp.MustCompile(`(?m)^-- forumgm schema version: (\d+)\s*$`)
+
+// CurrentSchemaVersion is the schema version this program writes.
+func CurrentSchemaVersion() int {
+	v, err := SchemaVersionOf(forumgm.Schema)
+	if err != nil {
+		panic(err) // the embedded file is part of the build
+	}
+	return v
+}
+
+// Open opens (creating if needed) the store named by dsn:
+//   - "" → ./forumgm.db; a path, or "sqlite:PATH", or "file:PATH" → a SQLite
+//     file (WAL, busy timeout, foreign keys on); ":memory:" (or
+//     "sqlite::memory:") → a private in-memory database, for tests;
+//   - "postgres://…" or "postgresql://…" → PostgreSQL.
+//
+// It applies schema.sql to an empty database and records its version; it
+// refuses (ErrSchemaTooNew) a database whose recorded version is newer.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	var db *DB
+	var err error
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		db, err = openPostgres(dsn)
+	} else {
+		db, err = openSQLite(dsn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func openPostgres(dsn string) (*DB, error) {
+	x, err := sqlx.Open("postgres", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	x.SetMaxOpenConns(8)
+	x.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{driver: "postgres", w: x, r: x}, nil
+}
+
+func openSQLite(dsn string) (*DB, error) {
+	path := dsn
+	for _, p := range []string{"sqlite://", "sqlite:", "file:"} {
+		if strings.HasPrefix(path, p) {
+			path = strings.TrimPrefix(path, p)
+			break
+		}
+	}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i] // our own parameters below; others are not supported
+	}
+	if path == "" {
+		path = "forumgm.db"
+	}
+	mem := path == ":memory:"
+	base := "file:" + (&url.URL{Path: path}).EscapedPath()
+	if mem {
+		base = "file::memory:"
+	}
+	common := "_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)"
+	if !mem {
+		// WAL: readers do not block the writer; NORMAL sync is durable
+		// across application crashes and cannot corrupt the file.
+		common += "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	}
+	w, err := sqlx.Open("sqlite", base+"?"+common+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	// One writer connection: writes queue in database/sql instead of
+	// racing for the file lock. (An in-memory database exists per
+	// connection, so it must be this one connection for everything.)
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	db := &DB{driver: "sqlite", w: w, r: w}
+	if !mem {
+		r, err := sqlx.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)")
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+		r.SetMaxOpenConns(4)
+		db.r = r
+	}
+	return db, nil
+}
+
+// Driver is "sqlite" or "postgres".
+func (db *DB) Driver() string { return db.driver }
+
+// Close closes the store.
+func (db *DB) Close() error {
+	err := db.w.Close()
+	if db.r != db.w {
+		if e := db.r.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Tx runs fn in one read-write transaction, committed when fn returns nil
+// and rolled back when it returns an error or panics (the panic goes on).
+func (db *DB) Tx(ctx context.Context, fn func(*Tx) error) error {
+	return run(ctx, db.w, db.driver, nil, fn)
+}
+
+// View runs fn in one read-only transaction (a consistent snapshot).
+func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
+	var opts *sql.TxOptions
+	if db.driver == "postgres" {
+		opts = &sql.TxOptions{ReadOnly: true}
+	}
+	// SQLite files: the reader pool is query_only. In-memory: the one
+	// connection (read-only is not enforced there).
+	return run(ctx, db.r, db.driver, opts, fn)
+}
+
+func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn func(*Tx) error) (err error) {
+	stx, err := x.BeginTxx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = stx.Rollback()
+		}
+	}()
+	if err := fn(&Tx{tx: stx, driver: driver}); err != nil {
+		return err
+	}
+	done = true
+	if err := stx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// SchemaVersion is the schema version recorded in the database.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := db.View(ctx, func(tx *Tx) error {
+		var err error
+		v, err = tx.schemaVersion()
+		return err
+	})
+	return v, err
+}
+
+// Driver is "sqlite" or "postgres".
+func (tx *Tx) Driver() string { return tx.driver }
+
+// rebind turns the ?-placeholders every query is written with into the
+// driver's own.
+func (tx *Tx) rebind(q string) string {
+	if tx.driver == "postgres" {
+		return sqlx.Rebind(sqlx.DOLLAR, q)
+	}
+	return q
+}
+
+func (tx *Tx) exec(q string, args ...any) (sql.Result, error) {
+	return tx.tx.Exec(tx.rebind(q), args...)
+}
+
+func (tx *Tx) get(dest any, q string, args ...any) error {
+	return tx.tx.Get(dest, tx.rebind(q), args...)
+}
+
+func (tx *Tx) sel(dest any, q string, args ...any) error {
+	return tx.tx.Select(dest, tx.rebind(q), args...)
+}
+
+// insertID runs an INSERT … RETURNING id. ok is false when ON CONFLICT DO
+// NOTHING skipped the row (which, unlike a failed statement, leaves a
+// PostgreSQL transaction usable).
+func (tx *Tx) insertID(q string, args ...any) (id int64, ok bool, err error) {
+	err = tx.get(&id, q, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, wrap(err)
+	}
+	return id, true, nil
+}
+
+// wrap maps unique-constraint violations to ErrExists.
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if isUnique(err) {
+		return fmt.Errorf("%w: %v", ErrExists, err)
+	}
+	return err
+}
+
+func isUnique(err error) bool {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "23505"
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s", ErrNotFound, what)
+	}
+	return err
+}
+
+func mustAffect(res sql.Result, err error, what string) error {
+	if err != nil {
+		return wrap(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %s", ErrNotFound, what)
+	}
+	return nil
+}
+
+// Time and JSON conversions (see the package comment).
+
+func tv(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func tvNow(t time.Time) int64 {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.UnixMicro()
+}
+
+func ft(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.UnixMicro(n.Int64).UTC()
+}
+
+func fti(n int64) time.Time { return time.UnixMicro(n).UTC() }
+
+// jv passes JSON as a string: lib/pq would send a []byte as bytea.
+func jv(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// Now is the store's idea of the current time, as stored (UTC, µs).
+func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
