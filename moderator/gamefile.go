@@ -1,0 +1,101 @@
+package moderator
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/forumgm/forumgm/store"
+)
+
+// GameFile is what a GM writes to create a game (`forumgm new game.yaml`).
+type GameFile struct {
+	Name    string              `yaml:"name"`
+	Game    string              `yaml:"game"`
+	Forum   ForumConfig         `yaml:"forum"`
+	Players []PlayerSpec        `yaml:"players"`
+	Aliases map[string][]string `yaml:"aliases"`
+	Options map[string]any      `yaml:"options"`
+	Setup   map[string]any      `yaml:"setup"`
+	Seed    *int64              `yaml:"seed"`
+	Start   *time.Time          `yaml:"start"`
+}
+
+// PlayerSpec is a player: a forum user name, or {name, id} with the forum
+// user id.
+type PlayerSpec struct {
+	Name string `yaml:"name"`
+	ID   string `yaml:"id"`
+}
+
+// UnmarshalYAML accepts both "Alice" and {name: Alice, id: 52}.
+func (p *PlayerSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		p.Name = n.Value
+		return nil
+	}
+	type plain PlayerSpec
+	return n.Decode((*plain)(p))
+}
+
+// LoadGameFile reads and checks a game file.
+func LoadGameFile(path string) (*GameFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var gf GameFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&gf); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	switch {
+	case gf.Name == "":
+		return nil, fmt.Errorf("%s: missing name (a short unique name for the game)", path)
+	case gf.Game == "":
+		return nil, fmt.Errorf("%s: missing game (resistance, protest or nations)", path)
+	case gf.Forum.URL == "" || gf.Forum.Thread == "" || gf.Forum.Bot == "":
+		return nil, fmt.Errorf("%s: forum needs url, thread and bot", path)
+	case len(gf.Players) == 0:
+		return nil, fmt.Errorf("%s: no players", path)
+	}
+	if gf.Forum.Engine == "" {
+		gf.Forum.Engine = "phpbb"
+	}
+	if gf.Forum.Engine != "phpbb" && gf.Forum.Engine != "mybb" {
+		return nil, fmt.Errorf("%s: forum engine %q: phpbb or mybb", path, gf.Forum.Engine)
+	}
+	if gf.Forum.PasswordEnv == "" && gf.Forum.PasswordFile == "" {
+		return nil, fmt.Errorf("%s: forum needs password_env or password_file (the password itself never goes in this file)", path)
+	}
+	return &gf, nil
+}
+
+// Configs turns a game file into what Create takes. A game without a seed
+// gets a fresh random one, recorded with it.
+func (gf *GameFile) Configs(now time.Time) (GameConfig, ForumConfig, []store.Player) {
+	gc := GameConfig{Aliases: gf.Aliases, Options: gf.Options, Setup: gf.Setup, Start: now.UTC()}
+	if gf.Start != nil {
+		gc.Start = gf.Start.UTC()
+	}
+	if gf.Seed != nil {
+		gc.Seed = *gf.Seed
+	} else {
+		var b [8]byte
+		rand.Read(b[:])
+		gc.Seed = int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+	}
+	fc := gf.Forum
+	var ps []store.Player
+	for _, p := range gf.Players {
+		gc.Players = append(gc.Players, p.Name)
+		ps = append(ps, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.ID, Aliases: gf.Aliases[p.Name]})
+	}
+	return gc, fc, ps
+}

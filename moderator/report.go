@@ -1,0 +1,148 @@
+package moderator
+
+import (
+	"context"
+	"sort"
+
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
+)
+
+// GameReport is what `forumgm status` shows of one game: public facts only
+// (who has acted, not what they did).
+type GameReport struct {
+	Name    string       `json:"name"`
+	Game    string       `json:"game"`
+	Status  string       `json:"status"`
+	Rules   rules.Status `json:"rules"`
+	Thread  string       `json:"thread"`
+	Pending int          `json:"outbox_pending"`
+	Failed  int          `json:"outbox_failed"`
+	Sent    int          `json:"outbox_sent"`
+}
+
+// Report summarises games (all when name is "").
+func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, error) {
+	var out []GameReport
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		var games []store.Game
+		if name != "" {
+			g, err := tx.Game(name)
+			if err != nil {
+				return err
+			}
+			games = []store.Game{*g}
+		} else {
+			var err error
+			if games, err = tx.Games(); err != nil {
+				return err
+			}
+		}
+		for i := range games {
+			l, err := decodeGame(&games[i])
+			if err != nil {
+				return err
+			}
+			st := l.game.Status(l.state)
+			st.Extra = nil // game-specific results may hold secrets mid-game
+			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.URL + " topic " + l.forum.Thread}
+			items, err := tx.Outbox(l.row.ID)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				switch it.State {
+				case "sent":
+					r.Sent++
+				case "failed":
+					r.Failed++
+				default:
+					r.Pending++
+				}
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AuditRow is one line of the audit log: a post or PM and what became of
+// each command in it.
+type AuditRow struct {
+	Message  store.Message      `json:"message"`
+	Commands []store.CommandRow `json:"commands"`
+	Versions int                `json:"versions"`
+}
+
+// AuditFilter narrows the audit log.
+type AuditFilter struct {
+	Player string // slot id or forum name
+	Phase  string
+}
+
+// Audit lists every post and PM of a game with its commands.
+func (m *Moderator) Audit(ctx context.Context, name string, f AuditFilter) ([]AuditRow, []store.OutboxItem, error) {
+	var rows []AuditRow
+	var out []store.OutboxItem
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.Game(name)
+		if err != nil {
+			return err
+		}
+		msgs, err := tx.Messages(g.ID)
+		if err != nil {
+			return err
+		}
+		cmds, err := tx.Commands(g.ID, store.CommandFilter{})
+		if err != nil {
+			return err
+		}
+		byMsg := map[int64][]store.CommandRow{}
+		for _, c := range cmds {
+			byMsg[c.MessageID] = append(byMsg[c.MessageID], c)
+		}
+		for _, msg := range msgs {
+			r := AuditRow{Message: msg}
+			for _, c := range byMsg[msg.ID] {
+				if f.Phase != "" && c.Phase != f.Phase {
+					continue
+				}
+				r.Commands = append(r.Commands, c)
+			}
+			if f.Player != "" && !matchesPlayer(f.Player, msg, r.Commands) {
+				continue
+			}
+			if f.Phase != "" && len(r.Commands) == 0 {
+				continue
+			}
+			if msg.Edits > 0 {
+				vs, err := tx.Versions(msg.ID)
+				if err != nil {
+					return err
+				}
+				r.Versions = len(vs)
+			}
+			rows = append(rows, r)
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Message.Time.Before(rows[j].Message.Time) })
+		if out, err = tx.Outbox(g.ID); err != nil {
+			return err
+		}
+		return nil
+	})
+	return rows, out, err
+}
+
+func matchesPlayer(p string, msg store.Message, cmds []store.CommandRow) bool {
+	k := rules.NormName(p)
+	if rules.NormName(msg.AuthorName) == k {
+		return true
+	}
+	for _, c := range cmds {
+		if rules.NormName(c.Player) == k {
+			return true
+		}
+	}
+	return false
+}

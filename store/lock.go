@@ -1,0 +1,19 @@
+package store
+
+import "fmt"
+
+// LockGame reads a game for update: on PostgreSQL the row stays locked until
+// the transaction ends, so a GM command and the daemon never both change a
+// game from the same old state (SQLite has one writer at a time anyway).
+func (tx *Tx) LockGame(id int64) (*Game, error) {
+	q := `SELECT ` + gameCols + ` FROM games WHERE id = ?`
+	if tx.driver == "postgres" {
+		q += ` FOR UPDATE`
+	}
+	var r gameRow
+	if err := tx.get(&r, q, id); err != nil {
+		return nil, notFound(err, fmt.Sprintf("game #%d", id))
+	}
+	g := r.game()
+	return &g, nil
+}
