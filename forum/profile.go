@@ -1,0 +1,456 @@
+package forum
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Profile describes one forum engine as data: where its pages are, how to
+// find things in them, and how to fill its forms. A GM with a customised
+// board overrides only what differs (LoadProfile).
+//
+// URL templates are relative to the board root and use the placeholders
+// {topic}, {post}, {page}, {start}, {pm}, {user}, {name}.
+type Profile struct {
+	Name string `yaml:"name"`
+	// Base names the built-in profile a profile file starts from.
+	Base string `yaml:"base,omitempty"`
+
+	PostsPerPage int `yaml:"posts_per_page"`
+	// FloodSeconds is the board's minimum interval between two posts (or
+	// PMs) by the same account, used when the error page names no wait.
+	FloodSeconds int `yaml:"flood_seconds"`
+	// FormWaitSeconds is how long to wait between fetching a form and
+	// submitting it (phpBB rejects a token used in the second it was made).
+	FormWaitSeconds int `yaml:"form_wait_seconds"`
+	// TimeZone (IANA name) in which the board renders textual times for the
+	// bot account; machine-readable attributes do not need it.
+	TimeZone string `yaml:"time_zone"`
+	// TimeLayouts are Go layouts tried in order on textual times.
+	TimeLayouts []string `yaml:"time_layouts"`
+
+	URLs      URLs      `yaml:"urls"`
+	Selectors Selectors `yaml:"selectors"`
+	Forms     Forms     `yaml:"forms"`
+	// FloodText: substrings (case-insensitive) of the board's flood-control
+	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
+	FloodText       []string `yaml:"flood_text"`
+	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
+}
+
+// URLs of an engine's pages.
+type URLs struct {
+	// Thread is the first page of a topic; page N adds PageParam. When
+	// PageIsOffset the parameter is the 0-based post offset (phpBB start=),
+	// otherwise the 1-based page number (MyBB page=).
+	Thread       string `yaml:"thread"`
+	PageParam    string `yaml:"page_param"`
+	PageIsOffset bool   `yaml:"page_is_offset"`
+	// LastPage is a URL that always shows a topic's last page.
+	LastPage string `yaml:"last_page"`
+	// Post jumps to the page holding one post.
+	Post string `yaml:"post"`
+	// PostIDRegexp finds a post id in a URL (the redirect after a reply).
+	PostIDRegexp string `yaml:"post_id_regexp"`
+	Index        string `yaml:"index"`
+	Login        string `yaml:"login"`
+	Inbox        string `yaml:"inbox"`
+	Sent         string `yaml:"sent"`
+	ReadPM       string `yaml:"read_pm"`
+	// PMIDRegexp finds a PM id in a link of the inbox or sent folder.
+	PMIDRegexp string `yaml:"pm_id_regexp"`
+	Compose    string `yaml:"compose"`
+	Reply      string `yaml:"reply"`
+}
+
+// Selectors are goquery (CSS) selectors, each with the attribute and
+// regexp that pull a value out where one is needed.
+type Selectors struct {
+	// Post matches a post node on a thread page; its PostIDAttr matched by
+	// PostIDRegexp (first group) is the post id. Nodes that do not match
+	// the regexp are not posts.
+	Post         string `yaml:"post"`
+	PostIDAttr   string `yaml:"post_id_attr"`
+	PostIDRegexp string `yaml:"post_id_regexp"`
+	// Author (within a post) is the name node; a link's AuthorIDAttr
+	// matched by AuthorIDRegexp is the user id (absent for guests).
+	Author         string `yaml:"author"`
+	AuthorIDAttr   string `yaml:"author_id_attr"`
+	AuthorIDRegexp string `yaml:"author_id_regexp"`
+	// Time (within a post): TimeAttr names a machine-readable attribute
+	// (RFC 3339); when empty the node's text is parsed with TimeLayouts,
+	// preferring a TimeTitle descendant's title (MyBB's relative dates).
+	Time      string `yaml:"time"`
+	TimeAttr  string `yaml:"time_attr"`
+	TimeTitle string `yaml:"time_title"`
+	// TimeRegexp extracts the time text from the node's text when there
+	// is no attribute (phpBB 3.0: "by Alice » Mon Nov 30, 2026 10:00 am").
+	TimeRegexp string `yaml:"time_regexp"`
+	// TimeStrip (within the time node) is removed before reading its text.
+	TimeStrip  string `yaml:"time_strip"`
+	Body       string `yaml:"body"`
+	EditNotice string `yaml:"edit_notice"`
+	// PageCurrent is the current page number in the pagination; PageLinks
+	// are numbered page links (the highest number is the page count).
+	PageCurrent string `yaml:"page_current"`
+	PageLinks   string `yaml:"page_links"`
+	// LoggedIn is present only on pages seen by a logged-in account.
+	LoggedIn string `yaml:"logged_in"`
+	// Error is a board error or notice box (login failure, form errors).
+	Error string `yaml:"error"`
+
+	Bold    string `yaml:"bold"`
+	Quote   string `yaml:"quote"`
+	Spoiler string `yaml:"spoiler"`
+	Code    string `yaml:"code"`
+	Strike  string `yaml:"strike"`
+
+	// Inbox (PM folder list) rows and their parts.
+	InboxRow       string `yaml:"inbox_row"`
+	InboxLink      string `yaml:"inbox_link"`
+	InboxFrom      string `yaml:"inbox_from"`
+	InboxTime      string `yaml:"inbox_time"`
+	InboxTimeRegex string `yaml:"inbox_time_regexp"`
+	InboxUnread    string `yaml:"inbox_unread"`
+
+	// PM page: the message node, subject, the header holding sender and
+	// time, and the body. PMTimeRegexp extracts the time text from the
+	// header (a <br> reads as a newline).
+	PM           string `yaml:"pm"`
+	PMIDAttr     string `yaml:"pm_id_attr"`
+	PMIDRegexp   string `yaml:"pm_id_regexp"`
+	PMSubject    string `yaml:"pm_subject"`
+	PMFrom       string `yaml:"pm_from"`
+	PMTime       string `yaml:"pm_time"`
+	PMTimeTitle  string `yaml:"pm_time_title"`
+	PMTimeRegexp string `yaml:"pm_time_regexp"`
+	PMBody       string `yaml:"pm_body"`
+}
+
+// Form names one form of the board: the page that holds it, a selector for
+// the form, the fields the bot fills, and fixed extra fields.
+type Form struct {
+	Page     string `yaml:"page"`
+	Selector string `yaml:"selector"`
+	// Field names.
+	User      string `yaml:"user,omitempty"`
+	Password  string `yaml:"password,omitempty"`
+	Subject   string `yaml:"subject,omitempty"`
+	Message   string `yaml:"message,omitempty"`
+	Recipient string `yaml:"recipient,omitempty"` // by name (MyBB "to"); empty when the page URL names the recipient by id
+	// Extra fields set on submit (the submit button's name and value, flags).
+	Extra map[string]string `yaml:"extra,omitempty"`
+}
+
+// Forms of an engine.
+type Forms struct {
+	Login Form `yaml:"login"`
+	Reply Form `yaml:"reply"`
+	PM    Form `yaml:"pm"`
+}
+
+// Builtin returns a copy of a built-in profile by name.
+func Builtin(name string) (Profile, bool) {
+	switch strings.ToLower(name) {
+	case "phpbb", "phpbb3":
+		return phpBB(), true
+	case "mybb":
+		return myBB(), true
+	}
+	return Profile{}, false
+}
+
+// BuiltinNames lists the built-in profiles.
+func BuiltinNames() []string { return []string{"phpbb", "mybb"} }
+
+// LoadProfile reads a GM's profile file (YAML). It starts from the built-in
+// named by its `base` (or `name`) and overrides only the keys present.
+func LoadProfile(path string) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, err
+	}
+	return ParseProfile(data)
+}
+
+// ParseProfile is LoadProfile on bytes.
+func ParseProfile(data []byte) (Profile, error) {
+	var head struct {
+		Name string `yaml:"name"`
+		Base string `yaml:"base"`
+	}
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	}
+	base := head.Base
+	if base == "" {
+		base = head.Name
+	}
+	p, ok := Builtin(base)
+	if !ok {
+		return Profile{}, fmt.Errorf("profile: unknown base %q (built-in: %s)", base, strings.Join(BuiltinNames(), ", "))
+	}
+	// Maps would merge key by key under yaml.v3; a file's extra fields
+	// replace the built-in ones wholesale only if it says so, so keep merge.
+	if err := yaml.Unmarshal(data, &p); err != nil {
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
+// Validate checks that the regexps compile, the time zone exists and the
+// essential selectors are set.
+func (p Profile) Validate() error {
+	for name, re := range map[string]string{
+		"urls.post_id_regexp":         p.URLs.PostIDRegexp,
+		"urls.pm_id_regexp":           p.URLs.PMIDRegexp,
+		"selectors.post_id_regexp":    p.Selectors.PostIDRegexp,
+		"selectors.author_id_regexp":  p.Selectors.AuthorIDRegexp,
+		"selectors.pm_id_regexp":      p.Selectors.PMIDRegexp,
+		"selectors.pm_time_regexp":    p.Selectors.PMTimeRegexp,
+		"selectors.inbox_time_regexp": p.Selectors.InboxTimeRegex,
+		"flood_wait_regexp":           p.FloodWaitRegexp,
+	} {
+		if _, err := regexp.Compile(re); err != nil {
+			return fmt.Errorf("profile %s: %s: %w", p.Name, name, err)
+		}
+	}
+	if _, err := p.Location(); err != nil {
+		return fmt.Errorf("profile %s: time_zone: %w", p.Name, err)
+	}
+	for name, v := range map[string]string{
+		"selectors.post": p.Selectors.Post, "selectors.body": p.Selectors.Body,
+		"selectors.bold": p.Selectors.Bold, "urls.thread": p.URLs.Thread,
+	} {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("profile %s: %s is empty", p.Name, name)
+		}
+	}
+	if p.PostsPerPage <= 0 {
+		return fmt.Errorf("profile %s: posts_per_page must be positive", p.Name)
+	}
+	return nil
+}
+
+// Location is the profile's time zone (UTC when unset).
+func (p Profile) Location() (*time.Location, error) {
+	if p.TimeZone == "" {
+		return time.UTC, nil
+	}
+	return time.LoadLocation(p.TimeZone)
+}
+
+// Expand fills a URL template's placeholders (values are query-escaped).
+func Expand(tmpl string, vars map[string]string) string {
+	out := tmpl
+	for k, v := range vars {
+		out = strings.ReplaceAll(out, "{"+k+"}", url.QueryEscape(v))
+	}
+	return out
+}
+
+// ThreadPageURL is the relative URL of page (1-based) of a topic.
+func (p Profile) ThreadPageURL(topic string, page int) string {
+	u := Expand(p.URLs.Thread, map[string]string{"topic": topic})
+	if page <= 1 || p.URLs.PageParam == "" {
+		return u
+	}
+	n := page
+	if p.URLs.PageIsOffset {
+		n = (page - 1) * p.PostsPerPage
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + p.URLs.PageParam + "=" + strconv.Itoa(n)
+}
+
+// Resolve makes a profile-relative URL absolute against the board root.
+func Resolve(base, rel string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("bad board URL %q: %w", base, err)
+	}
+	if !strings.HasSuffix(b.Path, "/") {
+		b.Path += "/"
+	}
+	r, err := url.Parse(rel)
+	if err != nil {
+		return "", fmt.Errorf("bad URL %q: %w", rel, err)
+	}
+	return b.ResolveReference(r).String(), nil
+}
+
+// BoldSelector is the union of the ways engines render [b] (see
+// forum-engines.md §9); profiles use it unless a board needs another.
+const BoldSelector = `strong, b, span.bbcode-b, span.mycode_b, span[style*="font-weight: bold"], span[style*="font-weight:bold"], span[style*="font-weight: 700"], span[style*="font-weight:700"]`
+
+// Selectors of markup whose text never counts. phpBB has no core [s] or
+// [spoiler]: the common custom BBCodes and extensions are covered.
+const (
+	QuoteSelector   = `blockquote, aside.quote, .bbCodeBlock--quote, .ipsQuote, .mycode_quote, .quoteheader, .quotefooter`
+	SpoilerSelector = `.spoiler, .spoilertag, .spoiler-body, .spoiler_body, details, div.bbCodeSpoiler, span.bbcode-spoiler`
+	CodeSelector    = `div.codebox, div.codeblock, pre, code`
+	StrikeSelector  = `s, strike, del, .mycode_s, .bbcode-s, span[style*="line-through"]`
+)
+
+func phpBB() Profile {
+	return Profile{
+		Name:            "phpbb",
+		PostsPerPage:    10,
+		FloodSeconds:    15,
+		FormWaitSeconds: 1,
+		TimeZone:        "UTC",
+		// The board default "D M d, Y g:i a" (PM pages and lists have no
+		// machine-readable time).
+		TimeLayouts: []string{"Mon Jan 02, 2006 3:04 pm", "Mon Jan 02, 2006 3:04 PM", "Mon Jan 2, 2006 3:04 pm", time.RFC3339},
+		URLs: URLs{
+			Thread:       "viewtopic.php?t={topic}",
+			PageParam:    "start",
+			PageIsOffset: true,
+			LastPage:     "viewtopic.php?t={topic}&start=999999",
+			Post:         "viewtopic.php?p={post}#p{post}",
+			PostIDRegexp: `[?&]p=(\d+)`,
+			Index:        "index.php",
+			Login:        "ucp.php?mode=login",
+			Inbox:        "ucp.php?i=pm&folder=inbox",
+			Sent:         "ucp.php?i=pm&folder=sentbox",
+			ReadPM:       "ucp.php?i=pm&mode=view&p={pm}",
+			PMIDRegexp:   `[?&]p=(\d+)`,
+			Compose:      "ucp.php?i=pm&mode=compose&u={user}",
+			Reply:        "posting.php?mode=reply&t={topic}",
+		},
+		Selectors: Selectors{
+			Post:           "div.post",
+			PostIDAttr:     "id",
+			PostIDRegexp:   `^p(\d+)$`,
+			Author:         "p.author strong",
+			AuthorIDAttr:   "href",
+			AuthorIDRegexp: `[?&]u=(\d+)`,
+			Time:           "p.author",
+			TimeAttr:       "datetime",
+			TimeRegexp:     `»\s*([^\n»]+?)\s*$`,
+			Body:           "div.content",
+			EditNotice:     "div.notice",
+			PageCurrent:    "div.pagination li.active span, div.pagination > span > strong",
+			PageLinks:      "div.pagination li a, div.pagination li.active span, div.pagination > span > a, div.pagination > span > strong",
+			LoggedIn:       `a[href*="mode=logout"], div.header-profile`,
+			Error:          "div.error, p.error, .panel .inner .error, #message p",
+			Bold:           BoldSelector,
+			Quote:          QuoteSelector,
+			Spoiler:        SpoilerSelector,
+			Code:           CodeSelector,
+			Strike:         StrikeSelector,
+			InboxRow:       "li.row",
+			InboxLink:      "a.topictitle",
+			InboxFrom:      ".username, .username-coloured",
+			InboxTime:      "div.list-inner",
+			InboxTimeRegex: `»\s*([^\n»]+?)\s*$`,
+			InboxUnread:    "a.row-item-link",
+			PM:             "div.post.pm",
+			PMIDAttr:       "id",
+			PMIDRegexp:     `^post-(\d+)$`,
+			PMSubject:      "h3",
+			PMFrom:         "p.author .username, p.author .username-coloured, p.author a[href*=\"mode=viewprofile\"]",
+			PMTime:         "p.author",
+			PMTimeRegexp:   `Sent:\s*([^\n]+)`,
+			PMBody:         "div.content",
+		},
+		Forms: Forms{
+			Login: Form{Page: "ucp.php?mode=login", Selector: `form#login, form:has(input[name="password"])`,
+				User: "username", Password: "password",
+				Extra: map[string]string{"autologin": "on", "login": "Login"}},
+			Reply: Form{Page: "posting.php?mode=reply&t={topic}", Selector: `form#postform, form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message",
+				Extra: map[string]string{"post": "Submit"}},
+			PM: Form{Page: "ucp.php?i=pm&mode=compose&u={user}", Selector: `form#postform, form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message",
+				Extra: map[string]string{"post": "Submit"}},
+		},
+		FloodText:       []string{"You cannot make another post so soon after your last"},
+		FloodWaitRegexp: `(\d+)\s*seconds?`,
+	}
+}
+
+func myBB() Profile {
+	return Profile{
+		Name:         "mybb",
+		PostsPerPage: 10,
+		FloodSeconds: 60,
+		TimeZone:     "UTC",
+		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", ".
+		TimeLayouts: []string{"01-02-2006, 03:04 PM", "01-02-2006 03:04 PM", "01-02-2006"},
+		URLs: URLs{
+			Thread:       "showthread.php?tid={topic}",
+			PageParam:    "page",
+			LastPage:     "showthread.php?tid={topic}&page=last",
+			Post:         "showthread.php?pid={post}#pid{post}",
+			PostIDRegexp: `[?&]pid=(\d+)`,
+			Index:        "index.php",
+			Login:        "member.php?action=login",
+			Inbox:        "private.php",
+			Sent:         "private.php?fid=2",
+			ReadPM:       "private.php?action=read&pmid={pm}",
+			PMIDRegexp:   `[?&]pmid=(\d+)`,
+			Compose:      "private.php?action=send&uid={user}",
+			Reply:        "newreply.php?tid={topic}",
+		},
+		Selectors: Selectors{
+			Post:           "div.post",
+			PostIDAttr:     "id",
+			PostIDRegexp:   `^post_(\d+)$`,
+			Author:         "div.author_information .largetext",
+			AuthorIDAttr:   "href",
+			AuthorIDRegexp: `[?&]uid=(\d+)`,
+			Time:           "span.post_date",
+			TimeTitle:      "span[title]",
+			TimeStrip:      "span.post_edit",
+			Body:           "div.post_body",
+			EditNotice:     "span.edited_post",
+			PageCurrent:    "div.pagination span.pagination_current",
+			PageLinks:      "div.pagination a, div.pagination span.pagination_current",
+			LoggedIn:       "a.logout",
+			Error:          "div.error, .error",
+			Bold:           BoldSelector,
+			Quote:          QuoteSelector,
+			Spoiler:        SpoilerSelector,
+			Code:           CodeSelector,
+			Strike:         StrikeSelector,
+			InboxRow:       `tr:has(a[href*="action=read"])`,
+			InboxLink:      `a[href*="action=read"]`,
+			InboxFrom:      `a[href*="action=profile"]`,
+			InboxTime:      "span.smalltext",
+			InboxUnread:    "a.new_pm",
+			PM:             "div.post",
+			PMSubject:      "td.thead strong",
+			PMFrom:         "div.author_information .largetext",
+			PMTime:         "span.post_date",
+			PMTimeTitle:    "span[title]",
+			PMBody:         "div.post_body",
+		},
+		Forms: Forms{
+			Login: Form{Page: "member.php?action=login", Selector: `form:has(input[name="password"])`,
+				User: "username", Password: "password",
+				Extra: map[string]string{"remember": "yes", "action": "do_login"}},
+			Reply: Form{Page: "newreply.php?tid={topic}", Selector: `form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message",
+				Extra: map[string]string{"action": "do_newreply", "submit": "Post Reply"}},
+			PM: Form{Page: "private.php?action=send&uid={user}", Selector: `form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message", Recipient: "to",
+				Extra: map[string]string{"action": "do_send", "submit": "Send Message", "options[savecopy]": "1"}},
+		},
+		FloodText:       []string{"only allowed to post once every", "you must wait"},
+		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
+	}
+}

@@ -1,0 +1,179 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+
+	"github.com/forumgm/forumgm/forum"
+)
+
+// Segments returns the command segments of a public post body: the text of
+// each outermost bold run, in written order, with whitespace collapsed.
+//
+//   - Quotes (nested too), spoilers and code blocks never count; where one
+//     sits inside a bold run it splits the run.
+//   - Struck text is removed without splitting ("VOTE: [s]Al[/s] Bob" is
+//     "VOTE: Bob").
+//   - A <br> or a block boundary inside a bold run splits it.
+//   - Two bold runs are two segments even when only spaces separate them.
+func Segments(p forum.Profile, bodyHTML string) []string {
+	x, err := New(p)
+	if err != nil {
+		return nil
+	}
+	return x.Segments(bodyHTML)
+}
+
+// Lines returns the non-empty lines of a PM body (every line is a command),
+// with quotes, spoilers, code and struck text removed as in Segments, so a
+// quoted earlier message in a reply never counts.
+func Lines(p forum.Profile, pmBodyHTML string) []string {
+	x, err := New(p)
+	if err != nil {
+		return nil
+	}
+	return x.Lines(pmBodyHTML)
+}
+
+// Segments is the package function with a compiled profile.
+func (x *Parser) Segments(bodyHTML string) []string {
+	return x.walkBody(bodyHTML, false)
+}
+
+// Lines is the package function with a compiled profile.
+func (x *Parser) Lines(pmBodyHTML string) []string {
+	return x.walkBody(pmBodyHTML, true)
+}
+
+// StripQuoted returns the visible text of a body outside quotes, one line
+// per <br> or block, for searches that must ignore quoted material (the
+// bot's markers in someone else's quote of its post).
+func (x *Parser) StripQuoted(bodyHTML string) []string {
+	w := &walker{x: x, all: true, onlyQuotes: true}
+	return w.run(bodyHTML)
+}
+
+func (x *Parser) walkBody(body string, all bool) []string {
+	w := &walker{x: x, all: all}
+	return w.run(body)
+}
+
+type walker struct {
+	x          *Parser
+	all        bool // every text counts (PM lines), not only bold
+	onlyQuotes bool // strip quotes only (marker search)
+	cur        strings.Builder
+	out        []string
+}
+
+func (w *walker) run(body string) []string {
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	for _, n := range doc.Nodes {
+		w.walk(n, w.all)
+	}
+	w.flush()
+	return w.out
+}
+
+func (w *walker) flush() {
+	if s := collapse(w.cur.String()); s != "" {
+		w.out = append(w.out, s)
+	}
+	w.cur.Reset()
+}
+
+func (w *walker) walk(n *html.Node, inBold bool) {
+	switch n.Type {
+	case html.TextNode:
+		if inBold {
+			w.cur.WriteString(n.Data)
+		}
+		return
+	case html.DocumentNode:
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			w.walk(c, inBold)
+		}
+		return
+	case html.ElementNode:
+	default:
+		return // comments, doctypes
+	}
+	x := w.x
+	switch {
+	case n.Data == "script" || n.Data == "style":
+		return
+	case x.quote.Match(n), !w.onlyQuotes && (x.spoiler.Match(n) || x.code.Match(n)):
+		w.flush() // hidden material separates what is around it
+		return
+	case !w.onlyQuotes && x.strike.Match(n):
+		return // struck text vanishes, the run goes on
+	case n.Data == "br":
+		w.flush()
+		return
+	}
+	block := blockElems[n.Data]
+	if block {
+		w.flush()
+	}
+	b := inBold || x.bold.Match(n)
+	outer := b && !inBold
+	if outer {
+		w.flush()
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.walk(c, b)
+	}
+	if outer || block {
+		w.flush()
+	}
+}
+
+var blockElems = map[string]bool{
+	"address": true, "article": true, "aside": true, "blockquote": true, "dd": true, "details": true,
+	"div": true, "dl": true, "dt": true, "fieldset": true, "figure": true, "footer": true, "form": true,
+	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "header": true, "hr": true,
+	"li": true, "main": true, "nav": true, "ol": true, "p": true, "pre": true, "section": true,
+	"summary": true, "table": true, "tbody": true, "td": true, "th": true, "thead": true, "tr": true,
+	"ul": true, "body": true, "html": true,
+}
+
+// textLines is the text of nodes with <br> and block boundaries as "\n"
+// (goquery's Text() joins across <br> with nothing).
+func textLines(nodes ...*html.Node) string {
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			return
+		case html.ElementNode:
+			if n.Data == "br" {
+				b.WriteByte('\n')
+				return
+			}
+			if n.Data == "script" || n.Data == "style" {
+				return
+			}
+		}
+		block := n.Type == html.ElementNode && blockElems[n.Data]
+		if block {
+			b.WriteByte('\n')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+		if block {
+			b.WriteByte('\n')
+		}
+	}
+	for _, n := range nodes {
+		rec(n)
+	}
+	return b.String()
+}
