@@ -1,0 +1,874 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm"
+	"github.com/forumgm/forumgm/internal/pgtest"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var ctx = context.Background()
+
+// t0 is a fixed instant in a non-UTC zone: values must come back as the
+// same instant, in UTC.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.FixedZone("CET", 3600))
+
+func us(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tx(t *testing.T, db *store.DB, fn func(*store.Tx) error) {
+	t.Helper()
+	must(t, db.Tx(ctx, fn))
+}
+
+func newGame(t *testing.T, db *store.DB, name string) *store.Game {
+	t.Helper()
+	g := &store.Game{Name: name, Kind: "nations", Status: "running", Config: []byte(`{"rounds":5}`),
+		Forum: []byte(`{"base_url":"http://x/","credentials":"env:FORUMGM_PASS"}`), State: []byte(`{}`)}
+	tx(t, db, func(tx *store.Tx) error { return tx.CreateGame(g) })
+	return g
+}
+
+func TestSchemaStatements(t *testing.T) {
+	v, err := store.SchemaVersionOf(forumgm.Schema)
+	if err != nil || v < 1 {
+		t.Fatalf("SchemaVersionOf = %d, %v", v, err)
+	}
+	for _, d := range []string{"sqlite", "postgres"} {
+		st := store.Statements(forumgm.Schema, d)
+		if len(st) < 10 {
+			t.Errorf("%s: only %d statements", d, len(st))
+		}
+		for _, s := range st {
+			if strings.Contains(s, "{{") || strings.Contains(s, "--") {
+				t.Errorf("%s: unreplaced placeholder or comment in %q", d, s)
+			}
+		}
+	}
+}
+
+func TestSortKey(t *testing.T) {
+	for in, want := range map[string]int64{"12345": 12345, "p12345": 12345, "post-7": 7, "abc": 0, "": 0, "99999999999999999999": 0, "10": 10} {
+		if got := store.SortKey(in); got != want {
+			t.Errorf("SortKey(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestOpen(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if !strings.HasPrefix(t.Name(), "TestOpen/"+db.Driver()) {
+			t.Errorf("driver %q in %s", db.Driver(), t.Name())
+		}
+		v, err := db.SchemaVersion(ctx)
+		must(t, err)
+		if v != store.CurrentSchemaVersion() {
+			t.Errorf("SchemaVersion = %d, want %d", v, store.CurrentSchemaVersion())
+		}
+	})
+}
+
+func TestOpenMemory(t *testing.T) {
+	for _, dsn := range []string{":memory:", "sqlite::memory:"} {
+		db, err := store.Open(ctx, dsn)
+		must(t, err)
+		if db.Driver() != "sqlite" {
+			t.Errorf("%s: driver %s", dsn, db.Driver())
+		}
+		g := &store.Game{Name: "m", Kind: "protest", Status: "running"}
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.CreateGame(g) }))
+		must(t, db.View(ctx, func(tx *store.Tx) error { _, err := tx.Game("m"); return err }))
+		must(t, db.Close())
+	}
+}
+
+func TestOpenSQLitePathForms(t *testing.T) {
+	dir := t.TempDir()
+	for _, dsn := range []string{filepath.Join(dir, "a b.db"), "sqlite:" + filepath.Join(dir, "c.db"), "file:" + filepath.Join(dir, "d.db")} {
+		db, err := store.Open(ctx, dsn)
+		must(t, err)
+		newGame(t, db, "g")
+		must(t, db.Close())
+	}
+	for _, f := range []string{"a b.db", "c.db", "d.db"} {
+		if _, err := store.Open(ctx, filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestGames(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "nations-1")
+		if g.ID == 0 || g.CreatedAt.IsZero() || !g.UpdatedAt.Equal(g.CreatedAt) {
+			t.Fatalf("CreateGame left %+v", g)
+		}
+		newGame(t, db, "resist")
+
+		// A duplicate name is ErrExists, and the transaction stays usable
+		// (on PostgreSQL a failed statement would abort it).
+		tx(t, db, func(tx *store.Tx) error {
+			err := tx.CreateGame(&store.Game{Name: "nations-1", Kind: "nations", Status: "running"})
+			if !errors.Is(err, store.ErrExists) {
+				t.Errorf("duplicate name: %v", err)
+			}
+			_, err = tx.Game("resist")
+			return err
+		})
+		// A password in the forum settings is refused.
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			return tx.CreateGame(&store.Game{Name: "bad", Kind: "nations", Status: "running", Forum: []byte(`{"login":{"user":"bot","password":"hunter2"}}`)})
+		})
+		if !errors.Is(err, store.ErrSecret) {
+			t.Errorf("password in forum settings: %v", err)
+		}
+
+		err = db.View(ctx, func(tx *store.Tx) error {
+			got, err := tx.Game("nations-1")
+			must(t, err)
+			if !reflect.DeepEqual(got, g) {
+				t.Errorf("Game = %+v\nwant %+v", got, g)
+			}
+			byID, err := tx.GameByID(g.ID)
+			must(t, err)
+			if !reflect.DeepEqual(byID, g) {
+				t.Errorf("GameByID = %+v", byID)
+			}
+			if _, err := tx.Game("nope"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("Game(nope): %v", err)
+			}
+			if _, err := tx.GameByID(999); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("GameByID(999): %v", err)
+			}
+			return nil
+		})
+		must(t, err)
+
+		g.Status, g.State, g.Phase = "paused", []byte(`{"round":2}`), "round-2"
+		g.Deadline, g.PausedAt, g.UpdatedAt = us(t0.Add(time.Hour)), us(t0), us(t0.Add(time.Minute))
+		g.ThreadCursor, g.PMCursor = []byte(`{"page":3,"last":"1234"}`), []byte(`{"seen":["9"]}`)
+		g.Name, g.Config = "renamed?", []byte(`{"changed":true}`) // not written by SaveGame
+		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(g) })
+		tx(t, db, func(tx *store.Tx) error {
+			got, err := tx.GameByID(g.ID)
+			must(t, err)
+			want := *g
+			want.Name, want.Config = "nations-1", []byte(`{"rounds":5}`)
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("after SaveGame: %+v\nwant %+v", got, want)
+			}
+			// Clearing times writes NULLs that read back as zero.
+			got.Deadline, got.PausedAt, got.UpdatedAt = time.Time{}, time.Time{}, time.Time{}
+			must(t, tx.SaveGame(got))
+			again, err := tx.GameByID(g.ID)
+			must(t, err)
+			if !again.Deadline.IsZero() || !again.PausedAt.IsZero() || again.UpdatedAt.IsZero() {
+				t.Errorf("zero times: %+v", again)
+			}
+			must(t, tx.SetGameSettings(g.ID, []byte(`{"rounds":7}`), []byte(`{"credentials":"file:/etc/x"}`)))
+			again, err = tx.GameByID(g.ID)
+			must(t, err)
+			if string(again.Config) != `{"rounds":7}` || string(again.Forum) != `{"credentials":"file:/etc/x"}` {
+				t.Errorf("SetGameSettings: %s %s", again.Config, again.Forum)
+			}
+			if err := tx.SetGameSettings(g.ID, nil, []byte(`{"password":"x"}`)); !errors.Is(err, store.ErrSecret) {
+				t.Errorf("SetGameSettings with password: %v", err)
+			}
+			if err := tx.SaveGame(&store.Game{ID: 999}); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("SaveGame(999): %v", err)
+			}
+			return nil
+		})
+
+		g3 := newGame(t, db, "finished-one")
+		g3.Status = "finished"
+		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(g3) })
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			for _, c := range []struct {
+				status []string
+				want   []string
+			}{
+				{nil, []string{"nations-1", "resist", "finished-one"}},
+				{[]string{"running"}, []string{"resist"}},
+				{[]string{"running", "finished"}, []string{"resist", "finished-one"}},
+				{[]string{"ended"}, nil},
+			} {
+				gs, err := tx.Games(c.status...)
+				must(t, err)
+				var names []string
+				for _, g := range gs {
+					names = append(names, g.Name)
+				}
+				if !reflect.DeepEqual(names, c.want) {
+					t.Errorf("Games(%v) = %v, want %v", c.status, names, c.want)
+				}
+			}
+			return nil
+		}))
+	})
+}
+
+func TestPlayers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "g")
+		ps := []store.Player{
+			{GameID: g.ID, Slot: "Zed", ForumName: "Zed", ForumUserID: "7"},
+			{GameID: g.ID, Slot: "Alice", ForumName: "Alice [x]", ForumUserID: "3", Aliases: []string{"Ali", "A"}},
+			{GameID: g.ID, Slot: "Bob", ForumName: "Bob"},
+		}
+		tx(t, db, func(tx *store.Tx) error { return tx.SetPlayers(g.ID, ps) })
+		tx(t, db, func(tx *store.Tx) error {
+			got, err := tx.Players(g.ID)
+			must(t, err)
+			if !reflect.DeepEqual(got, ps) {
+				t.Errorf("Players = %+v\nwant %+v", got, ps)
+			}
+			// Replacing the roster (a replaced player) drops the old rows.
+			ps2 := []store.Player{{GameID: g.ID, Slot: "Bob", ForumName: "Bob"}, {GameID: g.ID, Slot: "Zed", ForumName: "Zed2"}}
+			must(t, tx.SetPlayers(g.ID, ps2))
+			got, err = tx.Players(g.ID)
+			must(t, err)
+			if !reflect.DeepEqual(got, ps2) {
+				t.Errorf("Players after replace = %+v", got)
+			}
+			other, err := tx.Players(g.ID + 100)
+			if err != nil || len(other) != 0 {
+				t.Errorf("Players(other) = %v, %v", other, err)
+			}
+			return nil
+		})
+		// A slot twice is ErrExists; the transaction is rolled back.
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			return tx.SetPlayers(g.ID, []store.Player{{Slot: "A", ForumName: "A"}, {Slot: "A", ForumName: "A"}})
+		})
+		if !errors.Is(err, store.ErrExists) {
+			t.Errorf("duplicate slot: %v", err)
+		}
+	})
+}
+
+func msg(g int64, kind, id, body string, at time.Time) *store.Message {
+	return &store.Message{GameID: g, Kind: kind, ForumID: id, AuthorName: "Alice", AuthorID: "3", Time: at,
+		BodyHTML: body, Hash: "h:" + body, FirstSeen: at.Add(time.Second)}
+}
+
+func TestMessages(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "g")
+		g2 := newGame(t, db, "other")
+		var first store.Message
+		tx(t, db, func(tx *store.Tx) error {
+			m := msg(g.ID, "post", "100", "<b>vote</b>", t0)
+			ch, err := tx.RecordMessage(m)
+			must(t, err)
+			if ch != store.New || m.ID == 0 || m.Status != "new" || !m.FirstSeen.Equal(us(t0.Add(time.Second))) {
+				t.Fatalf("first record: %v %+v", ch, m)
+			}
+			first = *m
+			got, err := tx.Message(m.ID)
+			must(t, err)
+			if !reflect.DeepEqual(*got, first) {
+				t.Errorf("Message = %+v\nwant %+v", got, first)
+			}
+			// Seen again, same hash: unchanged, the stored row comes back.
+			again := msg(g.ID, "post", "100", "<b>vote</b>", t0)
+			again.FirstSeen = t0.Add(time.Hour)
+			ch, err = tx.RecordMessage(again)
+			must(t, err)
+			if ch != store.Unchanged || !reflect.DeepEqual(*again, first) {
+				t.Errorf("unchanged: %v %+v", ch, again)
+			}
+			// A PM with the same forum id, and the same post in another
+			// game, are other messages.
+			pm := msg(g.ID, "pm", "100", "hi", t0)
+			ch, err = tx.RecordMessage(pm)
+			must(t, err)
+			o := msg(g2.ID, "post", "100", "x", t0)
+			ch2, err := tx.RecordMessage(o)
+			must(t, err)
+			if ch != store.New || ch2 != store.New || pm.ID == m.ID || o.ID == m.ID {
+				t.Errorf("distinct identities: %v %v %d %d %d", ch, ch2, m.ID, pm.ID, o.ID)
+			}
+			return nil
+		})
+
+		// Two edits keep two versions, each with the time it was first seen.
+		tx(t, db, func(tx *store.Tx) error {
+			must(t, tx.SetMessageStatus(first.ID, "processed"))
+			e1 := msg(g.ID, "post", "100", "<b>vote Bob</b>", t0)
+			e1.FirstSeen = t0.Add(10 * time.Minute)
+			ch, err := tx.RecordMessage(e1)
+			must(t, err)
+			if ch != store.Edited || e1.ID != first.ID || e1.Edits != 1 || e1.Status != "processed" ||
+				!e1.LastEditSeen.Equal(us(t0.Add(10*time.Minute))) || !e1.FirstSeen.Equal(first.FirstSeen) {
+				t.Errorf("edit 1: %v %+v", ch, e1)
+			}
+			e2 := msg(g.ID, "post", "100", "<b>vote Carol</b>", t0)
+			e2.FirstSeen = t0.Add(20 * time.Minute)
+			ch, err = tx.RecordMessage(e2)
+			must(t, err)
+			if ch != store.Edited || e2.Edits != 2 || e2.BodyHTML != "<b>vote Carol</b>" || e2.Hash != "h:<b>vote Carol</b>" {
+				t.Errorf("edit 2: %v %+v", ch, e2)
+			}
+			vs, err := tx.Versions(first.ID)
+			must(t, err)
+			want := []store.MessageVersion{
+				{MessageID: first.ID, BodyHTML: "<b>vote</b>", Hash: "h:<b>vote</b>", Seen: first.FirstSeen},
+				{MessageID: first.ID, BodyHTML: "<b>vote Bob</b>", Hash: "h:<b>vote Bob</b>", Seen: us(t0.Add(10 * time.Minute))},
+			}
+			if !reflect.DeepEqual(vs, want) {
+				t.Errorf("Versions = %+v\nwant %+v", vs, want)
+			}
+			got, err := tx.Message(first.ID)
+			must(t, err)
+			if !reflect.DeepEqual(*got, *e2) {
+				t.Errorf("stored after edits %+v\nwant %+v", got, e2)
+			}
+			return nil
+		})
+
+		// Forum order: time, then numeric id ("99" before "100"), then id
+		// (post 100 was stored before PM 100); a message without a time
+		// comes first.
+		tx(t, db, func(tx *store.Tx) error {
+			for _, m := range []*store.Message{
+				msg(g.ID, "post", "99", "a", t0),
+				msg(g.ID, "post", "101", "b", t0.Add(-time.Minute)),
+				msg(g.ID, "post", "1000", "c", t0.Add(time.Minute)),
+				msg(g.ID, "pm", "5", "d", time.Time{}),
+			} {
+				_, err := tx.RecordMessage(m)
+				must(t, err)
+			}
+			news, err := tx.MessagesByStatus(g.ID, "new")
+			must(t, err)
+			if got := ids(news); got != "pm5 post101 post99 pm100 post1000" {
+				t.Errorf("MessagesByStatus(new) = %s", got)
+			}
+			all, err := tx.Messages(g.ID)
+			must(t, err)
+			if got := ids(all); got != "pm5 post101 post99 post100 pm100 post1000" {
+				t.Errorf("Messages = %s", got)
+			}
+			proc, err := tx.MessagesByStatus(g.ID, "processed")
+			must(t, err)
+			if got := ids(proc); got != "post100" {
+				t.Errorf("MessagesByStatus(processed) = %s", got)
+			}
+			return nil
+		})
+
+		// Deletion: only posts, not deleted, numerically in range.
+		tx(t, db, func(tx *store.Tx) error {
+			between := func(lo, hi string) string {
+				got, err := tx.PostIDsBetween(g.ID, lo, hi)
+				must(t, err)
+				return strings.Join(got, " ")
+			}
+			if got := between("99", "1000"); got != "99 100 101 1000" {
+				t.Errorf("PostIDsBetween(99,1000) = %q", got)
+			}
+			if got := between("100", "101"); got != "100 101" {
+				t.Errorf("PostIDsBetween(100,101) = %q", got)
+			}
+			must(t, tx.MarkDeleted(g.ID, "post", "100", t0.Add(time.Hour)))
+			must(t, tx.MarkDeleted(g.ID, "post", "100", t0.Add(2*time.Hour))) // the first time stays
+			if got := between("0", "999999"); got != "99 101 1000" {
+				t.Errorf("after delete: %q", got)
+			}
+			m, err := tx.Message(first.ID)
+			must(t, err)
+			if !m.Deleted || !m.DeletedSeen.Equal(us(t0.Add(time.Hour))) {
+				t.Errorf("deleted: %+v", m)
+			}
+			if err := tx.MarkDeleted(g.ID, "post", "4242", t0); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("MarkDeleted unknown: %v", err)
+			}
+			// Seen again after all: no longer deleted, the record of the
+			// deletion stays.
+			back := msg(g.ID, "post", "100", "<b>vote Carol</b>", t0)
+			ch, err := tx.RecordMessage(back)
+			must(t, err)
+			if ch != store.Unchanged || back.Deleted || !back.DeletedSeen.Equal(us(t0.Add(time.Hour))) {
+				t.Errorf("seen again: %v %+v", ch, back)
+			}
+			if got := between("100", "100"); got != "100" {
+				t.Errorf("after reappearing: %q", got)
+			}
+			if _, err := tx.Message(99999); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("Message(99999): %v", err)
+			}
+			if err := tx.SetMessageStatus(99999, "ignored"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("SetMessageStatus(99999): %v", err)
+			}
+			return nil
+		})
+	})
+}
+
+func ids(ms []store.Message) string {
+	var s []string
+	for _, m := range ms {
+		s = append(s, m.Kind+m.ForumID)
+	}
+	return strings.Join(s, " ")
+}
+
+func TestCommands(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "g")
+		var m store.Message
+		tx(t, db, func(tx *store.Tx) error {
+			m = *msg(g.ID, "post", "1", "x", t0)
+			_, err := tx.RecordMessage(&m)
+			return err
+		})
+		cs := []*store.CommandRow{
+			{GameID: g.ID, MessageID: m.ID, Seq: 0, Phase: "round-1", Player: "Alice", Channel: "public", Text: "VOTE Bob", Kind: "vote", Args: []string{"Bob"}, Status: "accepted", Time: t0},
+			{GameID: g.ID, MessageID: m.ID, Seq: 1, Phase: "round-1", Player: "Alice", Channel: "public", Text: "wow", Status: "ignored", Time: t0},
+			{GameID: g.ID, Phase: "round-2", Player: "Bob", Channel: "private", Text: "INVADE X", Kind: "invade", Args: []string{"X", "2"}, Status: "rejected", Reason: "no such player", Time: t0.Add(time.Hour)},
+		}
+		tx(t, db, func(tx *store.Tx) error {
+			for _, c := range cs {
+				must(t, tx.AddCommand(c))
+				if c.ID == 0 || c.CreatedAt.IsZero() {
+					t.Fatalf("AddCommand left %+v", c)
+				}
+				c.Time = us(c.Time)
+			}
+			return nil
+		})
+		tx(t, db, func(tx *store.Tx) error {
+			got, err := tx.Command(cs[2].ID)
+			must(t, err)
+			if !reflect.DeepEqual(got, cs[2]) {
+				t.Errorf("Command = %+v\nwant %+v", got, cs[2])
+			}
+			must(t, tx.SetCommandStatus(cs[0].ID, "superseded", "replaced by a later vote"))
+			cs[0].Status, cs[0].Reason = "superseded", "replaced by a later vote"
+			if err := tx.SetCommandStatus(9999, "voided", ""); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("SetCommandStatus(9999): %v", err)
+			}
+			if _, err := tx.Command(9999); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("Command(9999): %v", err)
+			}
+			for _, c := range []struct {
+				f    store.CommandFilter
+				want []*store.CommandRow
+			}{
+				{store.CommandFilter{}, cs},
+				{store.CommandFilter{Player: "Alice"}, cs[:2]},
+				{store.CommandFilter{Phase: "round-2"}, cs[2:]},
+				{store.CommandFilter{MessageID: m.ID}, cs[:2]},
+				{store.CommandFilter{Status: "superseded"}, cs[:1]},
+				{store.CommandFilter{Player: "Alice", Status: "ignored"}, cs[1:2]},
+				{store.CommandFilter{Player: "Carol"}, nil},
+			} {
+				got, err := tx.Commands(g.ID, c.f)
+				must(t, err)
+				var want []store.CommandRow
+				for _, w := range c.want {
+					want = append(want, *w)
+				}
+				if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+					t.Errorf("Commands(%+v) = %+v\nwant %+v", c.f, got, want)
+				}
+			}
+			return nil
+		})
+	})
+}
+
+func TestJournal(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g1, g2 := newGame(t, db, "a"), newGame(t, db, "b")
+		var cmd store.CommandRow
+		tx(t, db, func(tx *store.Tx) error {
+			cmd = store.CommandRow{GameID: g1.ID, Player: "Alice", Text: "VOTE Bob", Status: "accepted"}
+			must(t, tx.AddCommand(&cmd))
+			for i, e := range []*store.JournalEntry{
+				{GameID: g1.ID, Kind: "command", Payload: []byte(`{"kind":"vote"}`), CommandID: cmd.ID, Time: t0},
+				{GameID: g2.ID, Kind: "command", Payload: []byte(`{}`), Time: t0},
+				{GameID: g1.ID, Kind: "resolve", Time: t0.Add(time.Hour)},
+				{GameID: g1.ID, Kind: "deadline", Payload: []byte(`{"t":1}`)},
+			} {
+				must(t, tx.AppendJournal(e))
+				want := []int64{1, 1, 2, 3}[i]
+				if e.Seq != want {
+					t.Errorf("entry %d: Seq %d, want %d", i, e.Seq, want)
+				}
+			}
+			return nil
+		})
+		tx(t, db, func(tx *store.Tx) error { return tx.VoidJournalForCommand(cmd.ID) })
+		tx(t, db, func(tx *store.Tx) error { return tx.VoidJournalForCommand(9999) }) // nothing to void: fine
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			j, err := tx.Journal(g1.ID)
+			must(t, err)
+			if len(j) != 3 {
+				t.Fatalf("journal: %+v", j)
+			}
+			want0 := store.JournalEntry{Seq: 1, GameID: g1.ID, Kind: "command", Payload: []byte(`{"kind":"vote"}`), CommandID: cmd.ID, Time: us(t0), Voided: true}
+			if !reflect.DeepEqual(j[0], want0) {
+				t.Errorf("entry 1 = %+v\nwant %+v", j[0], want0)
+			}
+			if j[1].Voided || j[1].Kind != "resolve" || j[1].Payload != nil || j[1].CommandID != 0 || j[2].Seq != 3 || j[2].Time.IsZero() {
+				t.Errorf("entries 2,3 = %+v", j[1:])
+			}
+			j2, err := tx.Journal(g2.ID)
+			must(t, err)
+			if len(j2) != 1 || j2[0].Seq != 1 || j2[0].Voided {
+				t.Errorf("game 2 journal: %+v", j2)
+			}
+			return nil
+		}))
+	})
+}
+
+func TestEvents(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "g")
+		evs := []rules.Event{
+			rules.PublicEvent("round", "Round 1 [b]begins[/b]"),
+			rules.PrivateEvent("Alice", "role", "You are a spy."),
+			{Kind: "report", Text: "later", NotBefore: t0.Add(time.Hour)},
+		}
+		tx(t, db, func(tx *store.Tx) error { return tx.AddEvents(g.ID, "round-1", evs, t0) })
+		tx(t, db, func(tx *store.Tx) error { return tx.AddEvents(g.ID, "round-2", evs[:1], t0.Add(time.Minute)) })
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			got, err := tx.Events(g.ID)
+			must(t, err)
+			if len(got) != 4 {
+				t.Fatalf("Events: %+v", got)
+			}
+			for i, w := range append(evs, evs[0]) {
+				e := got[i]
+				phase, at := "round-1", us(t0)
+				if i == 3 {
+					phase, at = "round-2", us(t0.Add(time.Minute))
+				}
+				if e.ID == 0 || e.GameID != g.ID || e.Phase != phase || e.To != w.To || e.Kind != w.Kind || e.Text != w.Text ||
+					!e.NotBefore.Equal(us(w.NotBefore)) || !e.At.Equal(at) || (i > 0 && e.ID <= got[i-1].ID) {
+					t.Errorf("event %d = %+v, want %+v in %s at %v", i, e, w, phase, at)
+				}
+			}
+			return nil
+		}))
+	})
+}
+
+func TestOutbox(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g, g2 := newGame(t, db, "g"), newGame(t, db, "h")
+		items := []store.OutboxItem{
+			{GameID: g.ID, Kind: "post", Body: "one", Marker: "m1"},
+			{GameID: g.ID, Kind: "pm", Recipient: "Alice", RecipientName: "Alice", RecipientID: "3", Subject: "role", Body: "two", Marker: "m2"},
+			{GameID: g.ID, Kind: "post", Body: "three", Marker: "m3", NotBefore: t0.Add(time.Hour)},
+			{GameID: g.ID, Kind: "post", Body: "four", Marker: "m4"},
+			{GameID: g2.ID, Kind: "post", Body: "other game", Marker: "m5", NotBefore: t0.Add(-time.Hour)},
+		}
+		tx(t, db, func(tx *store.Tx) error { return tx.Enqueue(items) })
+		for i, it := range items {
+			if it.ID == 0 || it.State != "pending" || it.CreatedAt.IsZero() || (i > 0 && it.ID <= items[i-1].ID) {
+				t.Fatalf("Enqueue left %+v", it)
+			}
+		}
+		// A duplicate marker is ErrExists (also within one batch).
+		for _, batch := range [][]store.OutboxItem{
+			{{GameID: g.ID, Kind: "post", Body: "x", Marker: "m2"}},
+			{{GameID: g.ID, Kind: "post", Body: "x", Marker: "new"}, {GameID: g.ID, Kind: "post", Body: "y", Marker: "new"}},
+		} {
+			if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Enqueue(batch) }); !errors.Is(err, store.ErrExists) {
+				t.Errorf("duplicate marker: %v", err)
+			}
+		}
+
+		next := func(gid int64, now time.Time) string {
+			var s string
+			tx(t, db, func(tx *store.Tx) error {
+				it, err := tx.NextOutbox(gid, now)
+				must(t, err)
+				if it != nil {
+					s = it.Marker
+				}
+				return nil
+			})
+			return s
+		}
+		send := func(marker, state string, at time.Time) {
+			tx(t, db, func(tx *store.Tx) error {
+				all, err := tx.Outbox(g.ID)
+				must(t, err)
+				for _, it := range all {
+					if it.Marker == marker {
+						it.State, it.Attempts, it.ForumID, it.LastError, it.SentAt = state, it.Attempts+1, "p-"+marker, "", at
+						return tx.UpdateOutbox(&it)
+					}
+				}
+				t.Fatalf("no %s", marker)
+				return nil
+			})
+		}
+		if got := next(g.ID, t0); got != "m1" {
+			t.Fatalf("next = %q, want m1", got)
+		}
+		// "sending" is still unsent: it comes back (the poster re-checks
+		// the forum for its marker before retrying).
+		send("m1", "sending", time.Time{})
+		if got := next(g.ID, t0); got != "m1" {
+			t.Errorf("next after sending = %q, want m1", got)
+		}
+		send("m1", "sent", t0)
+		send("m2", "failed", time.Time{}) // given up: no longer blocks
+		// m3 is not due: nothing goes, not even the due m4 behind it.
+		if got := next(g.ID, t0); got != "" {
+			t.Errorf("next before m3 is due = %q, want none", got)
+		}
+		if got := next(g.ID, t0.Add(time.Hour)); got != "m3" {
+			t.Errorf("next when m3 is due = %q", got)
+		}
+		send("m3", "sent", t0.Add(time.Hour))
+		if got := next(g.ID, t0.Add(time.Hour)); got != "m4" {
+			t.Errorf("next = %q, want m4", got)
+		}
+		send("m4", "sent", t0.Add(time.Hour))
+		if got := next(g.ID, t0.Add(time.Hour)); got != "" {
+			t.Errorf("next when all sent = %q", got)
+		}
+		if got := next(g2.ID, t0); got != "m5" {
+			t.Errorf("other game next = %q", got)
+		}
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			all, err := tx.Outbox(g.ID)
+			must(t, err)
+			if len(all) != 4 {
+				t.Fatalf("Outbox = %+v", all)
+			}
+			want := items[0]
+			want.State, want.Attempts, want.ForumID, want.SentAt = "sent", 2, "p-m1", us(t0)
+			want.CreatedAt = us(want.CreatedAt)
+			if !reflect.DeepEqual(all[0], want) {
+				t.Errorf("Outbox[0] = %+v\nwant %+v", all[0], want)
+			}
+			want = items[1]
+			want.State, want.Attempts, want.ForumID = "failed", 1, "p-m2"
+			if !reflect.DeepEqual(all[1], want) {
+				t.Errorf("Outbox[1] = %+v\nwant %+v", all[1], want)
+			}
+			if !all[2].NotBefore.Equal(us(t0.Add(time.Hour))) {
+				t.Errorf("NotBefore = %v", all[2].NotBefore)
+			}
+			return nil
+		}))
+		tx(t, db, func(tx *store.Tx) error {
+			if err := tx.UpdateOutbox(&store.OutboxItem{ID: 9999, State: "sent"}); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("UpdateOutbox(9999): %v", err)
+			}
+			return nil
+		})
+	})
+}
+
+func TestTxRollback(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		boom := errors.New("boom")
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			must(t, tx.CreateGame(&store.Game{Name: "rolled", Kind: "nations", Status: "running"}))
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("Tx error = %v", err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != "panic!" {
+					t.Errorf("recovered %v", r)
+				}
+			}()
+			_ = db.Tx(ctx, func(tx *store.Tx) error {
+				must(t, tx.CreateGame(&store.Game{Name: "panicked", Kind: "nations", Status: "running"}))
+				panic("panic!")
+			})
+		}()
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			gs, err := tx.Games()
+			must(t, err)
+			if len(gs) != 0 {
+				t.Errorf("rolled back games are there: %+v", gs)
+			}
+			return nil
+		}))
+		// The store still works after a panic (the connection was freed).
+		newGame(t, db, "after")
+	})
+}
+
+func TestViewIsReadOnly(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		err := db.View(ctx, func(tx *store.Tx) error {
+			return tx.CreateGame(&store.Game{Name: "x", Kind: "nations", Status: "running"})
+		})
+		if err == nil {
+			t.Error("a write in View succeeded")
+		}
+	})
+}
+
+// Many goroutines writing at once: on SQLite they must queue, never fail
+// with SQLITE_BUSY; readers run beside them.
+func TestConcurrentWriters(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		const workers, each = 12, 20
+		games := make([]*store.Game, workers)
+		for i := range games {
+			games[i] = newGame(t, db, fmt.Sprintf("g%d", i))
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*workers*each)
+		for w := 0; w < workers; w++ {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				g := games[w]
+				for i := 0; i < each; i++ {
+					errs <- db.Tx(ctx, func(tx *store.Tx) error {
+						m := msg(g.ID, "post", fmt.Sprint(i), "body", t0)
+						if _, err := tx.RecordMessage(m); err != nil {
+							return err
+						}
+						if err := tx.AppendJournal(&store.JournalEntry{GameID: g.ID, Kind: "command"}); err != nil {
+							return err
+						}
+						if err := tx.Enqueue([]store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "b", Marker: fmt.Sprintf("%d-%d", w, i)}}); err != nil {
+							return err
+						}
+						g2, err := tx.GameByID(g.ID)
+						if err != nil {
+							return err
+						}
+						g2.Phase = fmt.Sprint(i)
+						return tx.SaveGame(g2)
+					})
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				for i := 0; i < each; i++ {
+					errs <- db.View(ctx, func(tx *store.Tx) error {
+						_, err := tx.Messages(games[w].ID)
+						return err
+					})
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			for _, g := range games {
+				ms, err := tx.Messages(g.ID)
+				must(t, err)
+				j, err := tx.Journal(g.ID)
+				must(t, err)
+				o, err := tx.Outbox(g.ID)
+				must(t, err)
+				if len(ms) != each || len(j) != each || len(o) != each || j[each-1].Seq != each {
+					t.Errorf("game %s: %d messages, %d journal, %d outbox", g.Name, len(ms), len(j), len(o))
+				}
+			}
+			return nil
+		}))
+	})
+}
+
+// eachDSN gives a fresh SQLite file and a fresh PostgreSQL database as DSNs,
+// for the tests that must reopen or poke at the database directly.
+func eachDSN(t *testing.T, body func(t *testing.T, driver, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { body(t, "sqlite", filepath.Join(t.TempDir(), "f.db")) })
+	t.Run("postgres", func(t *testing.T) { body(t, "postgres", pgtest.DSN(t)) })
+}
+
+func countVersions(t *testing.T, driver, dsn string) int {
+	t.Helper()
+	raw, err := sql.Open(driver, dsn)
+	must(t, err)
+	defer raw.Close()
+	var n int
+	must(t, raw.QueryRow(`SELECT COUNT(*) FROM schema_version`).Scan(&n))
+	return n
+}
+
+func TestReopen(t *testing.T) {
+	eachDSN(t, func(t *testing.T, driver, dsn string) {
+		db, err := store.Open(ctx, dsn)
+		must(t, err)
+		g := newGame(t, db, "kept")
+		must(t, db.Close())
+		if n := countVersions(t, driver, dsn); n != 1 {
+			t.Fatalf("%d schema_version rows", n)
+		}
+		for i := 0; i < 2; i++ {
+			db, err = store.Open(ctx, dsn)
+			must(t, err)
+			must(t, db.View(ctx, func(tx *store.Tx) error {
+				got, err := tx.Game("kept")
+				if err == nil && !reflect.DeepEqual(got, g) {
+					t.Errorf("after reopen: %+v\nwant %+v", got, g)
+				}
+				return err
+			}))
+			must(t, db.Close())
+		}
+		if n := countVersions(t, driver, dsn); n != 1 {
+			t.Errorf("schema applied again: %d schema_version rows", n)
+		}
+	})
+}
+
+func TestRefuseNewerSchema(t *testing.T) {
+	eachDSN(t, func(t *testing.T, driver, dsn string) {
+		db, err := store.Open(ctx, dsn)
+		must(t, err)
+		must(t, db.Close())
+		raw, err := sql.Open(driver, dsn)
+		must(t, err)
+		q := `INSERT INTO schema_version (version, applied_at) VALUES (?, 0)`
+		if driver == "postgres" {
+			q = strings.Replace(q, "?", "$1", 1)
+		}
+		_, err = raw.Exec(q, store.CurrentSchemaVersion()+1)
+		must(t, err)
+		must(t, raw.Close())
+		db, err = store.Open(ctx, dsn)
+		if !errors.Is(err, store.ErrSchemaTooNew) {
+			t.Errorf("Open of a newer schema: %v", err)
+		}
+		if db != nil {
+			db.Close()
+		}
+	})
+}
