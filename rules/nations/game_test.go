@@ -651,3 +651,17 @@ func TestRegistered(t *testing.T) {
 		t.Fatalf("lookup: %v", err)
 	}
 }
+
+func TestNamesAreEscaped(t *testing.T) {
+	s := newGame(t, []string{"[url=x]Evil", "Bob"}, rules.Options{"rounds": 1})
+	s = mustSend(t, s, "Bob", rules.Private, "INVADE [url=x]Evil")
+	_, evs := resolve(s)
+	for _, e := range evs {
+		if strings.Contains(e.Text, "[url=x]") {
+			t.Errorf("raw name in %s:\n%s", e.Kind, e.Text)
+		}
+		if e.To == rules.Everyone && !strings.Contains(e.Text, "[\u200burl=x]Evil") {
+			t.Errorf("escaped name missing in %s", e.Kind)
+		}
+	}
+}
