@@ -271,6 +271,9 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		if err := m.process(ctx, id, f, readAt); err != nil {
 			return err
 		}
+	} else if err := m.process(ctx, id, f, m.now()); err != nil {
+		// Messages recorded before the game ended are closed off (ignored).
+		return err
 	}
 	return m.drain(ctx, id, f)
 }
@@ -479,7 +482,8 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 	}
 	roster := l.state.Roster()
 	slot, isPlayer := roster.Author(msg.AuthorName)
-	if !isPlayer || strings.EqualFold(msg.AuthorName, l.forum.Bot) || msg.Deleted {
+	over := l.row.Status != Running && l.row.Status != Paused
+	if !isPlayer || over || strings.EqualFold(msg.AuthorName, l.forum.Bot) {
 		if err := l.save(tx); err != nil {
 			return err
 		}

@@ -1,0 +1,199 @@
+package moderator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/forumgm/forumgm/bbcode"
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/parser"
+)
+
+// fakeForum is an in-memory forum for the moderator's own tests: one thread,
+// the bot's inbox and sent folder. The end-to-end tests use forumsim over
+// HTTP instead; this one makes crash tests at every point fast.
+type fakeForum struct {
+	mu     sync.Mutex
+	clk    clock.Clock
+	posts  []forum.Post
+	inbox  []forum.PrivateMessage
+	sent   []forum.PrivateMessage
+	nextID int
+	// lose makes the next n sends succeed on the forum but report an error
+	// (the answer was lost), as a timeout after the post went through does.
+	lose int
+	// down makes every call fail, as a forum that is down does.
+	down bool
+}
+
+var phpbb = func() *parser.Parser {
+	p, _ := forum.Builtin("phpbb")
+	return parser.MustNew(p)
+}()
+
+func (f *fakeForum) id() string { f.nextID++; return strconv.Itoa(f.nextID) }
+
+func (f *fakeForum) Post(ctx context.Context, player, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.posts = append(f.posts, forum.Post{ID: f.id(), Author: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+	return nil
+}
+
+func (f *fakeForum) PM(ctx context.Context, player, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+	return nil
+}
+
+var errDown = errors.New("connection refused")
+
+func (f *fakeForum) ReadThread(ctx context.Context, thread string, cursor []byte, visit func(forum.Post) error) ([]byte, string, string, error) {
+	f.mu.Lock()
+	if f.down {
+		f.mu.Unlock()
+		return nil, "", "", errDown
+	}
+	posts := append([]forum.Post(nil), f.posts...)
+	f.mu.Unlock()
+	var last int
+	json.Unmarshal(cursor, &last)
+	// Like a real board: re-read the cursor's "page" (the last 3 posts seen).
+	from := 0
+	for i, p := range posts {
+		if n, _ := strconv.Atoi(p.ID); n >= last {
+			from = max(0, i-3)
+			break
+		}
+		from = len(posts)
+	}
+	if from > len(posts) {
+		from = len(posts)
+	}
+	first, lastID := "", ""
+	for _, p := range posts[from:] {
+		if first == "" {
+			first = p.ID
+		}
+		lastID = p.ID
+		if err := visit(p); err != nil {
+			return nil, "", "", err
+		}
+	}
+	if lastID == "" {
+		return cursor, "", "", nil
+	}
+	n, _ := strconv.Atoi(lastID)
+	b, _ := json.Marshal(n)
+	return b, first, lastID, nil
+}
+
+func (f *fakeForum) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return nil, nil, errDown
+	}
+	var last int
+	json.Unmarshal(cursor, &last)
+	var out []forum.PrivateMessage
+	for _, pm := range f.inbox {
+		if n, _ := strconv.Atoi(pm.ID); n > last {
+			out = append(out, pm)
+			last = n
+		}
+	}
+	b, _ := json.Marshal(last)
+	return out, b, nil
+}
+
+func (f *fakeForum) Segments(body string) []string { return phpbb.Segments(body) }
+func (f *fakeForum) Lines(body string) []string    { return phpbb.Lines(body) }
+
+func marked(body, key string) string { return body + "\n[size=85]forumgm·" + key + "[/size]" }
+
+func (f *fakeForum) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return "", errDown
+	}
+	id := f.id()
+	f.posts = append(f.posts, forum.Post{ID: id, Author: forum.Author{Name: "GMbot", ID: "u-bot"}, Time: f.clk.Now(), BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
+	if f.lose > 0 {
+		f.lose--
+		return "", errors.New("timeout awaiting response")
+	}
+	return id, nil
+}
+
+func (f *fakeForum) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return "", errDown
+	}
+	id := f.id()
+	f.sent = append(f.sent, forum.PrivateMessage{ID: id, Subject: subject, From: to, Time: f.clk.Now(), BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
+	if f.lose > 0 {
+		f.lose--
+		return "", errors.New("timeout awaiting response")
+	}
+	return id, nil
+}
+
+func (f *fakeForum) FindPost(ctx context.Context, thread, key string) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.posts {
+		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") {
+			return p.ID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+func (f *fakeForum) FindSentPM(ctx context.Context, key string) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.sent {
+		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") {
+			return p.ID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// botPosts are the bot's thread posts (bodies), in order.
+func (f *fakeForum) botPosts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, p := range f.posts {
+		if p.Author.Name == "GMbot" {
+			out = append(out, p.BodyHTML)
+		}
+	}
+	return out
+}
+
+// sentTo are the PMs the bot sent, by recipient.
+func (f *fakeForum) sentTo() map[string][]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string][]string{}
+	for _, p := range f.sent {
+		out[p.From.Name] = append(out[p.From.Name], p.BodyHTML)
+	}
+	return out
+}
+
+func (f *fakeForum) String() string { return fmt.Sprintf("%d posts, %d PMs in, %d sent", len(f.posts), len(f.inbox), len(f.sent)) }

@@ -1,0 +1,219 @@
+package moderator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/internal/pgtest"
+	"github.com/forumgm/forumgm/rules"
+	_ "github.com/forumgm/forumgm/rules/nations"
+	_ "github.com/forumgm/forumgm/rules/protest"
+	_ "github.com/forumgm/forumgm/rules/resistance"
+	"github.com/forumgm/forumgm/simplayers"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// fastGames are the three games with minute-long phases.
+var fastGames = []struct {
+	kind    string
+	players []string
+	options map[string]any
+	setup   map[string]any
+}{
+	{"nations", []string{"Alice", "Bob", "Carol", "Dave"}, map[string]any{"rounds": 3, "round_minutes": 5, "break_minutes": 2}, nil},
+	{"resistance", []string{"Ann", "Ben", "Cat", "Dan", "Eli", "Fay", "Gus"}, map[string]any{"phase_hours": 0.1}, nil},
+	{"protest", []string{"Pia", "Quin", "Rob", "Sue"}, map[string]any{"turn_hours": 0.1, "sites": 3},
+		map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}}},
+}
+
+// input is one move a simulated player made at some iteration.
+type input struct {
+	Iter    int
+	Player  string
+	Text    string
+	Private bool
+}
+
+type outcome struct {
+	status rules.Status
+	posts  []string
+	pms    map[string][]string
+	inputs []input
+}
+
+// play runs one game to its end on the fake forum. With script == nil the
+// simulated players decide (and their moves are recorded); otherwise the
+// recorded moves are replayed at the same iterations. crash is the chance of
+// a crash at each crash point.
+func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, seed uint64) outcome {
+	t.Helper()
+	ctx := context.Background()
+	fg := fastGames[gi]
+	clk := clock.NewFake(start)
+	ff := &fakeForum{clk: clk}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	crashes := 0
+	mk := func() *Moderator {
+		return &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil },
+			Crash: func(point string) error {
+				if crash > 0 && rng.Float64() < crash {
+					crashes++
+					return ErrCrash
+				}
+				return nil
+			}}
+	}
+	m := mk()
+	gc := GameConfig{Players: fg.players, Options: fg.options, Setup: fg.setup, Seed: 11, Start: start}
+	fc := ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	var ps []store.Player
+	for _, p := range fg.players {
+		ps = append(ps, store.Player{Slot: p, ForumName: p})
+	}
+	g, err := m.Create(ctx, "g-"+fg.kind, fg.kind, gc, fc, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, _ := rules.Lookup(fg.kind)
+	table := &simplayers.Table{Game: eng, Seed: 5}
+	var rec []input
+	si := 0
+	for iter := 0; iter < 3000; iter++ {
+		var row *store.Game
+		db.View(ctx, func(tx *store.Tx) error { row, err = tx.GameByID(g.ID); return err })
+		st, err := eng.Decode(row.State)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if script == nil {
+			mv, err := table.Act(ctx, st, recorder{ff, &rec, iter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = mv
+		} else {
+			for ; si < len(script) && script[si].Iter == iter; si++ {
+				in := script[si]
+				if in.Private {
+					ff.PM(ctx, in.Player, in.Text)
+				} else {
+					ff.Post(ctx, in.Player, in.Text)
+				}
+			}
+		}
+		if crash > 0 && rng.Float64() < crash/3 {
+			ff.lose = 1
+		}
+		if err := m.Tick(ctx, g.ID); err != nil {
+			if !errors.Is(err, ErrCrash) && !strings.Contains(err.Error(), "timeout") {
+				t.Fatalf("tick %d: %v", iter, err)
+			}
+			m = mk() // the process died; a new one starts from the database
+		}
+		db.View(ctx, func(tx *store.Tx) error { row, err = tx.GameByID(g.ID); return err })
+		var pending *store.OutboxItem
+		db.View(ctx, func(tx *store.Tx) error { pending, err = tx.NextOutbox(g.ID, start.AddDate(1, 0, 0)); return err })
+		if row.Status == Finished && pending == nil && (script == nil || si >= len(script)) {
+			st, _ := eng.Decode(row.State)
+			if crash > 0 {
+				t.Logf("%s finished after %d iterations and %d crashes", fg.kind, iter, crashes)
+			}
+			return outcome{status: eng.Status(st), posts: ff.botPosts(), pms: ff.sentTo(), inputs: rec}
+		}
+		clk.Advance(time.Minute)
+	}
+	t.Fatalf("%s did not finish: %s", fg.kind, ff)
+	return outcome{}
+}
+
+type recorder struct {
+	ff   *fakeForum
+	rec  *[]input
+	iter int
+}
+
+func (r recorder) Post(ctx context.Context, p, text string) error {
+	*r.rec = append(*r.rec, input{r.iter, p, text, false})
+	return r.ff.Post(ctx, p, text)
+}
+func (r recorder) PM(ctx context.Context, p, text string) error {
+	*r.rec = append(*r.rec, input{r.iter, p, text, true})
+	return r.ff.PM(ctx, p, text)
+}
+
+// TestGamesToTheEndSurvivingCrashes plays each game to its end, then plays
+// the same moves again while the moderator crashes at random points (and
+// sends whose answer is lost): the thread and the PMs must come out exactly
+// the same — nothing sent twice, nothing missing — and so must the result.
+func TestGamesToTheEndSurvivingCrashes(t *testing.T) {
+	for gi, fg := range fastGames {
+		t.Run(fg.kind, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) {
+				clean := play(t, db, gi, nil, 0, 1)
+				if !clean.status.Finished || len(clean.posts) < 3 {
+					t.Fatalf("clean run: finished=%v posts=%d", clean.status.Finished, len(clean.posts))
+				}
+				checkNoDuplicates(t, clean)
+				for _, seed := range []uint64{2, 3} {
+					db2 := storetest.SQLite(t)
+					if db.Driver() == "postgres" {
+						db2 = storetest.Postgres(t)
+					}
+					crashed := play(t, db2, gi, clean.inputs, 0.12, seed)
+					checkNoDuplicates(t, crashed)
+					if !reflect.DeepEqual(strip(clean.status), strip(crashed.status)) {
+						t.Errorf("seed %d: final status differs:\nclean   %+v\ncrashed %+v", seed, clean.status, crashed.status)
+					}
+					if !reflect.DeepEqual(clean.posts, crashed.posts) {
+						t.Errorf("seed %d: thread differs: %d clean posts, %d with crashes", seed, len(clean.posts), len(crashed.posts))
+					}
+					if !reflect.DeepEqual(clean.pms, crashed.pms) {
+						for k := range clean.pms {
+							if !reflect.DeepEqual(clean.pms[k], crashed.pms[k]) {
+								t.Errorf("seed %d: PMs to %s differ:\nclean   %q\ncrashed %q", seed, k, clean.pms[k], crashed.pms[k])
+							}
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+func strip(s rules.Status) string {
+	s.Deadline = time.Time{}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func checkNoDuplicates(t *testing.T, o outcome) {
+	t.Helper()
+	seen := map[string]bool{}
+	all := append([]string(nil), o.posts...)
+	for _, l := range o.pms {
+		all = append(all, l...)
+	}
+	for _, b := range all {
+		i := strings.Index(b, "forumgm·")
+		if i < 0 {
+			t.Fatalf("a bot message without a marker: %q", b)
+		}
+		k := b[i:]
+		if seen[k] {
+			t.Fatalf("sent twice: %s", k)
+		}
+		seen[k] = true
+	}
+}

@@ -1,0 +1,76 @@
+// Package simplayers plays a game's players from the outside: each looks at
+// what it may see (the game's view for that player), asks the game's Bot for
+// moves, and sends them through whatever channel the caller gives (the demo
+// and the end-to-end tests use the forum's own web forms).
+package simplayers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+
+	"github.com/forumgm/forumgm/rules"
+)
+
+// Sender delivers a simulated player's move.
+type Sender interface {
+	Post(ctx context.Context, player, bbcode string) error
+	PM(ctx context.Context, player, text string) error
+}
+
+// Table is the simulated players of one game.
+type Table struct {
+	Game rules.Game
+	Seed int64
+	last map[string][32]byte
+	rngs map[string]*rules.Rand
+}
+
+// Move is a move that was sent, for logs.
+type Move struct {
+	Player string
+	rules.Move
+}
+
+// Act lets every active player make their moves for state s. A player acts
+// again only once what they can see has changed, so one phase's vote is not
+// sent over and over while the bot has not read it yet.
+func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, error) {
+	if t.last == nil {
+		t.last = map[string][32]byte{}
+		t.rngs = map[string]*rules.Rand{}
+	}
+	if t.Game.Status(s).Finished {
+		return nil, nil
+	}
+	var sent []Move
+	for _, p := range s.Roster().IDs() {
+		v, err := json.Marshal(t.Game.View(s, p))
+		if err != nil {
+			return sent, err
+		}
+		h := sha256.Sum256(v)
+		if h == t.last[p] {
+			continue
+		}
+		t.last[p] = h
+		r, ok := t.rngs[p]
+		if !ok {
+			r = rules.NewRand(t.Seed, "simplayer/"+p)
+			t.rngs[p] = r
+		}
+		for _, mv := range t.Game.Bot(s, p, r) {
+			name := s.Roster().Display(p)
+			if mv.Private {
+				err = send.PM(ctx, name, mv.Text)
+			} else {
+				err = send.Post(ctx, name, mv.Text)
+			}
+			if err != nil {
+				return sent, err
+			}
+			sent = append(sent, Move{Player: name, Move: mv})
+		}
+	}
+	return sent, nil
+}
