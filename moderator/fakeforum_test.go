@@ -197,3 +197,30 @@ func (f *fakeForum) sentTo() map[string][]string {
 }
 
 func (f *fakeForum) String() string { return fmt.Sprintf("%d posts, %d PMs in, %d sent", len(f.posts), len(f.inbox), len(f.sent)) }
+
+func (f *fakeForum) edit(id, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.posts {
+		if f.posts[i].ID == id {
+			f.posts[i].BodyHTML = bbcode.Render(text, bbcode.Options{})
+		}
+	}
+}
+
+func (f *fakeForum) remove(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.posts {
+		if f.posts[i].ID == id {
+			f.posts = append(f.posts[:i], f.posts[i+1:]...)
+			return
+		}
+	}
+}
+
+func (f *fakeForum) lastID() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strconv.Itoa(f.nextID)
+}

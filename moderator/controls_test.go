@@ -1,0 +1,274 @@
+package moderator
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/rules/nations"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// nationsRig is a 3-player Nations game on the fake forum.
+type nationsRig struct {
+	t   *testing.T
+	ctx context.Context
+	db  *store.DB
+	clk *clock.Fake
+	ff  *fakeForum
+	m   *Moderator
+	id  int64
+}
+
+func newNations(t *testing.T, db *store.DB) *nationsRig {
+	r := &nationsRig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
+	r.ff = &fakeForum{clk: r.clk}
+	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return r.ff, nil }}
+	gc := GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
+	fc := ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := r.m.Create(r.ctx, "n1", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}, {Slot: "Carol", ForumName: "Carol"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.id = g.ID
+	r.tick()
+	return r
+}
+
+func (r *nationsRig) tick() {
+	r.t.Helper()
+	if err := r.m.Tick(r.ctx, r.id); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *nationsRig) state() (*nations.State, *store.Game) {
+	r.t.Helper()
+	var g *store.Game
+	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; g, err = tx.GameByID(r.id); return err })
+	eng, _ := rules.Lookup("nations")
+	s, err := eng.Decode(g.State)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return s.(*nations.State), g
+}
+
+func (r *nationsRig) commands(player string) []store.CommandRow {
+	var cs []store.CommandRow
+	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; cs, err = tx.Commands(r.id, store.CommandFilter{Player: player}); return err })
+	return cs
+}
+
+func TestEditsDeletionsAndGMControls(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		r := newNations(t, db)
+		ctx := r.ctx
+
+		// An edit before the deadline replaces the post's commands.
+		r.ff.Post(ctx, "Alice", "I pick [b]CIV: Fire[/b]")
+		post := r.ff.lastID()
+		r.tick()
+		if s, _ := r.state(); s.CivOf("Alice") != "Fire" {
+			t.Fatalf("civ %s", s.CivOf("Alice"))
+		}
+		r.ff.edit(post, "Changed my mind: [b]CIV: Water[/b]")
+		r.tick()
+		s, _ := r.state()
+		if s.CivOf("Alice") != "Water" {
+			t.Fatalf("after the edit civ is %s, want Water", s.CivOf("Alice"))
+		}
+		statuses := map[string]string{}
+		for _, c := range r.commands("Alice") {
+			statuses[c.Text] = c.Status
+		}
+		if statuses["CIV: Fire"] != "superseded" || statuses["CIV: Water"] != "accepted" {
+			t.Errorf("command statuses after an edit: %v", statuses)
+		}
+
+		// Void: Bob's order is cancelled and the state recomputed without it.
+		r.ff.PM(ctx, "Bob", "INVADE Carol")
+		r.tick()
+		var bobCmd int64
+		for _, c := range r.commands("Bob") {
+			if c.Status == "accepted" {
+				bobCmd = c.ID
+			}
+		}
+		if s, _ := r.state(); !contains(nationsActed(s), "Bob") {
+			t.Fatal("Bob's order not applied")
+		}
+		if err := r.m.Void(ctx, "n1", bobCmd, "sent by mistake"); err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := r.state(); contains(nationsActed(s), "Bob") {
+			t.Error("a voided order still counts")
+		}
+		if s, _ := r.state(); s.CivOf("Alice") != "Water" {
+			t.Error("voiding one command lost another")
+		}
+		if err := r.m.Void(ctx, "n1", bobCmd, ""); err == nil {
+			t.Error("voiding twice should fail")
+		}
+
+		// Pause: the deadline does not pass; resume moves it by the pause.
+		_, g := r.state()
+		dl := g.Deadline
+		if err := r.m.Pause(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		r.clk.Advance(30 * time.Minute)
+		r.tick()
+		if s, _ := r.state(); s.Round != 1 {
+			t.Fatal("a paused game resolved")
+		}
+		if err := r.m.Resume(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		_, g = r.state()
+		if want := dl.Add(30 * time.Minute); !g.Deadline.Equal(want) {
+			t.Errorf("deadline after resume %v, want %v", g.Deadline, want)
+		}
+		// Extend by a minute more.
+		if nd, err := r.m.Extend(ctx, "n1", time.Minute); err != nil || !nd.Equal(dl.Add(31*time.Minute)) {
+			t.Errorf("extend: %v %v", nd, err)
+		}
+
+		// Replace: Dave takes Bob's slot; Dave's PMs count, Bob's do not.
+		if err := r.m.Replace(ctx, "n1", "Bob", "Dave", ""); err != nil {
+			t.Fatal(err)
+		}
+		r.ff.PM(ctx, "Bob", "PROSPER")
+		r.ff.PM(ctx, "Dave", "INVADE alice")
+		r.tick()
+		if s, _ := r.state(); !contains(nationsActed(s), "Bob") {
+			t.Error("the replacement's order did not count for the slot")
+		}
+
+		// Deletion is flagged; the deleted post's commands stand.
+		r.ff.Post(ctx, "Carol", "[b]CIV: Earth[/b]")
+		carolPost := r.ff.lastID()
+		r.ff.Post(ctx, "Alice", "chatter")
+		r.tick()
+		r.ff.remove(carolPost)
+		r.tick()
+		if s, _ := r.state(); s.CivOf("Carol") != "Earth" {
+			t.Error("a deleted post's command should stand")
+		}
+		rows, _, err := r.m.Audit(ctx, "n1", AuditFilter{Player: "Carol"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deleted := false
+		for _, row := range rows {
+			deleted = deleted || (row.Message.ForumID == carolPost && row.Message.Deleted)
+		}
+		if !deleted {
+			t.Error("the deletion is not in the audit log")
+		}
+
+		// Resolve now, then an edit of a closed phase's post is only flagged.
+		if err := r.m.ResolveNow(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		r.tick()
+		r.ff.edit(post, "[b]CIV: Earth[/b]")
+		r.tick()
+		if s, _ := r.state(); s.CivOf("Alice") != "Water" {
+			t.Error("an edit after the deadline changed a closed phase")
+		}
+		flagged := false
+		for _, c := range r.commands("Alice") {
+			flagged = flagged || (c.Kind == "edit" && strings.Contains(c.Reason, "after its phase closed"))
+		}
+		if !flagged {
+			t.Error("a late edit is not flagged for the GM")
+		}
+
+		// The audit shows rejected commands with their reasons.
+		r.ff.PM(ctx, "Carol", "INVADE Carol\nFLY TO THE MOON")
+		r.tick()
+		rows, _, _ = r.m.Audit(ctx, "n1", AuditFilter{Player: "carol"})
+		var reasons []string
+		for _, row := range rows {
+			for _, c := range row.Commands {
+				if c.Status == "rejected" {
+					reasons = append(reasons, c.Reason)
+				}
+			}
+		}
+		if len(reasons) != 2 {
+			t.Errorf("rejections in the audit: %q", reasons)
+		}
+
+		// End: final standings go out and the game stops.
+		if err := r.m.End(ctx, "n1"); err != nil {
+			t.Fatal(err)
+		}
+		r.tick()
+		if _, g := r.state(); g.Status != Ended {
+			t.Errorf("status %s after end", g.Status)
+		}
+		if err := r.m.ResolveNow(ctx, "n1"); err == nil {
+			t.Error("resolving an ended game should fail")
+		}
+	})
+}
+
+func nationsActed(s *nations.State) []string {
+	return (nations.Game{}).Status(s).Acted
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOneForumDownDoesNotStallAnother runs the daemon over two games whose
+// forums are one down and one up: the second still gets its posts.
+func TestOneForumDownDoesNotStallAnother(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	down := &fakeForum{clk: clock.Real{}, down: true}
+	up := &fakeForum{clk: clock.Real{}}
+	var downCalls atomic.Int32
+	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(_ context.Context, fc ForumConfig) (Forum, error) {
+		if fc.Thread == "down" {
+			downCalls.Add(1)
+			return down, nil
+		}
+		return up, nil
+	}}
+	for _, th := range []string{"down", "up"} {
+		gc := GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
+		fc := ForumConfig{URL: "http://fake/", Thread: th, Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+		if _, err := m.Create(ctx, "g-"+th, "nations", gc, fc, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error)
+	go func() { done <- m.Run(ctx) }()
+	for ctx.Err() == nil && len(up.botPosts()) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(up.botPosts()) == 0 {
+		t.Fatal("the healthy game's opening post was never sent")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if downCalls.Load() == 0 {
+		t.Error("the down forum was never tried")
+	}
+}
