@@ -601,3 +601,57 @@ func TestViewHidesSecrets(t *testing.T) {
 		t.Errorf("sites not shown at the end: %+v", v.Sites)
 	}
 }
+
+func TestBot(t *testing.T) {
+	s := newGame(t, 4, 12, 10, "odd-r", "F5", "K9")
+	r := rules.NewRand(1, "bot-test")
+	bad, total := 0, 0
+	for i := 0; i < 400; i++ {
+		for _, mv := range g.Bot(s, "Alice", r) {
+			ch := rules.Public
+			if mv.Private {
+				ch = rules.Private
+			}
+			for _, seg := range segments(mv.Text, !mv.Private) {
+				total++
+				p := g.Parse(s, seg, rules.Source{Player: "Alice", Channel: ch})
+				if p.Cmd == nil {
+					bad++
+					continue
+				}
+				if _, _, err := g.Apply(s, *p.Cmd); err != nil {
+					bad++
+				}
+			}
+		}
+	}
+	if frac := float64(bad) / float64(total); bad == 0 || frac > 0.2 {
+		t.Errorf("bot sent %d bad of %d segments", bad, total)
+	}
+	// With scans saying "one site within 1 of F5" and "none within 2 of H5",
+	// the bot protests inside the first area and outside the second.
+	s.P["Alice"].Results = []ScanResult{
+		{Turn: 1, Label: "A", Radius: 2, Hex: "H5", Count: 0},
+		{Turn: 1, Label: "B", Radius: 1, Hex: "F5", Count: 1},
+	}
+	for i := 0; i < 50; i++ {
+		v := g.View(s, "Alice").(View)
+		x := smartProtest(v, r)
+		h, err := s.Map.Parse(x)
+		if err != nil {
+			t.Fatalf("smart protest %q: %v", x, err)
+		}
+		if s.Map.Distance(h, s.hex("F5")) > 1 || s.Map.Distance(h, s.hex("H5")) <= 2 {
+			t.Fatalf("smart protest at %s ignores the scans", x)
+		}
+	}
+	// Nothing to do once ordered, or out.
+	s = pm(t, s, "Bob", "Protest A1")
+	if mv := g.Bot(s, "Bob", r); mv != nil {
+		t.Errorf("bot orders twice: %v", mv)
+	}
+	s.P["Carol"].Out = true
+	if mv := g.Bot(s, "Carol", r); mv != nil {
+		t.Errorf("out bot orders: %v", mv)
+	}
+}
