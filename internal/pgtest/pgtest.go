@@ -60,18 +60,29 @@ var (
 // be had.
 func DSN(t testing.TB) string {
 	t.Helper()
+	dsn, err := TryDSN(t)
+	if err != nil {
+		unavailable(t, err)
+	}
+	return dsn
+}
+
+// TryDSN is DSN without the skipping: the error says why there is no
+// PostgreSQL (for a benchmark that can still measure SQLite alone).
+func TryDSN(t testing.TB) (string, error) {
+	t.Helper()
 	base := os.Getenv(envDSN)
 	if base == "" {
 		once.Do(func() { srv, srvErr = start() })
 		if srvErr != nil {
-			unavailable(t, srvErr)
+			return "", srvErr
 		}
 		base = srv.dsn("postgres")
 	}
-	name := fmt.Sprintf("forumgm_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, counter.Add(1))
+	name := fmt.Sprintf("forumgm_test_%d_%s_%d", os.Getpid(), strconv.FormatInt(time.Now().UnixNano(), 36), counter.Add(1))
 	dsn, err := createDB(base, name)
 	if err != nil {
-		unavailable(t, err)
+		return "", err
 	}
 	if os.Getenv(envDSN) != "" {
 		// A shared server: clean up after ourselves. (The throwaway one
@@ -79,12 +90,16 @@ func DSN(t testing.TB) string {
 		// own cleanups close their connections.
 		t.Cleanup(func() { dropDB(base, name) })
 	}
-	return dsn
+	return dsn, nil
 }
+
+// Required reports whether FORUMGM_REQUIRE_POSTGRES=1 asks for PostgreSQL
+// tests to fail rather than skip.
+func Required() bool { return os.Getenv(envRequire) == "1" }
 
 func unavailable(t testing.TB, err error) {
 	t.Helper()
-	if os.Getenv(envRequire) == "1" {
+	if Required() {
 		t.Fatalf("pgtest: PostgreSQL is required (%s=1) but unavailable: %v", envRequire, err)
 	}
 	t.Skipf("pgtest: skipping, no PostgreSQL (set %s to a DSN, or install PostgreSQL 15 in %s): %v", envDSN, defaultBin, err)
