@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/store"
+)
+
+var dbFlag = &cli.StringFlag{
+	Name:    "db",
+	Usage:   "the database: a SQLite file path, or postgres://user@host/db",
+	EnvVars: []string{"FORUMGM_DB"},
+	Value:   "forumgm.db",
+}
+
+// withModerator opens the database and hands a moderator to fn.
+func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Moderator) error) error {
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := store.Open(ctx, c.String("db"))
+	if err != nil {
+		return fmt.Errorf("opening the database: %w", err)
+	}
+	defer db.Close()
+	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}), Clock: clock.Real{}, Log: logger(c)}
+	return fn(ctx, m)
+}
+
+func logger(c *cli.Context) *slog.Logger {
+	lvl := slog.LevelInfo
+	if c.Bool("quiet") {
+		lvl = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+}
+
+func newCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "new",
+		Usage:     "create a game from a game file: secrets are drawn, the opening post and role PMs are queued",
+		ArgsUsage: "GAME.yaml",
+		Description: `The game file names the forum, the thread, the bot account (with password_env
+or password_file, never the password), the players, options and setup. See
+examples/*.game.yaml. 'forumgm run' then moderates it.`,
+		Flags: []cli.Flag{dbFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cli.Exit("new takes one game file", 2)
+			}
+			gf, err := moderator.LoadGameFile(c.Args().First())
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+				gc, fc, ps := gf.Configs(time.Now())
+				g, err := m.Create(ctx, gf.Name, gf.Game, gc, fc, ps)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("created game %s (%s, %d players, seed %d); run 'forumgm run' to moderate it\n", g.Name, g.Kind, len(ps), gc.Seed)
+				return nil
+			})
+		},
+	}
+}
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "run",
+		Usage:       "moderate every running game until interrupted (SIGINT/SIGTERM stop it cleanly)",
+		Description: "Polls each game's thread and the bot's inbox, applies commands, resolves phases at their deadlines and sends the results exactly once.",
+		Flags:       []cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"}},
+		Action: func(c *cli.Context) error {
+			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+				m.Log.Info("forumgm is running; Ctrl-C stops it")
+				err := m.Run(ctx)
+				m.Log.Info("stopped")
+				return err
+			})
+		},
+	}
+}
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show games: phase, deadline, who has acted and who has not",
+		ArgsUsage: "[GAME]",
+		Flags:     []cli.Flag{dbFlag, &cli.BoolFlag{Name: "json"}},
+		Action: func(c *cli.Context) error {
+			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+				rs, err := m.Report(ctx, c.Args().First())
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return printJSON(rs)
+				}
+				if len(rs) == 0 {
+					fmt.Println("no games yet: create one with 'forumgm new GAME.yaml'")
+				}
+				for _, r := range rs {
+					printReport(r)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func printReport(r moderator.GameReport) {
+	st := r.Rules
+	fmt.Printf("%s (%s) — %s\n", r.Name, r.Game, r.Status)
+	fmt.Printf("  thread:   %s\n", r.Thread)
+	fmt.Printf("  phase:    %s %s\n", st.Phase, st.Title)
+	if !st.Deadline.IsZero() && !st.Finished {
+		fmt.Printf("  deadline: %s (in %s)\n", st.Deadline.Local().Format(time.RFC1123), time.Until(st.Deadline).Round(time.Second))
+	}
+	if !st.Finished {
+		fmt.Printf("  acted:    %s\n", list(st.Acted))
+		fmt.Printf("  waiting:  %s\n", list(st.Waiting))
+	}
+	if len(st.Out) > 0 {
+		fmt.Printf("  out:      %s\n", list(st.Out))
+	}
+	if len(st.Scores) > 0 {
+		names := make([]string, 0, len(st.Scores))
+		for n := range st.Scores {
+			names = append(names, n)
+		}
+		sort.Slice(names, func(i, j int) bool { return st.Scores[names[i]] > st.Scores[names[j]] })
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", n, st.Scores[n]))
+		}
+		fmt.Printf("  scores:   %s\n", strings.Join(parts, ", "))
+	}
+	if st.Finished {
+		fmt.Printf("  winners:  %s\n", list(st.Winners))
+	}
+	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "—"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func auditCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "audit",
+		Usage:     "every post and PM the bot read, and every command in it with its status and reason",
+		ArgsUsage: "GAME",
+		Flags: []cli.Flag{dbFlag,
+			&cli.StringFlag{Name: "player", Usage: "only this player's messages and commands"},
+			&cli.StringFlag{Name: "phase", Usage: "only commands of this phase (as 'status' names it)"},
+			&cli.BoolFlag{Name: "json"},
+			&cli.BoolFlag{Name: "outbox", Usage: "also list what the bot sent or will send"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cli.Exit("audit takes a game name", 2)
+			}
+			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+				rows, out, err := m.Audit(ctx, c.Args().First(), moderator.AuditFilter{Player: c.String("player"), Phase: c.String("phase")})
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					v := map[string]any{"messages": rows}
+					if c.Bool("outbox") {
+						v["outbox"] = out
+					}
+					return printJSON(v)
+				}
+				printAudit(rows)
+				if c.Bool("outbox") {
+					fmt.Println("\nOUTBOX")
+					for _, it := range out {
+						to := "thread"
+						if it.Kind == "pm" {
+							to = "PM to " + it.RecipientName
+						}
+						fmt.Printf("  #%d %-7s %-20s %s (attempts %d) %s\n", it.ID, it.State, to, it.Marker, it.Attempts, it.LastError)
+					}
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func printAudit(rows []moderator.AuditRow) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		msg := r.Message
+		flags := ""
+		if msg.Deleted {
+			flags += " [DELETED]"
+		}
+		if msg.Edits > 0 {
+			flags += fmt.Sprintf(" [EDITED %d×]", msg.Edits)
+		}
+		fmt.Fprintf(w, "%s\t%s %s\tby %s\t%s%s\n", msg.Time.Format("2006-01-02 15:04:05"), msg.Kind, msg.ForumID, msg.AuthorName, msg.Status, flags)
+		for _, cmd := range r.Commands {
+			reason := ""
+			if cmd.Reason != "" {
+				reason = " — " + cmd.Reason
+			}
+			fmt.Fprintf(w, "\t  cmd %d\t%s\t%s %q%s\n", cmd.ID, cmd.Phase, strings.ToUpper(cmd.Status), cmd.Text, reason)
+		}
+	}
+	w.Flush()
+}
+
+func gmCommands() []*cli.Command {
+	game := func(c *cli.Context, n int, usage string) (string, error) {
+		if c.NArg() != n {
+			return "", cli.Exit(usage, 2)
+		}
+		return c.Args().First(), nil
+	}
+	simple := func(name, usage string, fn func(ctx context.Context, m *moderator.Moderator, g string) (string, error)) *cli.Command {
+		return &cli.Command{
+			Name: name, Usage: usage, ArgsUsage: "GAME", Flags: []cli.Flag{dbFlag},
+			Action: func(c *cli.Context) error {
+				g, err := game(c, 1, name+" takes a game name")
+				if err != nil {
+					return err
+				}
+				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+					msg, err := fn(ctx, m, g)
+					if err == nil {
+						fmt.Println(msg)
+					}
+					return err
+				})
+			},
+		}
+	}
+	return []*cli.Command{
+		{
+			Name: "extend", Usage: "move the current deadline (e.g. 24h, 90m, -1h)", ArgsUsage: "GAME DURATION", Flags: []cli.Flag{dbFlag},
+			Action: func(c *cli.Context) error {
+				g, err := game(c, 2, "extend takes a game and a duration like 24h")
+				if err != nil {
+					return err
+				}
+				d, err := time.ParseDuration(c.Args().Get(1))
+				if err != nil {
+					return cli.Exit("duration: "+err.Error(), 2)
+				}
+				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+					nd, err := m.Extend(ctx, g, d)
+					if err == nil {
+						fmt.Printf("deadline of %s is now %s\n", g, nd.Local().Format(time.RFC1123))
+					}
+					return err
+				})
+			},
+		},
+		simple("resolve-now", "resolve the current phase now", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
+			return "resolved; 'forumgm run' posts the update", m.ResolveNow(ctx, g)
+		}),
+		simple("pause", "stop the clock (commands are still read)", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
+			return "paused", m.Pause(ctx, g)
+		}),
+		simple("resume", "restart the clock; the deadline moves by the pause", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
+			return "resumed", m.Resume(ctx, g)
+		}),
+		simple("end", "end the game now: final standings and reveals are posted", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
+			return "ended; 'forumgm run' posts the final update", m.End(ctx, g)
+		}),
+		{
+			Name: "replace", Usage: "give a player's slot to a new forum account (old names still match)", ArgsUsage: "GAME OLD NEW",
+			Flags: []cli.Flag{dbFlag, &cli.StringFlag{Name: "id", Usage: "the new account's forum user id, if known"}},
+			Action: func(c *cli.Context) error {
+				g, err := game(c, 3, "replace takes a game, the old and the new name")
+				if err != nil {
+					return err
+				}
+				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+					err := m.Replace(ctx, g, c.Args().Get(1), c.Args().Get(2), c.String("id"))
+					if err == nil {
+						fmt.Printf("%s now plays for %s\n", c.Args().Get(2), c.Args().Get(1))
+					}
+					return err
+				})
+			},
+		},
+		{
+			Name: "void", Usage: "void an accepted command of the current phase (ids from 'forumgm audit')", ArgsUsage: "GAME COMMAND-ID",
+			Flags: []cli.Flag{dbFlag, &cli.StringFlag{Name: "reason", Usage: "why, for the audit log"}},
+			Action: func(c *cli.Context) error {
+				g, err := game(c, 2, "void takes a game and a command id")
+				if err != nil {
+					return err
+				}
+				id, err := strconv.ParseInt(c.Args().Get(1), 10, 64)
+				if err != nil {
+					return cli.Exit("command id: "+err.Error(), 2)
+				}
+				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+					err := m.Void(ctx, g, id, c.String("reason"))
+					if err == nil {
+						fmt.Printf("command %d voided\n", id)
+					}
+					return err
+				})
+			},
+		},
+	}
+}

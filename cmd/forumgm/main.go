@@ -1,0 +1,47 @@
+// Command forumgm runs play-by-forum games as their Game Master. This package
+// only wires the others together.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/forumgm/forumgm"
+	_ "github.com/forumgm/forumgm/rules/nations"
+	_ "github.com/forumgm/forumgm/rules/protest"
+	_ "github.com/forumgm/forumgm/rules/resistance"
+)
+
+func main() {
+	if err := app().Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "forumgm:", err)
+		os.Exit(1)
+	}
+}
+
+func app() *cli.App {
+	return &cli.App{
+		Name:    "forumgm",
+		Usage:   "run play-by-forum games (Resistance, Protest, Nations) as their Game Master",
+		Version: forumgm.Version,
+		Commands: append([]*cli.Command{
+			demoCommand(),
+			replayCommand(),
+			newCommand(),
+			runCommand(),
+			statusCommand(),
+			auditCommand(),
+		}, append(gmCommands(), simCommand(), parseCommand())...),
+		// Errors are printed once, by main; cli.Exit codes are kept.
+		ExitErrHandler: func(c *cli.Context, err error) {
+			if ec, ok := err.(cli.ExitCoder); ok && err.Error() != "" {
+				fmt.Fprintln(os.Stderr, "forumgm:", err)
+				os.Exit(ec.ExitCode())
+			} else if ok {
+				os.Exit(ec.ExitCode())
+			}
+		},
+	}
+}

@@ -1,0 +1,76 @@
+package moderator
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/rules"
+)
+
+// TestExampleGameFiles checks that every documented example game file loads
+// and sets its game up.
+func TestExampleGameFiles(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.game.yaml")
+	if len(files) != 3 {
+		t.Fatalf("want an example game file per game, found %v", files)
+	}
+	for _, f := range files {
+		gf, err := LoadGameFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gc, _, ps := gf.Configs(time.Now())
+		eng, err := rules.Lookup(gf.Game)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := eng.Setup(gc.Rules()); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		if len(ps) != len(gc.Players) || gc.Seed == 0 {
+			t.Errorf("%s: players %v seed %d", f, ps, gc.Seed)
+		}
+	}
+}
+
+func TestGameFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, src, want string }{
+		{"no name", "game: nations\n", "missing name"},
+		{"typo", "name: x\ngame: nations\nplayerz: [a]\n", "playerz"},
+		{"password in file", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password: hunter2}\nplayers: [a]\n", "password"},
+		{"no password source", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b}\nplayers: [a]\n", "password_env or password_file"},
+		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "phpbb or mybb"},
+	}
+	for _, tc := range tests {
+		p := filepath.Join(dir, "g.yaml")
+		os.WriteFile(p, []byte(tc.src), 0o644)
+		_, err := LoadGameFile(p)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("FGM_PW", "s3cret")
+	if c, err := (ForumConfig{Bot: "b", PasswordEnv: "FGM_PW"}).Credentials(); err != nil || c.Password != "s3cret" {
+		t.Errorf("env: %v", err)
+	}
+	if _, err := (ForumConfig{Bot: "b", PasswordEnv: "FGM_NOPE"}).Credentials(); err == nil {
+		t.Error("unset env must fail")
+	}
+	p := filepath.Join(dir, "pw")
+	os.WriteFile(p, []byte("filepw\n"), 0o644)
+	if _, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Errorf("a world-readable password file must be refused: %v", err)
+	}
+	os.Chmod(p, 0o600)
+	if c, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); err != nil || c.Password != "filepw" {
+		t.Errorf("file: %v %q", err, c.Password)
+	}
+}
