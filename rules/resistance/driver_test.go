@@ -253,10 +253,33 @@ func checkExpect(t *testing.T, r *run, exp expectFile) {
 			if !strings.Contains(priv, w) {
 				t.Errorf("PMs to %s lack %q; they are:\n%s", who, w, priv)
 			}
+			if !isReveal(w) {
+				continue
+			}
+			// A secret that reaches who must reach nobody else.
+			if strings.Contains(pub, w) {
+				t.Errorf("the secret %q for %s is in the thread", w, who)
+			}
+			for other, texts := range r.Private {
+				if other != who && strings.Contains(strings.Join(texts, "\n"), w) {
+					t.Errorf("the secret %q for %s also reached %s", w, who, other)
+				}
+			}
 		}
 	}
 	if t.Failed() {
 		t.Logf("public:\n%s", pub)
 		t.Logf("rejections:\n%s", all)
 	}
+}
+
+// isReveal says whether an expected PM text is a secret meant for one player
+// alone: a card's reveal or a chain spy's one name.
+func isReveal(w string) bool {
+	for _, p := range []string{Overheard + ":", OpenUp + ":", Confidence + ":", CloseEye + ": on", "The spy you know:"} {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
 }
