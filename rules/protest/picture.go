@@ -17,6 +17,7 @@ import (
 // picture is what one map picture shows, worked out once for SVG and PNG.
 type picture struct {
 	m        hexmap.Map
+	gm       bool // the GM's picture: hidden sites and silent protests too
 	terrain  map[string]string
 	title    string
 	revealed map[string]bool   // sites revealed by the end of the turn
@@ -28,7 +29,7 @@ func (s *State) picture(turn int, gm bool) (picture, error) {
 	if turn < 0 || turn > len(s.History) {
 		return picture{}, fmt.Errorf("protest: no turn %d to draw (turns resolved: %d)", turn, len(s.History))
 	}
-	p := picture{m: s.Map, terrain: s.Terrain, revealed: map[string]bool{}, hidden: map[string]bool{}, protests: map[string]string{}}
+	p := picture{m: s.Map, gm: gm, terrain: s.Terrain, revealed: map[string]bool{}, hidden: map[string]bool{}, protests: map[string]string{}}
 	p.title = fmt.Sprintf("Protest, after turn %d", turn)
 	if turn == 0 {
 		p.title = "Protest, start"
@@ -174,20 +175,18 @@ func (p picture) svg() []byte {
 	}
 	item("revealed site", fmt.Sprintf(`<polygon class="legend" points="%s" fill="#7a1fa2"/>`, star(x+5, y, 7)))
 	for _, o := range []string{Hit, Miss, Silent} {
-		if o == Silent && !p.gmPicture() {
+		if o == Silent && !p.gm {
 			continue
 		}
 		item("protest: "+o, fmt.Sprintf(`<circle class="legend" cx="%.1f" cy="%.1f" r="6" fill="none" stroke="%s" stroke-width="3"/>`, x+5, y, markFill[o]))
 	}
-	if p.gmPicture() {
+	if p.gm {
 		item("hidden site", fmt.Sprintf(`<polygon class="legend" points="%s" fill="none" stroke="#7a1fa2" stroke-dasharray="3,2"/>`, star(x+5, y, 7)))
 	}
 	fmt.Fprintf(&b, `<text class="legend" x="%.1f" y="%.1f" font-size="11" text-anchor="end">%s</text>`+"\n", w-8, y+4, xmlEsc(p.title))
 	b.WriteString("</svg>\n")
 	return b.Bytes()
 }
-
-func (p picture) gmPicture() bool { return strings.HasSuffix(p.title, "(GM)") }
 
 func points(ps [6][2]float64) string {
 	return pointList(ps[:])

@@ -1,6 +1,10 @@
 // Package protest is the engine of Protest (Allan Stagg, 1999): players scan
 // a hex map for hidden sites and protest where they think one is. Rules:
 // /work/shared/rules/protest.md; rulings made here beyond it: RULINGS.md.
+//
+// Game implements rules.Game and registers itself as "protest". Pictures and
+// PicturesPNG draw the map after a turn (public and GM versions). The hex
+// geometry lives in the hexmap subpackage.
 package protest
 
 import (

@@ -114,10 +114,11 @@ func New(columns, rows int, layout Layout) (Map, error) {
 	if layout == "" {
 		layout = OddQ
 	}
-	if _, err := ParseLayout(string(layout)); err != nil {
+	l, err := ParseLayout(string(layout))
+	if err != nil {
 		return Map{}, err
 	}
-	return Map{Columns: columns, Rows: rows, Layout: layout}, nil
+	return Map{Columns: columns, Rows: rows, Layout: l}, nil
 }
 
 // Contains says whether h is on the map.

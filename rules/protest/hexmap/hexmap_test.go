@@ -89,6 +89,12 @@ func TestParseLayout(t *testing.T) {
 	if _, err := ParseLayout("hex"); err == nil {
 		t.Error("ParseLayout(hex) accepted")
 	}
+	if m, err := New(3, 3, "EVEN_R"); err != nil || m.Layout != EvenR {
+		t.Errorf("New with a loosely written layout: %+v %v", m, err)
+	}
+	if m, err := New(3, 3, ""); err != nil || m.Layout != OddQ {
+		t.Errorf("New without a layout: %+v %v", m, err)
+	}
 	if _, err := New(0, 3, OddQ); err == nil {
 		t.Error("New(0,3) accepted")
 	}
