@@ -65,7 +65,7 @@ func TestStrongLeader(t *testing.T) {
 			cat(dealt, "Ann> [b]TEAM: Ann, Cat[/b]", "Dan> [b]PLAY Strong Leader[/b]", yes7, // mission 1
 				give("Dan", "successor", "Fay", "speech", "Fay"), "Dan> [b]TEAM: Dan, Cat, Fay[/b]", no7), // Dan led mission 2's first proposal instead of Ben
 			[]check{noRejections(), missions("success"), phase("m2-p2"), leader("Ben"), hand("Dan"),
-				public("Dan declares [b]Strong Leader[/b] and will lead the next proposal.", "[b]Mission 2, proposal 1.[/b] Leader: Dan.", "Cards dealt to Dan: Successor Nomination and Passionate Speech.", "[b]Mission 2, proposal 2.[/b] Leader: Ben.")}},
+				public("Dan declares [b]Strong Leader[/b] and will lead the next proposal.", "[b]Mission 2, proposal 1.[/b] Leader: Dan (in place of Ben, who leads the proposal after).", "Cards dealt to Dan: Successor Nomination and Passionate Speech.", "[b]Mission 2, proposal 2.[/b] Leader: Ben.")}},
 		{"and after the skipped player, on in order", c,
 			cat(dealt, "Ann> [b]TEAM: Ann, Cat[/b]", "Dan> [b]PLAY Strong Leader[/b]", yes7,
 				give("Dan", "successor", "Fay", "speech", "Fay"), "Dan> [b]TEAM: Dan, Cat, Fay[/b]", no7, "Ben> [b]TEAM: Ben, Cat, Fay[/b]", no7),
@@ -84,7 +84,7 @@ func TestStrongLeader(t *testing.T) {
 			[]check{rejected("must be declared in the thread"), hand("Dan", StrongLeader)}},
 		{"beats Successor Nomination, which is spent", deck7(StrongLeader, Successor),
 			cat(give("Ann", "strong", "Dan", "successor", "Fay"), "Ann> [b]TEAM: Ann, Cat[/b]", "Dan> [b]PLAY Strong Leader[/b]", yes7),
-			[]check{leader("Dan"), public("Fay will lead the first proposal of the next mission.", "Strong Leader wins over Successor Nomination: Fay's nomination is spent.", "Mission 2, proposal 1.[/b] Leader: Dan."), func(t *testing.T, r *run) {
+			[]check{leader("Dan"), public("Fay will lead the first proposal of the next mission.", "Strong Leader wins over Successor Nomination: Fay's nomination is spent.", "Mission 2, proposal 1.[/b] Leader: Dan (in place of Ben, who leads the proposal after)."), func(t *testing.T, r *run) {
 				if r.State.Nominee != "" {
 					t.Errorf("nominee still %s", r.State.Nominee)
 				}
@@ -99,7 +99,7 @@ func TestSuccessorNomination(t *testing.T) {
 			cat(give("Ann", "successor", "Fay", "speech", "Cat"), "Ann> [b]TEAM: Ann, Cat[/b]", no7, // m1-p2 is Ben's: no effect yet
 				"Ben> [b]TEAM: Ann, Cat[/b]", yes7, // mission 1 done; Cat's turn taken by Fay
 				give("Fay", "strong", "Dan", "speech", "Dan"), "Fay> [b]TEAM: Ann, Cat, Dan[/b]", no7),
-			[]check{noRejections(), public("Fay will lead the first proposal of the next mission.", "[b]Mission 1, proposal 2.[/b] Leader: Ben.", "[b]Mission 2, proposal 1.[/b] Leader: Fay.", "Cards dealt to Fay"), phase("m2-p2"), leader("Cat")}},
+			[]check{noRejections(), public("Fay will lead the first proposal of the next mission.", "[b]Mission 1, proposal 2.[/b] Leader: Ben.", "[b]Mission 2, proposal 1.[/b] Leader: Fay (in place of Cat, who leads the proposal after).", "Cards dealt to Fay"), phase("m2-p2"), leader("Cat")}},
 		{"the holder's own turn: no skip", c,
 			cat(give("Ann", "successor", "Ben", "speech", "Cat"), "Ann> [b]TEAM: Ann, Cat[/b]", yes7, give("Ben", "strong", "Dan", "speech", "Dan"), "Ben> [b]TEAM: Ann, Cat, Dan[/b]", no7),
 			[]check{leader("Cat")}},

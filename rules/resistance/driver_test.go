@@ -2,6 +2,8 @@ package resistance
 
 import (
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,10 +57,16 @@ type run struct {
 	Public   []string
 	Private  map[string][]string
 	Rejected []string
+	Log      []string // every event and rejection in order, for the golden transcripts
 }
 
 func (r *run) add(evs []rules.Event) {
 	for _, e := range evs {
+		to := "thread"
+		if e.To != rules.Everyone {
+			to = "PM to " + e.To
+		}
+		r.Log = append(r.Log, fmt.Sprintf("== %s (%s)\n%s", to, e.Kind, e.Text))
 		if e.To == rules.Everyone {
 			r.Public = append(r.Public, e.Text)
 		} else {
@@ -110,11 +118,13 @@ func (r *run) message(g Game, who string, private bool, text string, now time.Ti
 			r.add(evs)
 			if err != nil {
 				r.Rejected = append(r.Rejected, err.Error())
+				r.Log = append(r.Log, fmt.Sprintf("== rejected from %s: %q\n%s", who, seg, err))
 				continue
 			}
 			r.State = ns.(*State)
 		case p.Reject != "":
 			r.Rejected = append(r.Rejected, p.Reject)
+			r.Log = append(r.Log, fmt.Sprintf("== rejected from %s: %q\n%s", who, seg, p.Reject))
 		}
 	}
 	if g.Due(r.State, now) {
@@ -201,6 +211,7 @@ func TestScenarios(t *testing.T) {
 			}
 			r := replay(t, sc)
 			checkExpect(t, r, exp)
+			golden(t, filepath.Join("testdata", "golden", strings.TrimSuffix(filepath.Base(f), ".yaml")+".txt"), strings.Join(r.Log, "\n")+"\n")
 		})
 	}
 }
@@ -282,4 +293,45 @@ func isReveal(w string) bool {
 		}
 	}
 	return false
+}
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts")
+
+// golden compares the rendered transcript of a scenario (every post, PM and
+// rejection, in order) with its golden file; -update rewrites it.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("transcript differs from %s (run with -update after checking the change):\n%s", path, firstDiff(string(want), got))
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\nwant %q\ngot  %q", i+1, x, y)
+		}
+	}
+	return ""
 }

@@ -96,6 +96,11 @@ func checkPublicSecrets(t interface{ Fatalf(string, ...any) }, s *State, public 
 		if last && strings.Contains(txt, "Roles:") {
 			continue
 		}
+		for _, w := range []string{"is a SPY", "is a member of the RESISTANCE", "SUPPORTED", "SABOTAGED", "The spy you know", "other spies"} {
+			if strings.Contains(txt, w) {
+				t.Fatalf("public event holds a private reveal (%q): %q", w, txt)
+			}
+		}
 		for _, line := range strings.Split(txt, "\n") {
 			for _, id := range s.R.IDs() {
 				if !strings.Contains(line, id) {

@@ -523,7 +523,11 @@ func remove(xs []string, x string) []string {
 // mission's cards to its first leader at 7+ players).
 func (s *State) openProposal(newMission bool) []rules.Event {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[b]Mission %d, proposal %d.[/b] Leader: %s. Team size: %d", s.Mission, s.Proposal, s.R.Name(s.Leader), s.teamSize())
+	fmt.Fprintf(&b, "[b]Mission %d, proposal %d.[/b] Leader: %s", s.Mission, s.Proposal, s.R.Name(s.Leader))
+	if s.Override != "" {
+		fmt.Fprintf(&b, " (in place of %s, who leads the proposal after)", s.R.Name(s.Order[s.Turn]))
+	}
+	fmt.Fprintf(&b, ". Team size: %d", s.teamSize())
 	if s.failsAt() == 2 {
 		b.WriteString(" (this mission fails only with 2 or more sabotages)")
 	}

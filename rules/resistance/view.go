@@ -25,7 +25,6 @@ type View struct {
 	Waiting        []string            `json:"waiting"`
 	Dealer         string              `json:"dealer,omitempty"`
 	Dealt          []string            `json:"dealt,omitempty"` // cards still to be given
-	Hands          map[string]int      `json:"hands"`           // how many kept cards each player holds
 	DoubleVotes    []string            `json:"double_votes,omitempty"`
 	Pending        map[string][]string `json:"pending,omitempty"` // choices owed (public: the GIVE was)
 	Missions       []string            `json:"missions"`
@@ -64,7 +63,6 @@ func (Game) View(st rules.State, viewer string) any {
 		Waiting:        Game{}.Status(s).Waiting,
 		Dealer:         s.Dealer,
 		Dealt:          append([]string(nil), s.Dealt...),
-		Hands:          map[string]int{},
 		Missions:       append([]string{}, s.Missions...),
 		Sabotages:      append([]int{}, s.Sabotages...),
 		Finished:       s.Finished,
@@ -72,11 +70,6 @@ func (Game) View(st rules.State, viewer string) any {
 	}
 	if len(s.Dealt) == 0 {
 		v.Dealer = ""
-	}
-	for id, h := range s.Hands {
-		if len(h) > 0 {
-			v.Hands[id] = len(h)
-		}
 	}
 	for _, id := range s.R.IDs() {
 		if s.DoubleVotes[id] {
