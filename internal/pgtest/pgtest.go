@@ -4,9 +4,10 @@
 // role that may CREATE DATABASE) when set; otherwise it starts one throwaway
 // PostgreSQL 15 per test binary from /usr/lib/postgresql/15/bin (or
 // FORUMGM_PG_BIN): initdb into a temp dir, a free port on 127.0.0.1, the
-// socket in the temp dir, fsync off. Running as root, initdb and postgres
-// are run as the "postgres" user through runuser. Every DSN call creates a
-// new database. When no server can be had the test is skipped, or fails
+// socket in the temp dir, fsync off. Running as root (which initdb and
+// postgres refuse), the temp dir is given to the "postgres" user, initdb
+// runs through runuser and the postmaster is started with that user's
+// credentials. Every DSN call creates a new database. When no server can be had the test is skipped, or fails
 // when FORUMGM_REQUIRE_POSTGRES=1 (CI).
 //
 // Use Main from TestMain so the server stops when the tests end:
@@ -153,6 +154,7 @@ func dropDB(base, name string) {
 
 type server struct {
 	dir  string
+	cred *syscall.Credential // the postgres user's, when we are root
 	port int
 	cmd  *exec.Cmd
 	done chan error // the postgres process's exit
@@ -195,6 +197,7 @@ func start() (*server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -205,6 +208,7 @@ func start() (*server, error) {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return fail(err)
 		}
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
 	}
 	data := filepath.Join(dir, "data")
 	var out bytes.Buffer
@@ -219,7 +223,7 @@ func start() (*server, error) {
 		if err != nil {
 			return fail(err)
 		}
-		s := &server{dir: dir, port: port, done: make(chan error, 1)}
+		s := &server{dir: dir, cred: cred, port: port, done: make(chan error, 1)}
 		err = s.run(bin)
 		if err == nil {
 			return s, nil
@@ -242,13 +246,17 @@ func (s *server) run(bin string) error {
 	// started the child dies, and this one dies only with the process.
 	go func() {
 		runtime.LockOSThread()
-		cmd := asPostgres(filepath.Join(bin, "postgres"), "-D", filepath.Join(s.dir, "data"),
+		cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(s.dir, "data"),
 			"-p", strconv.Itoa(s.port), "-k", s.dir, "-c", "listen_addresses=127.0.0.1",
 			"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 			"-c", "max_connections=200")
 		cmd.Stdout, cmd.Stderr = logf, logf
-		// runuser passes SIGTERM on to postgres (smart shutdown).
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+		// If the test binary dies without stopping us, the kernel sends
+		// the postmaster SIGTERM (smart shutdown; its clients are gone
+		// with the binary). As root the postmaster is started as the
+		// postgres user by Go itself rather than through runuser: runuser
+		// changes credentials after the exec, which clears Pdeathsig.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Credential: s.cred}
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return
@@ -291,8 +299,8 @@ func (s *server) stop() {
 	os.RemoveAll(s.dir)
 }
 
-// kill asks the postmaster for a fast shutdown (SIGINT, sent to it directly:
-// runuser only passes SIGTERM on) and escalates to an immediate one.
+// kill asks the postmaster for a fast shutdown (SIGINT) and escalates to an
+// immediate one (SIGQUIT).
 func (s *server) kill() {
 	pid := s.postmasterPID()
 	if pid > 0 {
