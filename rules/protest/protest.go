@@ -124,6 +124,26 @@ func (Game) Decode(data []byte) (rules.State, error) {
 	if s.Players == nil {
 		return nil, fmt.Errorf("protest: state has no roster")
 	}
+	// Resolution trusts every stored hex to be on the map: check it here once.
+	if _, err := hexmap.New(s.Map.Columns, s.Map.Rows, s.Map.Layout); err != nil {
+		return nil, fmt.Errorf("protest: state map: %v", err)
+	}
+	var hexes []string
+	hexes = append(hexes, s.Sites...)
+	for _, r := range s.Revealed {
+		hexes = append(hexes, r.Hex)
+	}
+	for _, p := range s.P {
+		hexes = append(hexes, p.Protest)
+		for _, o := range p.Scans {
+			hexes = append(hexes, o.Hex)
+		}
+	}
+	for _, h := range hexes {
+		if _, err := s.Map.Parse(h); h != "" && err != nil {
+			return nil, fmt.Errorf("protest: state: %v", err)
+		}
+	}
 	return &s, nil
 }
 
@@ -451,6 +471,25 @@ func (s *State) winners() []string {
 	return out
 }
 
+// exampleHex is a hex for the examples in the rules post that is not a
+// site, so an example is never read as a hint.
+func (s *State) exampleHex() string {
+	sites := map[string]bool{}
+	for _, x := range s.Sites {
+		sites[x] = true
+	}
+	centre := hexmap.Hex{Col: s.Map.Columns / 2, Row: s.Map.Rows / 2}
+	for n := 0; n <= s.Map.Columns+s.Map.Rows; n++ {
+		for _, h := range s.Map.Within(centre, n) {
+			if !sites[h.Name()] {
+				return h.Name()
+			}
+		}
+	}
+	// Every hex is a site: an example off the map cannot give anything away.
+	return hexmap.Hex{Col: s.Map.Columns, Row: 0}.Name()
+}
+
 func when(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006 15:04 UTC") }
 
 func openingText(s *State) string {
@@ -459,7 +498,7 @@ func openingText(s *State) string {
 	fmt.Fprintf(&b, "Map: %d columns (A–%s) × %d rows (1–%d), layout %s. %d secret sites are hidden on it.\n",
 		s.Map.Columns, hexmap.ColumnName(s.Map.Columns-1), s.Map.Rows, s.Map.Rows, s.Map.Layout, len(s.Sites))
 	fmt.Fprintf(&b, "Players, %d Prestige Points each: %s.\n", StartPP, s.Players.Names(s.Players.IDs()))
-	b.WriteString(ordersHelp)
+	b.WriteString(strings.ReplaceAll(ordersHelp, "K10", s.exampleHex()))
 	fmt.Fprintf(&b, "Turn 1 orders by PM before %s.", when(s.Deadline))
 	return b.String()
 }

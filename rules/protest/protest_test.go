@@ -576,6 +576,13 @@ func TestStateRoundTripAndNoMutation(t *testing.T) {
 	if _, err := g.Decode([]byte(`{}`)); err == nil {
 		t.Error("decoded a state without a roster")
 	}
+	bad := strings.Replace(string(data), `"sites":["E5"`, `"sites":["Z99"`, 1)
+	if bad == string(data) {
+		t.Fatal("test did not corrupt the sites")
+	}
+	if _, err := g.Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "Z99") {
+		t.Errorf("decoded a state with an off-map site: %v", err)
+	}
 }
 
 func TestViewHidesSecrets(t *testing.T) {
