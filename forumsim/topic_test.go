@@ -163,7 +163,9 @@ func TestPostMarkup(t *testing.T) {
 	}
 
 	g := byID(p.doc, fmt.Sprintf("p%d", guest))
-	gs := findAll(g, func(n *html.Node) bool { return n.Data == "span" && hasClass(n, "username") && inside(n, "p", "author") })
+	gs := findAll(g, func(n *html.Node) bool {
+		return n.Data == "span" && hasClass(n, "username") && inside(n, "p", "author")
+	})
 	if len(gs) != 1 || text(gs[0]) != "Visitor <x>" {
 		t.Errorf("guest author must be span.username")
 	}
