@@ -63,7 +63,10 @@ type URLs struct {
 	Login        string `yaml:"login"`
 	Inbox        string `yaml:"inbox"`
 	Sent         string `yaml:"sent"`
-	ReadPM       string `yaml:"read_pm"`
+	// Outbox holds sent PMs not yet read by the recipient (phpBB moves
+	// them to Sent only then); empty where the engine has no outbox.
+	Outbox string `yaml:"outbox"`
+	ReadPM string `yaml:"read_pm"`
 	// PMIDRegexp finds a PM id in a link of the inbox or sent folder.
 	PMIDRegexp string `yaml:"pm_id_regexp"`
 	Compose    string `yaml:"compose"`
@@ -326,6 +329,7 @@ func phpBB() Profile {
 			Login:        "ucp.php?mode=login",
 			Inbox:        "ucp.php?i=pm&folder=inbox",
 			Sent:         "ucp.php?i=pm&folder=sentbox",
+			Outbox:       "ucp.php?i=pm&folder=outbox",
 			ReadPM:       "ucp.php?i=pm&mode=view&p={pm}",
 			PMIDRegexp:   `[?&]p=(\d+)`,
 			Compose:      "ucp.php?i=pm&mode=compose&u={user}",

@@ -1,0 +1,218 @@
+package scraper
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/forumgm/forumgm/forum"
+)
+
+// Scraper reads threads and PMs through a Session.
+type Scraper struct {
+	S *Session
+	// Progress, when set, is called after each thread page of a read with
+	// the pages read so far and the thread's page count (for backfills).
+	Progress func(pagesRead, totalPages int)
+}
+
+// New makes a scraper on a session.
+func New(s *Session) *Scraper { return &Scraper{S: s} }
+
+// Cursor is where the last read of a thread stopped: the last post seen
+// and the page it was on. The zero Cursor reads from the first page.
+type Cursor struct {
+	LastID string `json:"last_id,omitempty"`
+	Page   int    `json:"page,omitempty"`
+	// FirstID is the first post on that page when it was read. If the page
+	// now starts later, posts were deleted before it: the read steps back
+	// a page so the range it reports still covers every post from FirstID.
+	FirstID string `json:"first_id,omitempty"`
+}
+
+// Result describes one read.
+type Result struct {
+	// Cursor is where the next read should start.
+	Cursor Cursor `json:"cursor"`
+	// From and To are the first and last post ids seen. Every post between
+	// them was on a page this read saw, so a stored post in that range that
+	// was not visited has been deleted (see Covers).
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// ToEnd is true when the read reached the thread's last page, so the
+	// range extends past To (a deleted last post is noticed too).
+	ToEnd bool `json:"to_end"`
+	// Seen is the number of posts visited; Pages the thread's page count;
+	// PagesRead the number of pages fetched.
+	Seen      int `json:"seen"`
+	Pages     int `json:"pages"`
+	PagesRead int `json:"pages_read"`
+}
+
+// Covers reports whether a post id lies in the range this read saw
+// completely: a stored post it covers that was not visited is deleted.
+func (r Result) Covers(id string) bool {
+	if r.From == "" {
+		return false
+	}
+	if CompareIDs(id, r.From) < 0 {
+		return false
+	}
+	return r.ToEnd || CompareIDs(id, r.To) <= 0
+}
+
+// CompareIDs orders post ids: numerically when both are numbers.
+func CompareIDs(a, b string) int {
+	ai, errA := strconv.ParseInt(a, 10, 64)
+	bi, errB := strconv.ParseInt(b, 10, 64)
+	if errA == nil && errB == nil {
+		switch {
+		case ai < bi:
+			return -1
+		case ai > bi:
+			return 1
+		}
+		return 0
+	}
+	if len(a) != len(b) {
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// BodyHash is a stable hash of a post body for edit detection: the same
+// markup with different whitespace hashes the same.
+func BodyHash(bodyHTML string) string {
+	h := sha256.Sum256([]byte(strings.Join(strings.Fields(bodyHTML), " ")))
+	return hex.EncodeToString(h[:])
+}
+
+// ReadThread reads a topic from a cursor and calls visit for every post on
+// the pages it reads, in forum order, one page at a time (a long thread is
+// never held whole).
+//
+// It starts on the cursor's page, so a poll of an unchanged thread costs
+// one request however long the thread is; the posts of that page are
+// visited again, so the caller can hash bodies to notice edits. Then it
+// follows the pages to the end. If deletions moved the cursor's page's
+// posts to an earlier page, it steps back so no post is skipped and the
+// reported range still covers every post from the cursor's page on.
+// Deletions on pages before the cursor's are only noticed by a read from
+// an earlier cursor (e.g. the zero Cursor before resolving a phase). An error from
+// visit stops the read; the result's cursor is then at the last post
+// visited.
+func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, visit func(forum.Post) error) (Result, error) {
+	res := Result{Cursor: cur}
+	page := max(cur.Page, 1)
+	stepBack, clamped := true, false
+	for {
+		pg, err := sc.S.Fetch(ctx, sc.S.Profile.ThreadPageURL(topic, page))
+		if err != nil {
+			return res, fmt.Errorf("thread %s page %d: %w", topic, page, err)
+		}
+		t := sc.S.Parser.Thread(pg.Doc)
+		res.PagesRead++
+		res.Pages = t.Pages
+		if len(t.Posts) == 0 {
+			return res, fmt.Errorf("thread %s page %d: %w: no posts matched the %s profile (%s)", topic, page,
+				ErrNotFound, sc.S.Profile.Name, errText(sc, pg))
+		}
+		if !clamped && t.Page != page && page > t.Pages && t.Page != t.Pages {
+			// Asked past the end (the thread shrank) and the board fell back
+			// to another page (MyBB shows page 1): go to the real last page.
+			clamped = true
+			page = t.Pages
+			continue
+		}
+		anchor := cur.FirstID
+		if anchor == "" {
+			anchor = cur.LastID
+		}
+		if stepBack && anchor != "" && t.Page > 1 && CompareIDs(t.Posts[0].ID, anchor) > 0 {
+			// Posts before the cursor's page were deleted, so its first
+			// posts (maybe new ones too) moved to the page before.
+			page = t.Page - 1
+			continue
+		}
+		stepBack = false
+		for _, p := range t.Posts {
+			p.Page = t.Page
+			if err := visit(p); err != nil {
+				return res, err
+			}
+			if res.From == "" {
+				res.From = p.ID
+			}
+			res.To = p.ID
+			res.Seen++
+			res.Cursor = Cursor{LastID: p.ID, Page: t.Page, FirstID: t.Posts[0].ID}
+		}
+		if sc.Progress != nil {
+			sc.Progress(res.PagesRead, t.Pages)
+		}
+		if t.Page >= t.Pages {
+			res.ToEnd = true
+			return res, nil
+		}
+		page = t.Page + 1
+	}
+}
+
+func errText(sc *Scraper, pg *Page) string {
+	if t := sc.S.Parser.ErrorText(pg.Doc); t != "" {
+		return "board says: " + t
+	}
+	return "wrong topic id or profile?"
+}
+
+// Inbox lists the PM inbox (its first page, newest first).
+func (sc *Scraper) Inbox(ctx context.Context) ([]forum.PMHeader, error) {
+	return sc.folder(ctx, sc.S.Profile.URLs.Inbox)
+}
+
+// Sent lists the bot's sent PMs (the first page of the outbox, if the
+// engine has one, then of the sent folder), newest first in each.
+func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
+	var out []forum.PMHeader
+	for _, rel := range []string{sc.S.Profile.URLs.Outbox, sc.S.Profile.URLs.Sent} {
+		if rel == "" {
+			continue
+		}
+		hs, err := sc.folder(ctx, rel)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, hs...)
+	}
+	return out, nil
+}
+
+func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, error) {
+	pg, err := sc.S.Fetch(ctx, rel)
+	if err != nil {
+		return nil, fmt.Errorf("PM folder: %w", err)
+	}
+	return sc.S.Parser.Inbox(pg.Doc), nil
+}
+
+// ReadPM reads one PM by id.
+func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
+	pg, err := sc.S.Fetch(ctx, forum.Expand(sc.S.Profile.URLs.ReadPM, map[string]string{"pm": id}))
+	if err != nil {
+		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
+	}
+	m, ok := sc.S.Parser.PM(pg.Doc)
+	if !ok {
+		return m, fmt.Errorf("PM %s: %w (%s)", id, ErrNotFound, errText(sc, pg))
+	}
+	if m.ID == "" {
+		m.ID = id
+	}
+	return m, nil
+}
