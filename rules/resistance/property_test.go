@@ -1,6 +1,7 @@
 package resistance
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -116,4 +117,59 @@ func checkPublicSecrets(t interface{ Fatalf(string, ...any) }, s *State, public 
 			}
 		}
 	}
+}
+
+// Random commands, well-formed or not, in random states of bot games: never
+// a panic, a rejection leaves the state as it was, and the input state is
+// never changed.
+func TestPropertyRandomCommands(t *testing.T) {
+	words := []string{"APPROVE", "REJECT", "VOTE", "TEAM:", "PROPOSE", "SUPPORT", "SABOTAGE", "GIVE", "TO", "PLAY", "ON",
+		"OVERHEAR", "OPEN", "UP", "Strong Leader", "speech", "close eye", "spotlight", "double vote", "successor", "open up",
+		"Ann", "ben", "Cat,", "Dan", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jon", "Zed", "and", ",", "[b]", "x"}
+	rapid.Check(t, func(t *rapid.T) {
+		g := Game{}
+		n := rapid.IntRange(5, 10).Draw(t, "players")
+		// Walk a fresh game with the bots for a random number of steps.
+		seed := rapid.Int64().Draw(t, "seed")
+		st, _, _ := g.Setup(rules.Config{Players: botNames[:n], Seed: seed, Start: startTime})
+		rnd := rules.NewRand(seed, "walk")
+		steps := rapid.IntRange(0, 60).Draw(t, "steps")
+		for i := 0; i < steps && !st.(*State).Finished; i++ {
+			p := botNames[rnd.IntN(n)]
+			for _, m := range g.Bot(st, p, rnd) {
+				w := &run{State: st.(*State), Private: map[string][]string{}}
+				w.message(g, p, m.Private, m.Text, startTime)
+				st = w.State
+			}
+		}
+		for k := 0; k < 20; k++ {
+			var parts []string
+			for j := rapid.IntRange(1, 6).Draw(t, "len"); j > 0; j-- {
+				parts = append(parts, rapid.SampledFrom(words).Draw(t, "word"))
+			}
+			text := strings.Join(parts, " ")
+			src := rules.Source{Player: rapid.SampledFrom(botNames[:n]).Draw(t, "who"),
+				Channel: rapid.SampledFrom([]rules.Channel{rules.Public, rules.Private}).Draw(t, "ch"), Time: startTime}
+			before, _ := json.Marshal(st)
+			p := g.Parse(st, text, src)
+			if p.Cmd == nil {
+				continue
+			}
+			c := *p.Cmd
+			c.Src = src
+			ns, _, err := g.Apply(st, c)
+			after, _ := json.Marshal(st)
+			if string(before) != string(after) {
+				t.Fatalf("Apply(%q) changed its input state", text)
+			}
+			if err != nil {
+				got, _ := json.Marshal(ns)
+				if string(got) != string(before) {
+					t.Fatalf("rejected %q (%v) but the state changed", text, err)
+				}
+				continue
+			}
+			st = ns
+		}
+	})
 }
