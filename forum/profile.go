@@ -407,7 +407,7 @@ func myBB() Profile {
 			Sent:         "private.php?fid=2",
 			ReadPM:       "private.php?action=read&pmid={pm}",
 			PMIDRegexp:   `[?&]pmid=(\d+)`,
-			Compose:      "private.php?action=send&uid={user}",
+			Compose:      "private.php?action=send",
 			Reply:        "newreply.php?tid={topic}",
 		},
 		Selectors: Selectors{
@@ -450,7 +450,7 @@ func myBB() Profile {
 			Reply: Form{Page: "newreply.php?tid={topic}", Selector: `form:has(textarea[name="message"])`,
 				Subject: "subject", Message: "message",
 				Extra: map[string]string{"action": "do_newreply", "submit": "Post Reply"}},
-			PM: Form{Page: "private.php?action=send&uid={user}", Selector: `form:has(textarea[name="message"])`,
+			PM: Form{Page: "private.php?action=send", Selector: `form:has(textarea[name="message"])`,
 				Subject: "subject", Message: "message", Recipient: "to",
 				Extra: map[string]string{"action": "do_send", "submit": "Send Message", "options[savecopy]": "1"}},
 		},

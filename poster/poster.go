@@ -1,0 +1,344 @@
+// Package poster submits the bot's posts and PMs through the board's own
+// forms, on the scraper's logged-in Session: a fresh form (fresh tokens)
+// for every attempt, flood control honoured through the clock, success
+// confirmed by the redirect to the new post or by finding the post's
+// marker, and a marker in every post and PM so a restarted bot can see
+// what it already sent instead of sending it twice.
+package poster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/parser"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/scraper"
+)
+
+// Esc makes player-supplied text (names, quoted commands) safe inside the
+// bot's BBCode. It is rules.Esc, re-exported for the poster's callers.
+func Esc(s string) string { return rules.Esc(s) }
+
+// MarkerPrefix starts every marker; the key follows.
+const MarkerPrefix = "forumgm·"
+
+var (
+	keyRe    = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,120}$`)
+	markerRe = regexp.MustCompile(`forumgm·([A-Za-z0-9._:/-]{1,120})`)
+)
+
+// ValidKey checks a marker key: 1–120 of A-Z a-z 0-9 . _ : / - (nothing
+// BBCode or the board could rewrite). The caller chooses keys naming game,
+// phase and sequence number, e.g. "g12.round-3.4".
+func ValidKey(key string) error {
+	if !keyRe.MatchString(key) {
+		return fmt.Errorf("marker key %q: want 1-120 of A-Z a-z 0-9 . _ : / -", key)
+	}
+	return nil
+}
+
+// MarkerLine is the short, small-print last line put in every post and PM.
+func MarkerLine(key string) string { return "[size=85]" + MarkerPrefix + key + "[/size]" }
+
+// WithMarker appends the marker line to a BBCode body.
+func WithMarker(body, key string) string {
+	return strings.TrimRight(body, "\n ") + "\n\n" + MarkerLine(key)
+}
+
+// FindMarkers returns the marker keys in a rendered body, outside quotes
+// (someone quoting the bot's post does not make it the bot's).
+func FindMarkers(bodyHTML string) []string {
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(bodyHTML))
+	if err != nil {
+		return nil
+	}
+	doc.Find(forum.QuoteSelector).Remove()
+	var out []string
+	for _, m := range markerRe.FindAllStringSubmatch(doc.Text(), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func hasMarker(bodyHTML, key string) bool {
+	for _, k := range FindMarkers(bodyHTML) {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Poster posts replies and sends PMs as the session's account.
+type Poster struct {
+	S  *scraper.Session
+	Sc *scraper.Scraper
+	// FloodWait is the least time between two submissions by the bot
+	// [profile flood_seconds]; set 0 for a flood-exempt account. A flood
+	// error page is still honoured.
+	FloodWait time.Duration
+	// Attempts bounds the submissions of one post or PM [6].
+	Attempts int
+	// ScanPages is how many last pages of a thread PostWithMarker reads [2];
+	// ScanSent how many sent PMs SentPMWithMarker opens [10].
+	ScanPages int
+	ScanSent  int
+
+	lastSubmit time.Time
+}
+
+// New makes a poster on a session.
+func New(s *scraper.Session) *Poster {
+	return &Poster{S: s, Sc: scraper.New(s), FloodWait: time.Duration(s.Profile.FloodSeconds) * time.Second,
+		Attempts: 6, ScanPages: 2, ScanSent: 10}
+}
+
+// ErrRejected: the board refused the submission for a reason retrying
+// will not fix (no permission, a closed topic, an unknown recipient); the
+// error text carries the board's message.
+var ErrRejected = errors.New("the forum rejected the submission")
+
+// Reply posts a reply to a topic with the marker key as its last line and
+// returns the new post's id. It fetches the reply form afresh for every
+// attempt, waits out flood control through the clock, and before every
+// retry after an unclear outcome looks for the marker, so a post is never
+// made twice.
+func (p *Poster) Reply(ctx context.Context, topic, key, subject, body string) (string, error) {
+	if err := ValidKey(key); err != nil {
+		return "", err
+	}
+	f := p.S.Profile.Forms.Reply
+	page := forum.Expand(f.Page, map[string]string{"topic": topic})
+	fields := map[string]string{f.Message: WithMarker(body, key)}
+	if subject != "" && f.Subject != "" {
+		fields[f.Subject] = subject
+	}
+	check := func() (string, bool, error) { return p.PostWithMarker(ctx, topic, key) }
+	return p.submit(ctx, "reply to topic "+topic, page, f, fields, check, true)
+}
+
+// SendPM sends a PM with the marker key as its last line and returns its
+// id (from the sent folder). phpBB addresses the recipient by user id
+// (compose&u=ID), MyBB by name (the "to" field).
+func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body string) (string, error) {
+	if err := ValidKey(key); err != nil {
+		return "", err
+	}
+	f := p.S.Profile.Forms.PM
+	if strings.Contains(f.Page, "{user}") && to.ID == "" {
+		return "", fmt.Errorf("PM to %q: the %s profile needs the recipient's user id", to.Name, p.S.Profile.Name)
+	}
+	page := forum.Expand(f.Page, map[string]string{"user": to.ID, "name": to.Name})
+	if subject == "" {
+		subject = "Game message"
+	}
+	fields := map[string]string{f.Message: WithMarker(body, key), f.Subject: subject}
+	if f.Recipient != "" {
+		fields[f.Recipient] = to.Name
+	}
+	check := func() (string, bool, error) { return p.SentPMWithMarker(ctx, key) }
+	return p.submit(ctx, "PM to "+to.Name, page, f, fields, check, false)
+}
+
+// submit runs the form loop shared by replies and PMs.
+func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fields map[string]string,
+	check func() (string, bool, error), isPost bool) (string, error) {
+	clk := p.S.Clock()
+	backoff := 2 * time.Second
+	unclear := false // a submission may have gone through: check before resubmitting
+	var last error
+	for attempt := 1; attempt <= max(p.Attempts, 1); attempt++ {
+		if unclear {
+			if id, ok, err := check(); err == nil && ok {
+				return id, nil
+			}
+			unclear = false
+		}
+		pg, err := p.S.Fetch(ctx, page)
+		if err != nil {
+			// The GET already retried with backoff: the forum is down, or
+			// the page is refused. Report it; the caller retries later.
+			return "", fmt.Errorf("%s: %w", what, err)
+		}
+		form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
+		if err != nil {
+			if flood, d := p.S.Parser.FloodWait(pg.Doc); flood {
+				if err := p.waitFlood(ctx, d); err != nil {
+					return "", err
+				}
+				continue
+			}
+			return "", fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.S, pg))
+		}
+		for k, v := range fields {
+			form.Values.Set(k, v)
+		}
+		for k, v := range f.Extra {
+			form.Values.Set(k, v)
+		}
+		if err := p.S.FormWait(ctx); err != nil {
+			return "", err
+		}
+		if err := p.paceFlood(ctx); err != nil {
+			return "", err
+		}
+		res, err := p.S.PostForm(ctx, form.Action, form.Values, pg.URL)
+		p.lastSubmit = clk.Now()
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			last, unclear = err, true
+			if err := clk.Sleep(ctx, backoff); err != nil {
+				return "", err
+			}
+			backoff = min(backoff*2, time.Minute)
+			continue
+		}
+		switch {
+		case res.Status == http.StatusTooManyRequests || res.Status >= 500:
+			last, unclear = fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, res.Status), true
+			wait := backoff
+			if ra := res.Header.Get("Retry-After"); ra != "" {
+				if d, err := time.ParseDuration(strings.TrimSpace(ra) + "s"); err == nil {
+					wait = d
+				}
+			}
+			if err := clk.Sleep(ctx, wait); err != nil {
+				return "", err
+			}
+			backoff = min(backoff*2, time.Minute)
+			continue
+		}
+		if flood, d := p.S.Parser.FloodWait(res.Doc); flood {
+			last = fmt.Errorf("flood control")
+			if err := p.waitFlood(ctx, d); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if isPost {
+			// Success is the redirect to the new post (an HTTP redirect, or a
+			// meta refresh where the board shows a message page first).
+			for _, u := range []string{res.Location(), parser.MetaRefresh(res.Doc)} {
+				if id := p.S.Parser.PostIDFromURL(u); id != "" {
+					return id, nil
+				}
+			}
+		}
+		if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
+			// The form again: a stale token, or phpBB's "new posts since
+			// you started" review. Resubmit on a fresh form.
+			last = fmt.Errorf("the board returned the form (%s)", boardSays(p.S, res))
+			continue
+		}
+		// A message page, a redirect elsewhere: look for the marker.
+		if id, ok, err := check(); err == nil && ok {
+			return id, nil
+		}
+		if t := p.S.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
+			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, t)
+		}
+		last, unclear = fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.S, res)), true
+	}
+	if id, ok, err := check(); err == nil && ok {
+		return id, nil
+	}
+	return "", fmt.Errorf("%s: not confirmed after %d attempts: %w", what, p.Attempts, last)
+}
+
+// paceFlood waits until FloodWait has passed since the last submission.
+func (p *Poster) paceFlood(ctx context.Context) error {
+	if p.lastSubmit.IsZero() || p.FloodWait <= 0 {
+		return nil
+	}
+	if d := p.lastSubmit.Add(p.FloodWait).Sub(p.S.Clock().Now()); d > 0 {
+		return p.S.Clock().Sleep(ctx, d)
+	}
+	return nil
+}
+
+// waitFlood waits after a flood error: what the board said, else the
+// profile's interval (at least one second, so it never spins).
+func (p *Poster) waitFlood(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		d = time.Duration(p.S.Profile.FloodSeconds) * time.Second
+	}
+	d = max(d, time.Second)
+	if p.FloodWait < d {
+		// The board is stricter than we thought: remember it.
+		p.FloodWait = d
+	}
+	return p.S.Clock().Sleep(ctx, d)
+}
+
+func boardSays(s *scraper.Session, pg *scraper.Page) string {
+	if t := s.Parser.ErrorText(pg.Doc); t != "" {
+		return "board says: " + t
+	}
+	return fmt.Sprintf("HTTP %d", pg.Status)
+}
+
+// PostWithMarker looks for the bot's post carrying the marker key on the
+// last ScanPages pages of the topic and returns its id.
+func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string, bool, error) {
+	last := forum.Expand(p.S.Profile.URLs.LastPage, map[string]string{"topic": topic})
+	pg, err := p.S.Fetch(ctx, last)
+	if err != nil {
+		return "", false, err
+	}
+	for i := 0; ; i++ {
+		t := p.S.Parser.Thread(pg.Doc)
+		// Newest first: the marker is most likely near the end.
+		for j := len(t.Posts) - 1; j >= 0; j-- {
+			post := t.Posts[j]
+			if p.mine(post.Author) && hasMarker(post.BodyHTML, key) {
+				return post.ID, true, nil
+			}
+		}
+		if i+1 >= max(p.ScanPages, 1) || t.Page <= 1 {
+			return "", false, nil
+		}
+		pg, err = p.S.Fetch(ctx, p.S.Profile.ThreadPageURL(topic, t.Page-1))
+		if err != nil {
+			return "", false, err
+		}
+	}
+}
+
+// mine: posts by the bot account (a player's post quoting or copying a
+// marker is not the bot's).
+func (p *Poster) mine(a forum.Author) bool {
+	u := p.S.Username()
+	return u == "" || strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(u))
+}
+
+// SentPMWithMarker looks for a sent PM carrying the marker key among the
+// newest ScanSent sent PMs and returns its id.
+func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
+	hs, err := p.Sc.Sent(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for i, h := range hs {
+		if i >= max(p.ScanSent, 1) {
+			break
+		}
+		m, err := p.Sc.ReadPM(ctx, h.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if hasMarker(m.BodyHTML, key) {
+			return h.ID, true, nil
+		}
+	}
+	return "", false, nil
+}
