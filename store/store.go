@@ -121,8 +121,10 @@ func openSQLite(dsn string) (*DB, error) {
 			break
 		}
 	}
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i] // our own parameters below; others are not supported
+	if strings.ContainsRune(path, '?') {
+		// The store sets its own pragmas; letting a DSN override them
+		// (journal mode, locking) would void the concurrency guarantees.
+		return nil, fmt.Errorf("store: SQLite DSN parameters are not supported: %q", dsn)
 	}
 	if path == "" {
 		path = "forumgm.db"

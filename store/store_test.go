@@ -872,3 +872,67 @@ func TestRefuseNewerSchema(t *testing.T) {
 		}
 	})
 }
+
+func TestOpenRejectsSQLiteParams(t *testing.T) {
+	_, err := store.Open(ctx, filepath.Join(t.TempDir(), "x.db")+"?_pragma=journal_mode(DELETE)")
+	if err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("Open with parameters: %v", err)
+	}
+}
+
+// LockGame: the game row as Game reads it; on PostgreSQL a second locker
+// waits until the first transaction ends.
+func TestLockGame(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "locked")
+		tx(t, db, func(tx *store.Tx) error {
+			got, err := tx.LockGame(g.ID)
+			must(t, err)
+			if !reflect.DeepEqual(got, g) {
+				t.Errorf("LockGame = %+v\nwant %+v", got, g)
+			}
+			if _, err := tx.LockGame(9999); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("LockGame(9999): %v", err)
+			}
+			return nil
+		})
+		locked, release := make(chan struct{}), make(chan struct{})
+		var order []string
+		var mu sync.Mutex
+		note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := db.Tx(ctx, func(tx *store.Tx) error {
+				_, err := tx.LockGame(g.ID)
+				close(locked)
+				<-release
+				note("first done")
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+		<-locked
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := db.Tx(ctx, func(tx *store.Tx) error {
+				_, err := tx.LockGame(g.ID)
+				note("second locked")
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+		time.Sleep(200 * time.Millisecond) // the second must be waiting now
+		close(release)
+		wg.Wait()
+		if strings.Join(order, ",") != "first done,second locked" {
+			t.Errorf("order: %v", order)
+		}
+	})
+}

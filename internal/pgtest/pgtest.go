@@ -2,13 +2,14 @@
 //
 // DSN uses the server named by FORUMGM_TEST_POSTGRES (a postgres:// DSN of a
 // role that may CREATE DATABASE) when set; otherwise it starts one throwaway
-// PostgreSQL 15 per test binary from /usr/lib/postgresql/15/bin (or
-// FORUMGM_PG_BIN): initdb into a temp dir, a free port on 127.0.0.1, the
-// socket in the temp dir, fsync off. Running as root (which initdb and
-// postgres refuse), the temp dir is given to the "postgres" user, initdb
-// runs through runuser and the postmaster is started with that user's
-// credentials. Every DSN call creates a new database. When no server can be had the test is skipped, or fails
-// when FORUMGM_REQUIRE_POSTGRES=1 (CI).
+// PostgreSQL 15 per test binary from /usr/lib/postgresql/15/bin (or the
+// newest other /usr/lib/postgresql/N/bin, or FORUMGM_PG_BIN): initdb into a
+// temp dir, a free port on 127.0.0.1, the socket in the temp dir, fsync off.
+// Running as root (which initdb and postgres refuse), the temp dir is given
+// to the "postgres" user, initdb runs through runuser and the postmaster is
+// started with that user's credentials. Every DSN call creates a new
+// database. When no server can be had the test is skipped, or fails when
+// FORUMGM_REQUIRE_POSTGRES=1 (CI).
 //
 // Use Main from TestMain so the server stops when the tests end:
 //
@@ -30,6 +31,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -177,6 +179,13 @@ func start() (*server, error) {
 	bin := os.Getenv(envBin)
 	if bin == "" {
 		bin = defaultBin
+		if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
+			// Another major version from the distribution will do.
+			if found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(found) > 0 {
+				sort.Slice(found, func(i, j int) bool { return pgMajor(found[i]) < pgMajor(found[j]) })
+				bin = filepath.Dir(found[len(found)-1])
+			}
+		}
 	}
 	for _, b := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
@@ -329,6 +338,12 @@ func (s *server) postmasterPID() int {
 	line, _, _ := strings.Cut(string(b), "\n")
 	pid, _ := strconv.Atoi(strings.TrimSpace(line))
 	return pid
+}
+
+// pgMajor is the version directory's number in /usr/lib/postgresql/N/bin.
+func pgMajor(initdb string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(initdb))))
+	return n
 }
 
 func freePort() (int, error) {
