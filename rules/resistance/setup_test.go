@@ -265,6 +265,9 @@ func TestStateRoundTripAndNoMutation(t *testing.T) {
 	if string(again) != string(before) {
 		t.Error("state does not round-trip through JSON")
 	}
+	if d.Roster().Name("Ann") != "Ann" || len(d.Roster().IDs()) != 7 {
+		t.Error("roster lost in the round trip")
+	}
 	if rules.Names() == nil {
 		t.Error("registry empty")
 	}
