@@ -249,7 +249,9 @@ func TestStateRoundTripAndNoMutation(t *testing.T) {
 	g := Game{}
 	st, _, _ := g.Setup(fixture(seven, nil, nil))
 	before, _ := json.Marshal(st)
-	_, _, _ = g.Apply(st, rules.Command{Kind: KindGive, Args: []string{StrongLeader, "Ben"}, Src: rules.Source{Player: "Ann", Channel: rules.Public}})
+	if _, _, err := g.Apply(st, rules.Command{Kind: KindGive, Args: []string{st.(*State).Dealt[0], "Ben"}, Src: rules.Source{Player: "Ann", Channel: rules.Public}}); err != nil {
+		t.Fatal(err)
+	}
 	_, _ = g.Resolve(st, startTime)
 	_ = g.SetDeadline(st, startTime)
 	_, _ = g.End(st, startTime)
