@@ -84,7 +84,7 @@ func Message(g rules.Game, s rules.State, src rules.Source, segments []string) S
 			if err != nil {
 				oc.Status, oc.Reason = Rejected, err.Error()
 				if src.Channel == rules.Public && !told(evs, src.Player) {
-					notices = append(notices, "✘ "+quote(seg)+" — "+err.Error())
+					notices = append(notices, "✘ "+quote(seg)+" — "+rules.Esc(err.Error()))
 				}
 			} else {
 				oc.Status = Accepted
@@ -93,7 +93,7 @@ func Message(g rules.Game, s rules.State, src rules.Source, segments []string) S
 		case p.Reject != "":
 			oc.Status, oc.Reason = Rejected, p.Reject
 			if src.Channel == rules.Public {
-				notices = append(notices, "✘ "+quote(seg)+" — "+p.Reject)
+				notices = append(notices, "✘ "+quote(seg)+" — "+rules.Esc(p.Reject))
 			}
 		default:
 			oc.Status, oc.Reason = Ignored, "not a command"
@@ -150,7 +150,8 @@ func receipt(ocs []Outcome) string {
 		case Accepted:
 			fmt.Fprintf(&b, "\n✔ %s — accepted", quote(o.Text))
 		case Rejected:
-			fmt.Fprintf(&b, "\n✘ %s — %s", quote(o.Text), o.Reason)
+			// Reasons often repeat what the player typed (an unknown name).
+			fmt.Fprintf(&b, "\n✘ %s — %s", quote(o.Text), rules.Esc(o.Reason))
 		default:
 			fmt.Fprintf(&b, "\n· %s — not an order, ignored", quote(o.Text))
 		}
