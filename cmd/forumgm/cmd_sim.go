@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/forumgm/forumgm/bbcode"
+	"github.com/forumgm/forumgm/forumsim"
+)
+
+// simCommand runs the simulated phpBB board with a seeded demo thread, for
+// a person to browse or for the bot to play against.
+func simCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sim",
+		Usage: "run a local phpBB-like forum with a seeded demo game thread",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen address (loopback by default)"},
+			&cli.StringFlag{Name: "bold", Value: "strong", Usage: "how [b] renders: strong (phpBB 3.2.2+) or span (3.0-3.2.1)"},
+			&cli.IntFlag{Name: "posts-per-page", Value: 10, Usage: "posts per topic page"},
+			&cli.DurationFlag{Name: "flood", Value: 15 * time.Second, Usage: "flood interval between posts/PMs (0 turns it off)"},
+			&cli.StringFlag{Name: "password", Usage: "one password for every seeded user (default: random per user)"},
+		},
+		Action: func(c *cli.Context) error {
+			bold, err := bbcode.ParseBoldStyle(c.String("bold"))
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			flood := c.Duration("flood")
+			if flood <= 0 {
+				flood = -1 // Options treats 0 as "default 15 s"
+			}
+			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood})
+			var pw func(string) string
+			if p := c.String("password"); p != "" {
+				pw = func(string) string { return p }
+			}
+			demo, err := forumsim.SeedDemo(s, pw)
+			if err != nil {
+				return err
+			}
+			base, stop, err := s.Start(c.String("addr"))
+			if err != nil {
+				return err
+			}
+			out := c.App.Writer
+			if out == nil {
+				out = os.Stdout
+			}
+			fmt.Fprintf(out, "forumgm sim: phpBB-like board at %s\n", base)
+			fmt.Fprintf(out, "demo thread: %sviewtopic.php?t=%d\n", base, demo.TopicID)
+			fmt.Fprintln(out, "users (id, name, password):")
+			for _, u := range demo.Users {
+				note := ""
+				if u.Exempt {
+					note = "  (flood-exempt)"
+				}
+				fmt.Fprintf(out, "  %d  %-16s %s%s\n", u.ID, u.Name, u.Password, note)
+			}
+			fmt.Fprintln(out, "press Ctrl-C to stop")
+			ctx, cancel := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+			<-ctx.Done()
+			sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer scancel()
+			return stop(sctx)
+		},
+	}
+}
