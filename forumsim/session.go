@@ -39,6 +39,14 @@ func (se *session) registered() bool { return se.userID != 1 }
 // gone, or starts a guest session. Caller holds s.mu.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
 	now := s.now()
+	if s.requests%256 == 0 {
+		// Crawlers without cookies leave a guest session per request.
+		for id, se := range s.sessions {
+			if now.Sub(se.last) > s.opt.SessionLength {
+				delete(s.sessions, id)
+			}
+		}
+	}
 	sid := ""
 	if c, err := r.Cookie(CookieSession); err == nil {
 		sid = c.Value

@@ -203,4 +203,16 @@ func TestForceLogoutAndAutologin(t *testing.T) {
 	if !loggedIn(c2.get("index.php")) {
 		t.Error("forced logout of one user ended another's session")
 	}
+	// A reply form fetched before a forced logout gets the login box back.
+	tid := b.thread(1)
+	act, fv := c2.replyForm(tid)
+	b.s.ForceLogout(b.ids["Alice"])
+	vals := urlValues(fv)
+	vals.Set("message", "after logout")
+	vals.Set("post", "Submit")
+	b.clk.Advance(time.Second)
+	r := c2.post(act, vals)
+	if r.status != http.StatusOK || byID(r.doc, "login") == nil || len(b.s.Posts(tid)) != 1 {
+		t.Errorf("post after forced logout: %d, login form %v", r.status, byID(r.doc, "login") != nil)
+	}
 }

@@ -272,3 +272,49 @@ func TestSubdirectory(t *testing.T) {
 		t.Errorf("redirect %q", r.loc)
 	}
 }
+
+// Every page renders, is well nested (checked by client.do) and shows its
+// marker, for a guest and for a member.
+func TestEveryPage(t *testing.T) {
+	b := newBoard(t, Options{})
+	tid := b.thread(11) // the last post, p11, is Alice's: she may delete it
+	pm, _ := b.s.SendPM(b.ids["Bob"], []int{b.ids["Alice"]}, "s", "m")
+	guest, member := b.client(), b.client()
+	member.login("Alice")
+	tests := []struct {
+		url          string
+		guest, login string // substring expected for each
+	}{
+		{"", `class="forumtitle"`, `class="forumtitle"`},
+		{"index.php", `class="forumtitle"`, `header-profile`},
+		{fmt.Sprintf("viewforum.php?f=%d", b.forum), `class="topictitle"`, `class="topictitle"`},
+		{fmt.Sprintf("viewtopic.php?t=%d", tid), `id="p1"`, `id="qr_postform"`},
+		{"memberlist.php", `id="login"`, `id="memberlist"`},
+		{"memberlist.php?mode=viewprofile&u=3", `id="login"`, `memberlist-title`},
+		{"ucp.php", `id="login"`, `User Control Panel`},
+		{"ucp.php?mode=register", MsgRegisterOff, MsgRegisterOff},
+		{"ucp.php?i=pm&folder=inbox", `id="login"`, `dl class="row-item pm_unread"`},
+		{"ucp.php?i=pm&folder=sentbox", `id="login"`, `You have no messages in this folder.`},
+		{fmt.Sprintf("ucp.php?i=pm&mode=view&p=%d", pm), `id="login"`, fmt.Sprintf(`id="post-%d"`, pm)},
+		{"ucp.php?i=pm&mode=compose", `id="login"`, `name="username_list"`},
+		{fmt.Sprintf("posting.php?mode=reply&t=%d", tid), `id="login"`, `id="postform"`},
+		{fmt.Sprintf("posting.php?mode=post&f=%d", b.forum), `id="login"`, `id="postform"`},
+		{"posting.php?mode=quote&p=2", `id="login"`, `[quote=&#34;Bob&#34;`},
+		{"posting.php?mode=edit&p=1", `id="login"`, `name="edit_reason"`},
+		{"posting.php?mode=delete&p=11", `id="login"`, `id="confirm"`},
+		{"posting.php?mode=bogus", `id="login"`, `No valid mode supplied.`},
+		{"ucp.php?mode=login", `id="login"`, `header-profile`},
+	}
+	for _, tc := range tests {
+		if p := guest.get(tc.url); !strings.Contains(p.body, tc.guest) {
+			t.Errorf("guest %s: no %q", tc.url, tc.guest)
+		}
+		p := member.get(tc.url)
+		if p.status == http.StatusFound {
+			p = member.get(strings.TrimPrefix(p.loc, b.ts.URL+"/"))
+		}
+		if !strings.Contains(p.body, tc.login) {
+			t.Errorf("member %s: no %q", tc.url, tc.login)
+		}
+	}
+}
