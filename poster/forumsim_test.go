@@ -1,0 +1,239 @@
+package poster_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/poster"
+	"github.com/forumgm/forumgm/scraper"
+)
+
+var start = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+type board struct {
+	sim               *forumsim.Server
+	clk               *clock.Fake
+	s                 *scraper.Session
+	sc                *scraper.Scraper
+	p                 *poster.Poster
+	topic             int
+	bot, alice, bob   int
+	topicStr, baseURL string
+}
+
+// newBoard runs forumsim in-process with a 25-post topic (3 pages) and
+// the bot logged out; nothing really waits (fake clock).
+func newBoard(t *testing.T) *board {
+	t.Helper()
+	clk := clock.NewFake(start)
+	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: 15 * time.Second})
+	b := &board{sim: sim, clk: clk}
+	var err error
+	must := func(id int, err error) int {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	b.bot = must(sim.AddUser("GMBot", "gm-pass", false))
+	b.alice = must(sim.AddUser("Alice", "a", false))
+	b.bob = must(sim.AddUser("Bjørn Ærøe", "b", false))
+	f := sim.AddForum("Games", "")
+	b.topic, _, err = sim.AddTopic(f, b.bot, "Mafia 1", "Welcome. Vote with [b]VOTE: name[/b].")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 25; i++ {
+		clk.Advance(time.Minute)
+		who, text := b.alice, fmt.Sprintf("post %d [b]VOTE: Bjørn Ærøe[/b]", i)
+		if i%2 == 0 {
+			who, text = b.bob, fmt.Sprintf("[quote=Alice]post %d [b]VOTE: Bjørn Ærøe[/b][/quote]no [b]VOTE: Alice[/b]", i)
+		}
+		must(sim.Post(b.topic, who, text))
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	b.baseURL = srv.URL + "/forum/"
+	prof, _ := forum.Builtin("phpbb")
+	b.s, err = scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+		scraper.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.sc, b.p = scraper.New(b.s), poster.New(b.s)
+	b.topicStr = fmt.Sprint(b.topic)
+	return b
+}
+
+func (b *board) read(t *testing.T, cur scraper.Cursor) (scraper.Result, []forum.Post) {
+	t.Helper()
+	var got []forum.Post
+	res, err := b.sc.ReadThread(context.Background(), b.topicStr, cur, func(p forum.Post) error {
+		got = append(got, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, got
+}
+
+func TestForumsimReadPollEditDeleteLogout(t *testing.T) {
+	b := newBoard(t)
+	res, posts := b.read(t, scraper.Cursor{})
+	if len(posts) != 25 || res.Pages != 3 || res.PagesRead != 3 || !res.ToEnd {
+		t.Fatalf("backfill: %d posts %+v", len(posts), res)
+	}
+	if p := posts[2]; p.Author.Name != "Bjørn Ærøe" || p.Author.ID != fmt.Sprint(b.bob) || p.Page != 1 {
+		t.Errorf("post 3: %+v", p)
+	}
+	if segs := b.s.Parser.Segments(posts[2].BodyHTML); strings.Join(segs, "|") != "VOTE: Alice" {
+		t.Errorf("quoted vote counted: %q", segs)
+	}
+	if !posts[24].Time.Equal(start.Add(24 * time.Minute)) {
+		t.Errorf("time %v", posts[24].Time)
+	}
+
+	// Unchanged: one request.
+	n := b.sim.Requests()
+	res2, again := b.read(t, res.Cursor)
+	if b.sim.Requests()-n != 1 || len(again) != 5 {
+		t.Errorf("poll: %d requests, %d posts", b.sim.Requests()-n, len(again))
+	}
+	hash := map[string]string{}
+	for _, p := range again {
+		hash[p.ID] = scraper.BodyHash(p.BodyHTML)
+	}
+
+	// An edit of the last post (phpBB shows no notice for it), a deletion,
+	// and a forced logout of the bot.
+	last := again[len(again)-1]
+	var lastID, delID int
+	fmt.Sscan(last.ID, &lastID)
+	fmt.Sscan(again[1].ID, &delID)
+	if err := b.sim.Edit(lastID, b.alice, "changed [b]VOTE: Alice[/b]", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sim.DeletePost(delID); err != nil {
+		t.Fatal(err)
+	}
+	b.sim.ForceLogout(b.bot)
+	res3, seen := b.read(t, res2.Cursor)
+	ids := map[string]bool{}
+	for _, p := range seen {
+		ids[p.ID] = true
+		if p.ID == last.ID && hash[p.ID] == scraper.BodyHash(p.BodyHTML) {
+			t.Error("edit not visible in the body hash")
+		}
+	}
+	if ids[again[1].ID] || !res3.Covers(again[1].ID) {
+		t.Errorf("deletion of %s: seen %v covered %v (%s..%s)", again[1].ID, ids[again[1].ID], res3.Covers(again[1].ID), res3.From, res3.To)
+	}
+	if !ids[last.ID] {
+		t.Error("after forced logout the thread was not read")
+	}
+}
+
+func TestForumsimRepliesUnderFlood(t *testing.T) {
+	b := newBoard(t)
+	ctx := context.Background()
+	var ids []string
+	for i := 1; i <= 3; i++ {
+		id, err := b.p.Reply(ctx, b.topicStr, fmt.Sprintf("m1.day-1.%d", i), "", fmt.Sprintf("Update %d for [b]%s[/b]", i, poster.Esc("[b]x")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	var times []time.Time
+	for _, id := range ids {
+		var n int
+		fmt.Sscan(id, &n)
+		p, ok := b.sim.GetPost(n)
+		if !ok || p.AuthorID != b.bot {
+			t.Fatalf("post %s: %+v", id, p)
+		}
+		times = append(times, p.Time)
+	}
+	for i := 1; i < len(times); i++ {
+		if times[i].Sub(times[i-1]) < 15*time.Second {
+			t.Errorf("replies %v apart under a 15 s flood limit", times[i].Sub(times[i-1]))
+		}
+	}
+	// The flood error page itself is honoured when the bot thinks it is exempt.
+	b.p.FloodWait = 0
+	id, err := b.p.Reply(ctx, b.topicStr, "m1.day-1.4", "", "fourth")
+	if err != nil {
+		t.Fatalf("flood retry: %v", err)
+	}
+	if b.p.FloodWait != 15*time.Second {
+		t.Errorf("the flood error was not seen: FloodWait %v", b.p.FloodWait)
+	}
+	// The marker is found after a "crash".
+	got, ok, err := poster.New(b.s).PostWithMarker(ctx, b.topicStr, "m1.day-1.2")
+	if err != nil || !ok || got != ids[1] {
+		t.Errorf("PostWithMarker = %q %v %v, want %s", got, ok, err, ids[1])
+	}
+	_, posts := b.read(t, scraper.Cursor{})
+	lastPost := posts[len(posts)-1]
+	if lastPost.ID != id || len(poster.FindMarkers(lastPost.BodyHTML)) != 1 {
+		t.Errorf("last post %s markers %q", lastPost.ID, poster.FindMarkers(lastPost.BodyHTML))
+	}
+	// Escaped player text stays text.
+	if segs := b.s.Parser.Segments(posts[25].BodyHTML); len(segs) != 1 || !strings.Contains(segs[0], "[\u200bb]x") {
+		t.Errorf("escaped segment %q", segs)
+	}
+}
+
+func TestForumsimPMs(t *testing.T) {
+	b := newBoard(t)
+	ctx := context.Background()
+	pmID, err := b.sim.SendPM(b.alice, []int{b.bot}, "Night", "KILL Bob\n[quote=GMBot]Send KILL name[/quote]\nPROTECT Carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := b.sc.Inbox(ctx)
+	if err != nil || len(hs) != 1 || hs[0].ID != fmt.Sprint(pmID) || hs[0].From.ID != fmt.Sprint(b.alice) || !hs[0].Unread {
+		t.Fatalf("inbox %+v %v", hs, err)
+	}
+	m, err := b.sc.ReadPM(ctx, hs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(b.s.Parser.Lines(m.BodyHTML), "|"); got != "KILL Bob|PROTECT Carol" || m.From.Name != "Alice" || m.Subject != "Night" {
+		t.Errorf("PM %+v lines %q", m, got)
+	}
+	if m.Time.IsZero() {
+		t.Error("PM time not parsed")
+	}
+
+	sent, err := b.p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.role.alice", "Your role", "You are [b]Town[/b].")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := b.sim.Inbox(b.alice)
+	if len(in) != 1 || fmt.Sprint(in[0].ID) != sent || !strings.Contains(in[0].HTML, "forumgm·m1.role.alice") {
+		t.Fatalf("Alice's inbox %+v (sent %s)", in, sent)
+	}
+	// Second PM within the flood interval waits, then goes.
+	sent2, err := b.p.SendPM(ctx, forum.Author{Name: "Bjørn Ærøe", ID: fmt.Sprint(b.bob)}, "m1.role.bob", "Your role", "Mafia.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobIn := b.sim.Inbox(b.bob)
+	if len(bobIn) != 1 || bobIn[0].Time.Sub(in[0].Time) < 15*time.Second {
+		t.Errorf("second PM %s: %+v", sent2, bobIn)
+	}
+	got, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1.role.alice")
+	if err != nil || !ok || got != sent {
+		t.Errorf("SentPMWithMarker = %q %v %v", got, ok, err)
+	}
+}
