@@ -3,11 +3,13 @@ package poster_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/bbcode"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
@@ -235,5 +237,84 @@ func TestForumsimPMs(t *testing.T) {
 	got, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1.role.alice")
 	if err != nil || !ok || got != sent {
 		t.Errorf("SentPMWithMarker = %q %v %v", got, ok, err)
+	}
+}
+
+// hookRT runs a hook before the first POST to a path (another player posts
+// while the bot's reply form is open).
+type hookRT struct {
+	path  string
+	hook  func()
+	done  bool
+	posts int
+}
+
+func (h *hookRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, h.path) {
+		h.posts++
+		if !h.done {
+			h.done = true
+			h.hook()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// phpBB's post review: a post made while the form was open sends the form
+// back; the poster resubmits on a fresh form and posts exactly once.
+func TestForumsimPostReview(t *testing.T) {
+	b := newBoard(t)
+	rt := &hookRT{path: "posting.php", hook: func() {
+		if _, err := b.sim.Post(b.topic, b.alice, "sneaky [b]VOTE: GMBot[/b]"); err != nil {
+			t.Error(err)
+		}
+	}}
+	prof, _ := forum.Builtin("phpbb")
+	s, err := scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+		scraper.Options{Clock: b.clk, Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(b.sim.Posts(b.topic))
+	id, err := poster.New(s).Reply(context.Background(), b.topicStr, "m1.review.1", "", "after review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := b.sim.Posts(b.topic)
+	if rt.posts != 2 {
+		t.Errorf("%d submissions, want 2 (review, then resubmit)", rt.posts)
+	}
+	if !rt.done || len(ps) != before+2 || fmt.Sprint(ps[len(ps)-1].ID) != id {
+		t.Errorf("hook %v, %d new posts, last %d, got %s", rt.done, len(ps)-before, ps[len(ps)-1].ID, id)
+	}
+}
+
+// The older phpBB bold (span style) from the same board.
+func TestForumsimSpanBold(t *testing.T) {
+	clk := clock.NewFake(start)
+	sim := forumsim.New(forumsim.Options{Clock: clk, Bold: bbcode.BoldSpan})
+	bot, _ := sim.AddUser("GMBot", "pw", false)
+	f := sim.AddForum("Games", "")
+	topic, _, err := sim.AddTopic(f, bot, "T", "[quote][b]VOTE: X[/b][/quote][b]VOTE: Y[/b] [s][b]VOTE: Z[/b][/s] [spoiler][b]VOTE: W[/b][/spoiler][code][b]VOTE: V[/b][/code]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	prof, _ := forum.Builtin("phpbb")
+	s, _ := scraper.NewSession(srv.URL+"/", prof, forum.Credentials{Username: "GMBot", Password: "pw"}, scraper.Options{Clock: clk})
+	var segs []string
+	_, err = scraper.New(s).ReadThread(context.Background(), fmt.Sprint(topic), scraper.Cursor{}, func(p forum.Post) error {
+		if !strings.Contains(p.BodyHTML, `style="font-weight: bold"`) {
+			t.Errorf("not span bold: %s", p.BodyHTML)
+		}
+		segs = append(segs, s.Parser.Segments(p.BodyHTML)...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(segs, "|") != "VOTE: Y" {
+		t.Errorf("segments %q", segs)
 	}
 }
