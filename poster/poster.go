@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
@@ -92,6 +93,7 @@ type Poster struct {
 	ScanPages int
 	ScanSent  int
 
+	mu         sync.Mutex // one submission at a time (flood pacing)
 	lastSubmit time.Time
 }
 
@@ -151,6 +153,8 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 // submit runs the form loop shared by replies and PMs.
 func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fields map[string]string,
 	check func() (string, bool, error), isPost bool) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	clk := p.S.Clock()
 	backoff := 2 * time.Second
 	unclear := false // a submission may have gone through: check before resubmitting
@@ -207,10 +211,8 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		case res.Status == http.StatusTooManyRequests || res.Status >= 500:
 			last, unclear = fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, res.Status), true
 			wait := backoff
-			if ra := res.Header.Get("Retry-After"); ra != "" {
-				if d, err := time.ParseDuration(strings.TrimSpace(ra) + "s"); err == nil {
-					wait = d
-				}
+			if d, ok := scraper.RetryAfter(res.Header, clk.Now()); ok {
+				wait = min(d, 10*time.Minute)
 			}
 			if err := clk.Sleep(ctx, wait); err != nil {
 				return "", err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -284,5 +285,37 @@ func TestCompareAndCovers(t *testing.T) {
 	}
 	if BodyHash("a  b\n") != BodyHash("a b") || BodyHash("a") == BodyHash("b") {
 		t.Error("BodyHash")
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	r := newRig(t, 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	_, err := r.sc.ReadThread(ctx, "9", Cursor{}, func(forum.Post) error {
+		n++
+		if n == 5 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n != 10 {
+		t.Errorf("err %v after %d posts", err, n)
+	}
+}
+
+func TestRetryAfterHeader(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	h := map[string][]string{"Retry-After": {"120"}}
+	if d, ok := RetryAfter(h, now); !ok || d != 2*time.Minute {
+		t.Errorf("seconds: %v %v", d, ok)
+	}
+	h["Retry-After"] = []string{now.Add(90 * time.Second).Format(http.TimeFormat)}
+	if d, ok := RetryAfter(h, now); !ok || d != 90*time.Second {
+		t.Errorf("date: %v %v", d, ok)
+	}
+	h["Retry-After"] = []string{"soon"}
+	if _, ok := RetryAfter(h, now); ok {
+		t.Error("garbage accepted")
 	}
 }

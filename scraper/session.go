@@ -248,7 +248,7 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 		}
 		if retryable(pg.Status) {
 			lastErr = fmt.Errorf("HTTP %d", pg.Status)
-			if ra, ok := retryAfter(pg.Header, s.opt.Clock.Now()); ok {
+			if ra, ok := RetryAfter(pg.Header, s.opt.Clock.Now()); ok {
 				wait = min(ra, s.opt.MaxWait)
 			}
 			continue
@@ -269,8 +269,8 @@ func retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status >= 500
 }
 
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+// RetryAfter reads a Retry-After header: seconds or an HTTP date.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
