@@ -436,7 +436,7 @@ func myBB() Profile {
 			InboxFrom:      `a[href*="action=profile"]`,
 			InboxTime:      "span.smalltext",
 			InboxUnread:    "a.new_pm",
-			PM:             "div.post",
+			PM:             "div.post:has(div.post_body)",
 			PMSubject:      "td.thead strong",
 			PMFrom:         "div.author_information .largetext",
 			PMTime:         "span.post_date",
