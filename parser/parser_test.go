@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 )
@@ -266,5 +267,31 @@ func TestFloodWait(t *testing.T) {
 	doc, _ = Doc([]byte(`<p>Posted.</p>`))
 	if ok, _ := y.FloodWait(doc); ok {
 		t.Error("false flood")
+	}
+}
+
+// Textual times are read in the profile's time zone; attributes are UTC.
+func TestTimeZone(t *testing.T) {
+	my := mustProfile(t, "mybb")
+	my.TimeZone = "Europe/Berlin"
+	page, _ := os.ReadFile(filepath.Join("testdata", "mybb_thread.html"))
+	th, err := MustNew(my).ParseThread(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := th.Posts[0].Time.Format(time.RFC3339); got != "2026-11-30T09:05:00Z" {
+		t.Errorf("MyBB Berlin time = %s", got)
+	}
+	php := mustProfile(t, "phpbb")
+	php.TimeZone = "America/New_York"
+	page, _ = os.ReadFile(filepath.Join("testdata", "phpbb30_thread.html"))
+	th, _ = MustNew(php).ParseThread(page)
+	if got := th.Posts[0].Time.Format(time.RFC3339); got != "2026-11-30T14:05:00Z" {
+		t.Errorf("phpBB 3.0 New York time = %s", got)
+	}
+	page, _ = os.ReadFile(filepath.Join("testdata", "phpbb33_thread.html"))
+	th, _ = MustNew(php).ParseThread(page)
+	if got := th.Posts[0].Time.Format(time.RFC3339); got != "2026-11-30T10:00:00Z" {
+		t.Errorf("datetime attribute must ignore the zone: %s", got)
 	}
 }
