@@ -306,8 +306,9 @@ func Render(text string, opt Options) string {
 }
 
 type renderer struct {
-	opt Options
-	b   strings.Builder
+	opt   Options
+	b     strings.Builder
+	inURL int // inside a link: links (and codeboxes, which hold one) stay literal, as <a> cannot nest
 }
 
 var (
@@ -441,7 +442,7 @@ func (r *renderer) node(n *node) {
 		r.text(t.src) // [*] outside a list
 		return
 	case tRaw:
-		if !rendersAsTag(n) {
+		if !rendersAsTag(n) || r.inURL > 0 {
 			r.text(t.src)
 			return
 		}
@@ -459,9 +460,13 @@ func (r *renderer) node(n *node) {
 		r.b.WriteString(`</a>`)
 		return
 	}
-	if !rendersAsTag(n) {
+	if !rendersAsTag(n) || (t.name == "url" && r.inURL > 0) {
 		r.literal(n)
 		return
+	}
+	if t.name == "url" {
+		r.inURL++
+		defer func() { r.inURL-- }()
 	}
 	open, close := r.wrap(t)
 	if t.name == "list" {

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 const codeHead = `<div class="codebox"><p>Code: <a href="#" onclick="selectCode(this); return false;">Select all</a></p><pre><code>`
@@ -46,6 +48,8 @@ func TestRender(t *testing.T) {
 		{"url www", "[url]www.e.com[/url]", `<a href="http://www.e.com" class="postlink">www.e.com</a>`, Options{}},
 		{"url javascript", "[url=javascript:alert(1)]x[/url]", "[url=javascript:alert(1)]x[/url]", Options{}},
 		{"url bare javascript", "[url]javascript:alert(1)[/url]", "[url]javascript:alert(1)[/url]", Options{}},
+		{"url in url", "[url=http://a.example/]x [url]http://b.example/[/url][/url]", `<a href="http://a.example/" class="postlink">x [url]http://b.example/[/url]</a>`, Options{}},
+		{"code in url", "[url=http://a.example/][code]k[/code][/url]", `<a href="http://a.example/" class="postlink">[code]k[/code]</a>`, Options{}},
 		{"color", "[color=#FF0000]r[/color][color=blue]b[/color]", `<span style="color: #FF0000">r</span><span style="color: blue">b</span>`, Options{}},
 		{"color bad", `[color=red;x:"y]r[/color]`, "[color=red;x:&#34;y]r[/color]", Options{}},
 		{"size", "[size=150]big[/size]", `<span style="font-size: 150%; line-height: normal">big</span>`, Options{}},
@@ -72,6 +76,9 @@ func TestRender(t *testing.T) {
 			}
 			if err := wellNested(got); err != nil {
 				t.Errorf("not well nested: %v", err)
+			}
+			if tok, dom := shapes(got); tok != dom {
+				t.Errorf("browser builds %s, tokens say %s", dom, tok)
 			}
 		})
 	}
@@ -136,6 +143,61 @@ func wellNested(h string) error {
 	}
 }
 
+// shapes gives the element tree of h twice: as the tokens nest, and as an
+// HTML5 parser builds it inside div.content. They differ when a browser
+// would re-parent something (nested links, a <p> closed by a block).
+func shapes(h string) (tokens, dom string) {
+	var tb strings.Builder
+	z := html.NewTokenizer(strings.NewReader(h))
+	for z.Next() != html.ErrorToken {
+		tok := z.Token()
+		switch tok.Type {
+		case html.StartTagToken:
+			tb.WriteString(tok.Data)
+			if voidElems[tok.Data] {
+				tb.WriteString("()")
+			} else {
+				tb.WriteString("(")
+			}
+		case html.SelfClosingTagToken:
+			tb.WriteString(tok.Data + "()")
+		case html.EndTagToken:
+			tb.WriteString(")")
+		}
+	}
+	ctx := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	nodes, err := html.ParseFragment(strings.NewReader(h), ctx)
+	if err != nil {
+		return tb.String(), err.Error()
+	}
+	var db strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			db.WriteString(n.Data + "(")
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if n.Type == html.ElementNode {
+			db.WriteString(")")
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return tb.String(), db.String()
+}
+
+func TestShapesCatch(t *testing.T) {
+	if a, b := shapes(`<a href="x"><a href="y">z</a></a>`); a == b {
+		t.Error("nested links not caught")
+	}
+	if a, b := shapes(`<strong class="text-strong">x<br></strong>`); a != b {
+		t.Errorf("%s != %s", a, b)
+	}
+}
+
 // The wellNested checker itself must catch bad markup.
 func TestWellNestedCatches(t *testing.T) {
 	for _, bad := range []string{"<b><i></b></i>", "<div>", "</span>"} {
@@ -154,6 +216,9 @@ func FuzzRender(f *testing.F) {
 			out := Render(s, opt)
 			if err := wellNested(out); err != nil {
 				t.Fatalf("Render(%q) = %q: %v", s, out, err)
+			}
+			if tok, dom := shapes(out); tok != dom {
+				t.Fatalf("Render(%q) = %q: a browser would build %s, tokens say %s", s, out, dom, tok)
 			}
 			// Everything a player typed is escaped: no raw tag from input.
 			if strings.Contains(s, "<script") && strings.Contains(out, "<script") {
@@ -175,6 +240,30 @@ func TestLinearTime(t *testing.T) {
 		Render(s, Options{})
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("Render of %d bytes took %v", len(s), d)
+		}
+	}
+}
+
+// Random posts built from tag fragments: the same checks as the fuzz
+// target, deterministic and run on every `go test`.
+func TestRandomPosts(t *testing.T) {
+	frags := []string{"[b]", "[/b]", "[i]", "[/i]", "[u]", "[/u]", "[s]", "[/s]", "[quote]", "[/quote]",
+		`[quote="A]b"]`, "[quote=X]", "[spoiler]", "[/spoiler]", "[code]", "[/code]", "[url]", "[/url]",
+		"[url=http://e.example/]", "[color=red]", "[/color]", "[size=150]", "[/size]", "[list]", "[list=1]",
+		"[/list]", "[*]", "[/*]", "[\u200bb]", "x", "vote A", "\n", "<", "&", "\"", "[", "]", "="}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := r.IntN(30); n > 0; n-- {
+			b.WriteString(frags[r.IntN(len(frags))])
+		}
+		in := b.String()
+		out := Render(in, Options{})
+		if err := wellNested(out); err != nil {
+			t.Fatalf("Render(%q) = %q: %v", in, out, err)
+		}
+		if tok, dom := shapes(out); tok != dom {
+			t.Fatalf("Render(%q) = %q: browser builds %s, tokens %s", in, out, dom, tok)
 		}
 	}
 }
