@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/forumgm/forumgm/forum"
 )
 
@@ -87,9 +89,18 @@ func CompareIDs(a, b string) int {
 }
 
 // BodyHash is a stable hash of a post body for edit detection: the same
-// markup with different whitespace hashes the same.
+// markup with different whitespace hashes the same, and quote headers
+// (<cite>) are left out because boards render their dates relatively
+// (MyBB: "5 minutes ago") and they would change with no edit.
 func BodyHash(bodyHTML string) string {
-	h := sha256.Sum256([]byte(strings.Join(strings.Fields(bodyHTML), " ")))
+	norm := bodyHTML
+	if doc, err := goquery.NewDocumentFromReader(strings.NewReader(bodyHTML)); err == nil {
+		doc.Find("cite").Remove()
+		if h, err := doc.Find("body").Html(); err == nil {
+			norm = h
+		}
+	}
+	h := sha256.Sum256([]byte(strings.Join(strings.Fields(norm), " ")))
 	return hex.EncodeToString(h[:])
 }
 

@@ -286,6 +286,13 @@ func TestCompareAndCovers(t *testing.T) {
 	if BodyHash("a  b\n") != BodyHash("a b") || BodyHash("a") == BodyHash("b") {
 		t.Error("BodyHash")
 	}
+	q := `<blockquote class="mycode_quote"><cite><span> (<span title="11-30-2026, 10:05 AM">%s</span>)</span>A Wrote:</cite>x</blockquote>y`
+	if BodyHash(fmt.Sprintf(q, "5 minutes ago")) != BodyHash(fmt.Sprintf(q, "Today")) {
+		t.Error("a relative date in a quote header changed the hash")
+	}
+	if BodyHash(fmt.Sprintf(q, "Today")) == BodyHash(strings.Replace(fmt.Sprintf(q, "Today"), ">x<", ">z<", 1)) {
+		t.Error("an edit inside a quote did not change the hash")
+	}
 }
 
 func TestCancelled(t *testing.T) {
