@@ -18,6 +18,9 @@ import (
 //     "VOTE: Bob").
 //   - A <br> or a block boundary inside a bold run splits it.
 //   - Two bold runs are two segments even when only spaces separate them.
+//
+// A profile whose selectors do not compile gives nil: compile it once with
+// New to see the error (the built-in profiles always compile).
 func Segments(p forum.Profile, bodyHTML string) []string {
 	x, err := New(p)
 	if err != nil {
