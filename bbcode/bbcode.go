@@ -14,6 +14,9 @@
 //     always well nested (phpBB's s9e parser would auto-close some of them).
 //   - [url] only links http, https, ftp and ftps addresses (and "www." ones,
 //     given http://); anything else leaves the tag literal.
+//   - Bare http(s)/ftp(s) and www. addresses in text become links (phpBB's
+//     magic URLs, on by default; Options.NoAutolink turns it off), never
+//     inside a link or code. Trailing sentence punctuation is left out.
 //   - One newline right after an opening block tag (quote, spoiler, code,
 //     list) and right before or after its closing tag is dropped, as boards
 //     do, so typing blocks on their own lines does not add blank lines.
@@ -62,6 +65,9 @@ func (b BoldStyle) String() string {
 // Options tune the rendering. The zero value is phpBB 3.3 prosilver.
 type Options struct {
 	Bold BoldStyle
+	// NoAutolink turns off phpBB's magic URLs (bare http://, https://,
+	// ftp:// and www. addresses in text become links, as on a default board).
+	NoAutolink bool
 }
 
 // known tags (lower case). code and url-without-argument are read raw.
@@ -336,9 +342,42 @@ func validURL(raw string) string {
 }
 
 func (r *renderer) text(s string) {
+	if r.opt.NoAutolink || r.inURL > 0 {
+		r.plain(s)
+		return
+	}
+	for {
+		loc := reMagic.FindStringIndex(s)
+		if loc == nil {
+			r.plain(s)
+			return
+		}
+		// Trailing punctuation ends a sentence, not the address.
+		end := loc[1]
+		for end > loc[0] && strings.ContainsRune(".,:;!?'\")", rune(s[end-1])) {
+			end--
+		}
+		href := validURL(s[loc[0]:end])
+		if href == "" {
+			r.plain(s[:loc[1]])
+			s = s[loc[1]:]
+			continue
+		}
+		r.plain(s[:loc[0]])
+		fmt.Fprintf(&r.b, `<a href="%s" class="postlink">`, html.EscapeString(href))
+		r.plain(s[loc[0]:end])
+		r.b.WriteString(`</a>`)
+		s = s[end:]
+	}
+}
+
+func (r *renderer) plain(s string) {
 	s = html.EscapeString(s)
 	r.b.WriteString(strings.ReplaceAll(s, "\n", "<br>"))
 }
+
+// reMagic finds bare addresses for magic URLs (roughly s9e's Autolink).
+var reMagic = regexp.MustCompile(`(?i)\b(?:(?:https?|ftps?)://|www\.)[^\s<>"\[\]]+`)
 
 // nodes renders a run of siblings.
 func (r *renderer) nodes(ns []*node) {
@@ -456,7 +495,7 @@ func (r *renderer) node(n *node) {
 		}
 		href := validURL(t.body)
 		fmt.Fprintf(&r.b, `<a href="%s" class="postlink">`, html.EscapeString(href))
-		r.text(t.body)
+		r.plain(t.body)
 		r.b.WriteString(`</a>`)
 		return
 	}

@@ -50,6 +50,12 @@ func TestRender(t *testing.T) {
 		{"url bare javascript", "[url]javascript:alert(1)[/url]", "[url]javascript:alert(1)[/url]", Options{}},
 		{"url in url", "[url=http://a.example/]x [url]http://b.example/[/url][/url]", `<a href="http://a.example/" class="postlink">x [url]http://b.example/[/url]</a>`, Options{}},
 		{"code in url", "[url=http://a.example/][code]k[/code][/url]", `<a href="http://a.example/" class="postlink">[code]k[/code]</a>`, Options{}},
+		{"magic url", "see https://e.example/r?a=1&b=2. ok", `see <a href="https://e.example/r?a=1&amp;b=2" class="postlink">https://e.example/r?a=1&amp;b=2</a>. ok`, Options{}},
+		{"magic www", "(www.e.example)", `(<a href="http://www.e.example" class="postlink">www.e.example</a>)`, Options{}},
+		{"magic off", "https://e.example/", "https://e.example/", Options{NoAutolink: true}},
+		{"magic not in code", "[code]http://e.example/[/code]", codeHead + "http://e.example/</code></pre></div>", Options{}},
+		{"magic not in url", "[url=http://a.example/]http://b.example/[/url]", `<a href="http://a.example/" class="postlink">http://b.example/</a>`, Options{}},
+		{"magic not javascript", "javascript://x", "javascript://x", Options{}},
 		{"color", "[color=#FF0000]r[/color][color=blue]b[/color]", `<span style="color: #FF0000">r</span><span style="color: blue">b</span>`, Options{}},
 		{"color bad", `[color=red;x:"y]r[/color]`, "[color=red;x:&#34;y]r[/color]", Options{}},
 		{"size", "[size=150]big[/size]", `<span style="font-size: 150%; line-height: normal">big</span>`, Options{}},
@@ -250,7 +256,7 @@ func TestRandomPosts(t *testing.T) {
 	frags := []string{"[b]", "[/b]", "[i]", "[/i]", "[u]", "[/u]", "[s]", "[/s]", "[quote]", "[/quote]",
 		`[quote="A]b"]`, "[quote=X]", "[spoiler]", "[/spoiler]", "[code]", "[/code]", "[url]", "[/url]",
 		"[url=http://e.example/]", "[color=red]", "[/color]", "[size=150]", "[/size]", "[list]", "[list=1]",
-		"[/list]", "[*]", "[/*]", "[\u200bb]", "x", "vote A", "\n", "<", "&", "\"", "[", "]", "="}
+		"[/list]", "[*]", "[/*]", "[\u200bb]", "x", "http://e.example/", "www.e.example", "vote A", "\n", "<", "&", "\"", "[", "]", "="}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
 		var b strings.Builder
