@@ -12,6 +12,8 @@
 //   - A tag that is never closed, a closing tag with no opener, and tags left
 //     open inside another tag's span stay literal text, so the output is
 //     always well nested (phpBB's s9e parser would auto-close some of them).
+//   - [img] renders <img src="…" class="postimage" alt="Image"> for the same
+//     addresses [url] accepts.
 //   - [url] only links http, https, ftp and ftps addresses (and "www." ones,
 //     given http://); anything else leaves the tag literal.
 //   - Bare http(s)/ftp(s) and www. addresses in text become links (phpBB's
@@ -73,7 +75,7 @@ type Options struct {
 // known tags (lower case). code and url-without-argument are read raw.
 var known = map[string]bool{
 	"b": true, "i": true, "u": true, "s": true, "quote": true, "spoiler": true,
-	"code": true, "url": true, "color": true, "size": true, "list": true,
+	"code": true, "url": true, "color": true, "size": true, "list": true, "img": true,
 }
 
 // block tags eat one newline around their edges.
@@ -112,7 +114,7 @@ func tokenize(s string) []token {
 	}
 	// where the last closing [/code] and [/url] start, so an unclosed opener
 	// is known at once instead of scanning to the end each time.
-	last := map[string]int{"code": lastIndexFold(s, "[/code]"), "url": lastIndexFold(s, "[/url]")}
+	last := map[string]int{"code": lastIndexFold(s, "[/code]"), "url": lastIndexFold(s, "[/url]"), "img": lastIndexFold(s, "[/img]")}
 	i := 0
 	for i < len(s) {
 		j := strings.IndexByte(s[i:], '[')
@@ -129,7 +131,7 @@ func tokenize(s string) []token {
 			continue
 		}
 		// code and bare url swallow everything up to their closing tag.
-		if t.kind == tOpen && (t.name == "code" || (t.name == "url" && !t.hasA)) {
+		if t.kind == tOpen && (t.name == "code" || t.name == "img" || (t.name == "url" && !t.hasA)) {
 			end := -1
 			if last[t.name] >= i+n {
 				end = indexFold(s[i+n:], "[/"+t.name+"]")
@@ -405,6 +407,8 @@ func rendersAsTag(n *node) bool {
 			return validURL(t.body) != ""
 		}
 		return validURL(t.arg) != ""
+	case "img":
+		return t.kind == tRaw && !t.hasA && validURL(t.body) != ""
 	case "color":
 		return reColor.MatchString(strings.TrimSpace(t.arg))
 	case "size":
@@ -481,7 +485,7 @@ func (r *renderer) node(n *node) {
 		r.text(t.src) // [*] outside a list
 		return
 	case tRaw:
-		if !rendersAsTag(n) || r.inURL > 0 {
+		if !rendersAsTag(n) || (r.inURL > 0 && t.name != "img") {
 			r.text(t.src)
 			return
 		}
@@ -494,6 +498,10 @@ func (r *renderer) node(n *node) {
 			return
 		}
 		href := validURL(t.body)
+		if t.name == "img" {
+			fmt.Fprintf(&r.b, `<img src="%s" class="postimage" alt="Image">`, html.EscapeString(href))
+			return
+		}
 		fmt.Fprintf(&r.b, `<a href="%s" class="postlink">`, html.EscapeString(href))
 		r.plain(t.body)
 		r.b.WriteString(`</a>`)

@@ -56,6 +56,9 @@ func TestRender(t *testing.T) {
 		{"magic not in code", "[code]http://e.example/[/code]", codeHead + "http://e.example/</code></pre></div>", Options{}},
 		{"magic not in url", "[url=http://a.example/]http://b.example/[/url]", `<a href="http://a.example/" class="postlink">http://b.example/</a>`, Options{}},
 		{"magic not javascript", "javascript://x", "javascript://x", Options{}},
+		{"img", "[img]https://e.example/a.png[/img]", `<img src="https://e.example/a.png" class="postimage" alt="Image">`, Options{}},
+		{"img bad", "[img]javascript:x[/img]", "[img]javascript:x[/img]", Options{}},
+		{"img in url", "[url=http://a.example/][img]http://a.example/i.png[/img][/url]", `<a href="http://a.example/" class="postlink"><img src="http://a.example/i.png" class="postimage" alt="Image"></a>`, Options{}},
 		{"color", "[color=#FF0000]r[/color][color=blue]b[/color]", `<span style="color: #FF0000">r</span><span style="color: blue">b</span>`, Options{}},
 		{"color bad", `[color=red;x:"y]r[/color]`, "[color=red;x:&#34;y]r[/color]", Options{}},
 		{"size", "[size=150]big[/size]", `<span style="font-size: 150%; line-height: normal">big</span>`, Options{}},
@@ -254,7 +257,7 @@ func TestLinearTime(t *testing.T) {
 // target, deterministic and run on every `go test`.
 func TestRandomPosts(t *testing.T) {
 	frags := []string{"[b]", "[/b]", "[i]", "[/i]", "[u]", "[/u]", "[s]", "[/s]", "[quote]", "[/quote]",
-		`[quote="A]b"]`, "[quote=X]", "[spoiler]", "[/spoiler]", "[code]", "[/code]", "[url]", "[/url]",
+		`[quote="A]b"]`, "[quote=X]", "[spoiler]", "[/spoiler]", "[code]", "[/code]", "[url]", "[/url]", "[img]", "[/img]",
 		"[url=http://e.example/]", "[color=red]", "[/color]", "[size=150]", "[/size]", "[list]", "[list=1]",
 		"[/list]", "[*]", "[/*]", "[\u200bb]", "x", "http://e.example/", "www.e.example", "vote A", "\n", "<", "&", "\"", "[", "]", "="}
 	r := rand.New(rand.NewPCG(1, 2))
