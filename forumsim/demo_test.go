@@ -40,6 +40,12 @@ func TestSeedDemo(t *testing.T) {
 	if _, ok := s.UserID("Zoë [the] Bold"); !ok {
 		t.Error("no user with brackets")
 	}
+	if fs := s.Forums(); len(fs) != 2 || fs[0].ID != d.ForumID {
+		t.Errorf("forums %+v", fs)
+	}
+	if ts := s.Topics(d.ForumID); len(ts) != 1 || len(ts[0].PostIDs()) != 25 || ts[0].PostIDs()[0] != posts[0].ID {
+		t.Errorf("topics %+v", ts)
+	}
 	if _, err := SeedDemo(s, nil); err == nil {
 		t.Error("seeding twice must fail on taken names")
 	}

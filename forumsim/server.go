@@ -469,6 +469,21 @@ func (s *Server) Posts(topicID int) []Post {
 	return out
 }
 
+// PostIDs are the topic's post ids in thread order.
+func (t Topic) PostIDs() []int { return append([]int(nil), t.posts...) }
+
+// Forums lists the forums by id.
+func (s *Server) Forums() []Forum {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Forum
+	for _, f := range s.forums {
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
 // Topics lists a forum's topics by id (all forums when forumID is 0).
 func (s *Server) Topics(forumID int) []Topic {
 	s.mu.Lock()
