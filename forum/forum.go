@@ -50,7 +50,7 @@ type ThreadRef struct {
 	BaseURL string `json:"base_url"` // e.g. http://127.0.0.1:8080/ (the board root)
 	Engine  string `json:"engine"`   // profile name: "phpbb", "mybb"
 	Forum   string `json:"forum,omitempty"`
-	Thread  string `json:"thread"`   // topic id
+	Thread  string `json:"thread"` // topic id
 }
 
 // Credentials of the bot account. Never logged, never stored in the database.

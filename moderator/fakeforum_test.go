@@ -50,7 +50,7 @@ func (f *fakeForum) Post(ctx context.Context, player, text string) error {
 func (f *fakeForum) PM(ctx context.Context, player, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second).Add(7 * time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
 	return nil
 }
 

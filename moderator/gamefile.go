@@ -6,12 +6,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"regexp"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/forumgm/forumgm/store"
 )
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,60}$`)
 
 // GameFile is what a GM writes to create a game (`forumgm new game.yaml`).
 type GameFile struct {
@@ -70,6 +73,16 @@ func LoadGameFile(path string) (*GameFile, error) {
 	}
 	if gf.Forum.Engine != "phpbb" && gf.Forum.Engine != "mybb" {
 		return nil, fmt.Errorf("%s: forum engine %q: phpbb or mybb", path, gf.Forum.Engine)
+	}
+	if !validName.MatchString(gf.Name) {
+		return nil, fmt.Errorf("%s: name %q: use letters, digits, '.', '_' and '-' (it goes into every marker)", path, gf.Name)
+	}
+	if gf.Forum.Engine == "phpbb" {
+		for _, p := range gf.Players {
+			if p.ID == "" {
+				return nil, fmt.Errorf("%s: player %s: phpBB sends PMs by user id, so give {name: %s, id: N} (N from the profile link memberlist.php?mode=viewprofile&u=N)", path, p.Name, p.Name)
+			}
+		}
 	}
 	if gf.Forum.PasswordEnv == "" && gf.Forum.PasswordFile == "" {
 		return nil, fmt.Errorf("%s: forum needs password_env or password_file (the password itself never goes in this file)", path)

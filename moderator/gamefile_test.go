@@ -42,7 +42,9 @@ func TestGameFileErrors(t *testing.T) {
 		{"no name", "game: nations\n", "missing name"},
 		{"typo", "name: x\ngame: nations\nplayerz: [a]\n", "playerz"},
 		{"password in file", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password: hunter2}\nplayers: [a]\n", "password"},
-		{"no password source", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b}\nplayers: [a]\n", "password_env or password_file"},
+		{"no password source", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b}\nplayers: [{name: a, id: '3'}]\n", "password_env or password_file"},
+		{"phpbb without ids", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [a]\n", "user id"},
+		{"bad name", "name: my game\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [{name: a, id: '3'}]\n", "letters, digits"},
 		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "phpbb or mybb"},
 	}
 	for _, tc := range tests {

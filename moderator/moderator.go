@@ -499,6 +499,7 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 	if err != nil {
 		return err
 	}
+	msg.Time = effectiveTime(msg)
 	phase := l.game.Status(l.state).Phase
 	ch := channelOf(msg.Kind)
 	var segs []string
@@ -551,6 +552,25 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 		return err
 	}
 	return tx.SetMessageStatus(msg.ID, "processed")
+}
+
+// effectiveTime is when a message was made, as well as the forum tells it.
+// Some boards show PM times only to the minute (phpBB's PM page has no
+// machine-readable time): such a PM was made somewhere in that minute, and
+// no later than the bot first saw it.
+func effectiveTime(msg store.Message) time.Time {
+	t := msg.Time
+	if msg.Kind != "pm" || t.Second() != 0 || t.Nanosecond() != 0 {
+		return t
+	}
+	latest := t.Add(time.Minute - time.Second)
+	if !msg.FirstSeen.IsZero() && msg.FirstSeen.Before(latest) {
+		latest = msg.FirstSeen
+	}
+	if latest.Before(t) {
+		return t
+	}
+	return latest
 }
 
 func (m *Moderator) learnID(tx *store.Tx, gameID int64, slot, forumID string) error {

@@ -217,3 +217,21 @@ func checkNoDuplicates(t *testing.T, o outcome) {
 		seen[k] = true
 	}
 }
+
+func TestEffectiveTime(t *testing.T) {
+	at := func(s string) time.Time { v, _ := time.Parse(time.TimeOnly, s); return v }
+	tests := []struct {
+		kind, forum, seen, want string
+	}{
+		{"post", "12:00:00", "12:00:40", "12:00:00"}, // posts have exact times
+		{"pm", "12:00:13", "12:00:40", "12:00:13"},   // a PM time with seconds is exact
+		{"pm", "12:00:00", "12:00:40", "12:00:40"},   // minute-only: no later than first seen
+		{"pm", "12:00:00", "12:05:00", "12:00:59"},   // ... and within its minute
+	}
+	for _, tc := range tests {
+		got := effectiveTime(store.Message{Kind: tc.kind, Time: at(tc.forum), FirstSeen: at(tc.seen)})
+		if !got.Equal(at(tc.want)) {
+			t.Errorf("%s at %s seen %s: %s, want %s", tc.kind, tc.forum, tc.seen, got.Format(time.TimeOnly), tc.want)
+		}
+	}
+}

@@ -1,0 +1,432 @@
+// Package demo plays a whole game on a local forum: it starts forumsim,
+// signs up simulated players, creates the game, lets the players play it
+// through the forum's own web forms (login, reply, PM) and moderates it to
+// the end with the real scraper, parser, moderator and poster. It is the
+// README's "run the main job" and the end-to-end tests' harness.
+package demo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/forumgm/forumgm"
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/scraper"
+	"github.com/forumgm/forumgm/simplayers"
+	"github.com/forumgm/forumgm/store"
+)
+
+// Config says what to play.
+type Config struct {
+	Game  string  // resistance (default) | protest | nations
+	Speed float64 // 1: about a minute; 2: twice as fast; 0.5: half
+	DSN   string  // database; "" = a SQLite file in a temporary folder
+	Addr  string  // where the forum listens ("127.0.0.1:0": any free port)
+	Seed  int64   // the game's seed (0: 1)
+	Out   io.Writer
+	// Keep leaves the forum up after the game until ctx ends.
+	Keep bool
+	// Timeout ends the game by GM command if it has not finished (0: 5
+	// minutes at speed 1).
+	Timeout time.Duration
+	// Verbose also prints every player post and PM.
+	Verbose bool
+	// Started, when set, hears the board's URL once it is up.
+	Started func(base, thread string)
+}
+
+// Result is how the demo ended.
+type Result struct {
+	Game      string
+	Status    rules.Status
+	ThreadURL string
+	BotPosts  []forumsim.Post // the bot's posts in the thread, in order
+	BotPMs    []forumsim.PM   // the PMs the bot sent
+	Outbox    []store.OutboxItem
+	EndedByGM bool
+	DB        *store.DB // open until ctx ends when Keep; closed otherwise
+}
+
+// setups are the demo's games, with phases short enough to finish in about
+// a minute at speed 1.
+var setups = map[string]struct {
+	players []string
+	options func(speed float64) map[string]any
+	setup   map[string]any
+}{
+	"resistance": {
+		players: []string{"Ann", "Ben", "Cat", "Dan", "Eli", "Fay", "Zoë"},
+		options: func(sp float64) map[string]any { return map[string]any{"phase_hours": 25 / sp / 3600} },
+	},
+	"nations": {
+		players: []string{"Alice", "Bob", "Carol", "Dave"},
+		options: func(sp float64) map[string]any {
+			return map[string]any{"rounds": 3, "round_minutes": 12 / sp / 60, "break_minutes": 3 / sp / 60}
+		},
+	},
+	"protest": {
+		players: []string{"Pia", "Quin", "Rob", "Sue", "Tom"},
+		options: func(sp float64) map[string]any { return map[string]any{"turn_hours": 8 / sp / 3600, "sites": 4} },
+		setup:   map[string]any{"map": map[string]any{"columns": 6, "rows": 5, "layout": "odd-q"}},
+	},
+}
+
+// Games lists the games the demo can play.
+func Games() []string { return []string{"resistance", "protest", "nations"} }
+
+const botName = "GameMaster"
+
+// Run plays one game to its end.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Game == "" {
+		cfg.Game = "resistance"
+	}
+	su, ok := setups[cfg.Game]
+	if !ok {
+		return nil, fmt.Errorf("no demo for %q (try %s)", cfg.Game, strings.Join(Games(), ", "))
+	}
+	if cfg.Speed <= 0 {
+		cfg.Speed = 1
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = time.Duration(float64(5*time.Minute) / cfg.Speed)
+	}
+	say := func(f string, a ...any) { fmt.Fprintf(cfg.Out, f+"\n", a...) }
+	sp := func(d time.Duration) time.Duration { return time.Duration(float64(d) / cfg.Speed) }
+
+	// The forum.
+	// Post review off (a board setting many forums use): a dozen simulated
+	// players answering within the same second would otherwise keep bouncing
+	// each other's replies, which real threads are far too slow to do.
+	sim := forumsim.New(forumsim.Options{FloodInterval: time.Second, Sitename: "forumgm demo board", NoPostReview: true})
+	botPW := secret()
+	botID, err := sim.AddUser(botName, botPW, true)
+	if err != nil {
+		return nil, err
+	}
+	type seat struct {
+		name, pw string
+		id       int
+	}
+	var seats []seat
+	var players []store.Player
+	for _, p := range su.players {
+		pw := secret()
+		id, err := sim.AddUser(p, pw, false)
+		if err != nil {
+			return nil, err
+		}
+		seats = append(seats, seat{p, pw, id})
+		players = append(players, store.Player{Slot: p, ForumName: p, ForumUserID: fmt.Sprint(id)})
+	}
+	fid := sim.AddForum("Forum Games", "Mafia, Resistance and other games run in threads")
+	title := map[string]string{"resistance": "The Resistance: Spies vs. Spies (demo)", "protest": "Protest (demo)", "nations": "Nations (demo)"}[cfg.Game]
+	topic, _, err := sim.AddTopic(fid, botID, title, "Sign-ups are closed. The game starts below; forumgm is your GM.")
+	if err != nil {
+		return nil, err
+	}
+	base, stopForum, err := sim.Start(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	defer stopForum(context.Background())
+	threadURL := fmt.Sprintf("%sviewtopic.php?t=%d", base, topic)
+	say("forumgm demo: %s with %d simulated players", cfg.Game, len(seats))
+	say("open the thread in a browser: %s", threadURL)
+	if cfg.Started != nil {
+		cfg.Started(base, fmt.Sprint(topic))
+	}
+
+	// The database.
+	dsn := cfg.DSN
+	if dsn == "" {
+		dir, err := os.MkdirTemp("", "forumgm-demo-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		dsn = filepath.Join(dir, "demo.db")
+	}
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	closeDB := true
+	defer func() {
+		if closeDB {
+			db.Close()
+		}
+	}()
+
+	// The bot's password is handed over the way a GM would: in an
+	// environment variable the game settings name.
+	envName := "FORUMGM_DEMO_PASSWORD_" + strings.ToUpper(cfg.Game)
+	os.Setenv(envName, botPW)
+	defer os.Unsetenv(envName)
+	zero := 0.0
+	fc := moderator.ForumConfig{URL: base, Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: botName, PasswordEnv: envName,
+		PollSeconds: 0.4 / cfg.Speed, FloodSeconds: &zero, RequestsPerSecond: 50}
+	gc := moderator.GameConfig{Players: su.players, Options: su.options(cfg.Speed), Setup: su.setup, Seed: cfg.Seed, Start: time.Now().UTC()}
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc moderator.ForumConfig) (moderator.Forum, error) {
+		return forumconn.Connect(fc, clock.Real{}, forumgm.Version)
+	}}
+	name := "demo-" + cfg.Game
+	g, err := m.Create(ctx, name, cfg.Game, gc, fc, players)
+	if err != nil {
+		return nil, err
+	}
+	eng, _ := rules.Lookup(cfg.Game)
+
+	// The moderator runs as `forumgm run` would.
+	runCtx, stopRun := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); m.Run(runCtx) }()
+	defer func() { stopRun(); wg.Wait() }()
+
+	// The players: each logs in with their own account and uses the forms.
+	prof, _ := forum.Builtin("phpbb")
+	mouths := map[string]*forumconn.Conn{}
+	for _, s := range seats {
+		c, err := forumconn.Open(base, prof, forum.Credentials{Username: s.name, Password: s.pw},
+			scraper.Options{MinInterval: 20 * time.Millisecond, UserAgent: "forumgm-demo-player"})
+		if err != nil {
+			return nil, err
+		}
+		c.P.FloodWait = time.Second
+		mouths[s.name] = c
+	}
+	send := &senders{conns: mouths, topic: fmt.Sprint(topic), bot: forum.Author{Name: botName, ID: fmt.Sprint(botID)}, verbose: cfg.Verbose, say: say}
+	defer send.close()
+	table := &simplayers.Table{Game: eng, Seed: cfg.Seed}
+
+	deadline := time.Now().Add(cfg.Timeout)
+	printed := 0
+	endedByGM := false
+	var last *store.Game
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var row *store.Game
+		if err := db.View(ctx, func(tx *store.Tx) error { var err error; row, err = tx.GameByID(g.ID); return err }); err != nil {
+			return nil, err
+		}
+		last = row
+		st, err := eng.Decode(row.State)
+		if err != nil {
+			return nil, err
+		}
+		// Show what the bot posted in the thread since last time.
+		for _, p := range botPostsOf(sim, topic, botName)[printed:] {
+			say("\n── %s posts in the thread ──\n%s", botName, indent(plain(p.Source)))
+			printed++
+		}
+		if row.Status == moderator.Finished || row.Status == moderator.Ended {
+			if drained(ctx, db, g.ID) {
+				break
+			}
+		} else if time.Now().After(deadline) {
+			say("\n(the demo ran out of time: the GM ends the game)")
+			if err := m.End(ctx, name); err != nil {
+				return nil, err
+			}
+			endedByGM = true
+		} else if _, err := table.Act(ctx, st, send); err != nil {
+			say("(a player's move failed: %v)", err)
+		}
+		if err := sleep(ctx, sp(700*time.Millisecond)); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range botPostsOf(sim, topic, botName)[printed:] {
+		say("\n── %s posts in the thread ──\n%s", botName, indent(plain(p.Source)))
+	}
+	st, _ := eng.Decode(last.State)
+	res := &Result{Game: cfg.Game, Status: eng.Status(st), ThreadURL: threadURL, BotPosts: botPostsOf(sim, topic, botName), BotPMs: sim.Sent(botID), EndedByGM: endedByGM}
+	db.View(ctx, func(tx *store.Tx) error { res.Outbox, err = tx.Outbox(g.ID); return err })
+	say("\n== the game is over: %s", summary(res.Status))
+	say("   %d posts in the thread by the bot, %d PMs sent; audit: every command and why is in the database", len(res.BotPosts), len(res.BotPMs))
+	say("   thread: %s", threadURL)
+	if cfg.Keep {
+		say("   the forum stays up until you press Ctrl-C")
+		stopRun()
+		<-ctx.Done()
+	}
+	res.DB = db
+	return res, nil
+}
+
+func summary(st rules.Status) string {
+	s := "winners: " + strings.Join(st.Winners, ", ")
+	if len(st.Winners) == 0 {
+		s = "no winner"
+	}
+	if side, ok := st.Extra["winner_side"]; ok && side != "" {
+		s += fmt.Sprintf(" (%v)", side)
+	}
+	return s
+}
+
+func drained(ctx context.Context, db *store.DB, id int64) bool {
+	var it *store.OutboxItem
+	db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		it, err = tx.NextOutbox(id, time.Now().Add(time.Hour))
+		return err
+	})
+	return it == nil
+}
+
+func botPostsOf(sim *forumsim.Server, topic int, bot string) []forumsim.Post {
+	var out []forumsim.Post
+	for _, p := range sim.Posts(topic) {
+		if p.AuthorName == bot && strings.Contains(p.Source, "forumgm·") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sleep(ctx context.Context, d time.Duration) error { return clock.Real{}.Sleep(ctx, d) }
+
+func secret() string {
+	b := make([]byte, 9)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// plain shows a post's BBCode to a terminal: tags dropped, the marker line too.
+func plain(src string) string {
+	var lines []string
+	for _, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, "forumgm·") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	s := strings.Join(lines, "\n")
+	for _, t := range []string{"[b]", "[/b]", "[i]", "[/i]", "[u]", "[/u]", "[list]", "[/list]", "[code]", "[/code]"} {
+		s = strings.ReplaceAll(s, t, "")
+	}
+	s = strings.ReplaceAll(s, "[*]", "• ")
+	return strings.ReplaceAll(strings.TrimSpace(s), "\u200b", "")
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// senders send the simulated players' moves through the forum's forms. Each
+// player has their own queue and goroutine, so a slow form (a login, a flood
+// wait) holds up only that player, as with people.
+type senders struct {
+	conns   map[string]*forumconn.Conn
+	topic   string
+	bot     forum.Author
+	verbose bool
+	say     func(string, ...any)
+
+	mu     sync.Mutex
+	n      int
+	queues map[string]chan job
+	wg     sync.WaitGroup
+}
+
+type job struct {
+	text    string
+	private bool
+}
+
+func (s *senders) enqueue(ctx context.Context, player string, j job) error {
+	c, ok := s.conns[player]
+	if !ok {
+		return errors.New("no account for " + player)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues == nil {
+		s.queues = map[string]chan job{}
+	}
+	q, ok := s.queues[player]
+	if !ok {
+		q = make(chan job, 64)
+		s.queues[player] = q
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for j := range q {
+				if err := s.send(ctx, c, player, j); err != nil && ctx.Err() == nil {
+					s.say("   (%s's move failed: %v)", player, err)
+				}
+			}
+		}()
+	}
+	select {
+	case q <- j:
+		return nil
+	default:
+		return errors.New(player + " is too far behind")
+	}
+}
+
+func (s *senders) send(ctx context.Context, c *forumconn.Conn, player string, j job) error {
+	s.mu.Lock()
+	s.n++
+	key := fmt.Sprintf("sim.%d", s.n)
+	s.mu.Unlock()
+	if j.private {
+		if s.verbose {
+			s.say("   %s sends the GM a PM", player)
+		}
+		_, err := c.P.SendPM(ctx, s.bot, key, "orders", j.text)
+		return err
+	}
+	if s.verbose {
+		s.say("   %s posts: %s", player, oneLine(j.text))
+	}
+	_, err := c.P.Reply(ctx, s.topic, key, "", j.text)
+	return err
+}
+
+// close stops the queues and waits for what is being sent.
+func (s *senders) close() {
+	s.mu.Lock()
+	for _, q := range s.queues {
+		close(q)
+	}
+	s.queues = nil
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *senders) Post(ctx context.Context, player, text string) error {
+	return s.enqueue(ctx, player, job{text: text})
+}
+
+func (s *senders) PM(ctx context.Context, player, text string) error {
+	return s.enqueue(ctx, player, job{text: text, private: true})
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,173 @@
+// Package forumconn is one bot account on one board: it puts the scraper,
+// the parser and the poster behind the small interface the moderator needs.
+package forumconn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/parser"
+	"github.com/forumgm/forumgm/poster"
+	"github.com/forumgm/forumgm/scraper"
+)
+
+// Conn is a logged-in (on demand) bot account on a board.
+type Conn struct {
+	S  *scraper.Session
+	Sc *scraper.Scraper
+	P  *poster.Poster
+	px *parser.Parser
+	// Progress, when set, hears about long backfills.
+	Progress func(pagesRead, pages int)
+}
+
+// Open prepares a connection; it logs in on first use.
+func Open(base string, prof forum.Profile, creds forum.Credentials, opt scraper.Options) (*Conn, error) {
+	s, err := scraper.NewSession(base, prof, creds, opt)
+	if err != nil {
+		return nil, err
+	}
+	px, err := parser.New(prof)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{S: s, Sc: scraper.New(s), P: poster.New(s), px: px}, nil
+}
+
+// Profile finds a built-in profile, or loads a GM's profile file.
+func Profile(engine, file string) (forum.Profile, error) {
+	if file != "" {
+		return forum.LoadProfile(file)
+	}
+	p, ok := forum.Builtin(engine)
+	if !ok {
+		return forum.Profile{}, fmt.Errorf("no profile for forum engine %q (known: %v)", engine, forum.BuiltinNames())
+	}
+	return p, nil
+}
+
+// ReadThread reads new posts after the cursor (see moderator.Forum).
+func (c *Conn) ReadThread(ctx context.Context, thread string, cursor []byte, visit func(forum.Post) error) ([]byte, string, string, error) {
+	var cur scraper.Cursor
+	if len(cursor) > 0 {
+		if err := json.Unmarshal(cursor, &cur); err != nil {
+			return nil, "", "", fmt.Errorf("thread cursor: %w", err)
+		}
+	}
+	res, err := c.Sc.ReadThread(ctx, thread, cur, visit)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if c.Progress != nil && res.PagesRead > 1 {
+		c.Progress(res.PagesRead, res.Pages)
+	}
+	next, _ := json.Marshal(res.Cursor)
+	last := res.To
+	if res.ToEnd && res.From != "" {
+		// The read reached the end: a deleted last post is inside it too.
+		last = strconv.FormatInt(math.MaxInt64, 10)
+	}
+	return next, res.From, last, nil
+}
+
+type pmCursor struct {
+	Last string `json:"last"`
+}
+
+// NewPMs returns inbox PMs newer than the cursor, oldest first.
+func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, error) {
+	var cur pmCursor
+	if len(cursor) > 0 {
+		if err := json.Unmarshal(cursor, &cur); err != nil {
+			return nil, nil, fmt.Errorf("PM cursor: %w", err)
+		}
+	}
+	heads, err := c.Sc.Inbox(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(heads, func(i, j int) bool { return scraper.CompareIDs(heads[i].ID, heads[j].ID) < 0 })
+	var out []forum.PrivateMessage
+	for _, h := range heads {
+		if cur.Last != "" && scraper.CompareIDs(h.ID, cur.Last) <= 0 {
+			continue
+		}
+		pm, err := c.Sc.ReadPM(ctx, h.ID)
+		if err != nil {
+			// Keep what was read; the rest comes next poll.
+			break
+		}
+		out = append(out, pm)
+		cur.Last = h.ID
+	}
+	b, _ := json.Marshal(cur)
+	return out, b, nil
+}
+
+// Segments reads a post's commands; Lines a PM's. A marker line (what the
+// poster puts under every message it sends) is never a command.
+func (c *Conn) Segments(body string) []string { return dropMarkers(c.px.Segments(body)) }
+func (c *Conn) Lines(body string) []string    { return dropMarkers(c.px.Lines(body)) }
+
+func dropMarkers(segs []string) []string {
+	out := segs[:0]
+	for _, s := range segs {
+		if !strings.HasPrefix(strings.TrimSpace(s), poster.MarkerPrefix) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Reply posts in the thread with the marker key.
+func (c *Conn) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	return c.P.Reply(ctx, thread, key, "", body)
+}
+
+// SendPM sends a PM with the marker key.
+func (c *Conn) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
+	return c.P.SendPM(ctx, to, key, subject, body)
+}
+
+// FindPost looks for a post already made with this marker key.
+func (c *Conn) FindPost(ctx context.Context, thread, key string) (string, bool, error) {
+	return c.P.PostWithMarker(ctx, thread, key)
+}
+
+// FindSentPM looks for a PM already sent with this marker key.
+func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error) {
+	return c.P.SentPMWithMarker(ctx, key)
+}
+
+// Connect opens the connection a game's forum settings describe.
+func Connect(fc moderator.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
+	prof, err := Profile(fc.Engine, fc.Profile)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := fc.Credentials()
+	if err != nil {
+		return nil, err
+	}
+	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version)}
+	if fc.RequestsPerSecond > 0 {
+		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
+	}
+	c, err := Open(fc.URL, prof, creds, opt)
+	if err != nil {
+		return nil, err
+	}
+	if fc.FloodSeconds != nil {
+		c.P.FloodWait = time.Duration(*fc.FloodSeconds * float64(time.Second))
+	}
+	return c, nil
+}
