@@ -61,7 +61,11 @@ func (r *nationsRig) state() (*nations.State, *store.Game) {
 
 func (r *nationsRig) commands(player string) []store.CommandRow {
 	var cs []store.CommandRow
-	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; cs, err = tx.Commands(r.id, store.CommandFilter{Player: player}); return err })
+	r.db.View(r.ctx, func(tx *store.Tx) error {
+		var err error
+		cs, err = tx.Commands(r.id, store.CommandFilter{Player: player})
+		return err
+	})
 	return cs
 }
 

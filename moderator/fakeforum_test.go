@@ -196,7 +196,9 @@ func (f *fakeForum) sentTo() map[string][]string {
 	return out
 }
 
-func (f *fakeForum) String() string { return fmt.Sprintf("%d posts, %d PMs in, %d sent", len(f.posts), len(f.inbox), len(f.sent)) }
+func (f *fakeForum) String() string {
+	return fmt.Sprintf("%d posts, %d PMs in, %d sent", len(f.posts), len(f.inbox), len(f.sent))
+}
 
 func (f *fakeForum) edit(id, text string) {
 	f.mu.Lock()
