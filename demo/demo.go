@@ -61,6 +61,105 @@ type Result struct {
 	DB        *store.DB // open until ctx ends when Keep; closed otherwise
 }
 
+// Seat is a simulated player's forum account.
+type Seat struct {
+	Name, Password string
+	ID             int
+}
+
+// Board is a local forum set up for one game: the bot's account, the
+// players' accounts and the game thread.
+type Board struct {
+	Game  string
+	Sim   *forumsim.Server
+	Base  string
+	Topic int
+	BotID int
+	BotPW string
+	Seats []Seat
+	stop  func(context.Context) error
+}
+
+// NewBoard starts a local forum for a game on addr.
+func NewBoard(game, addr string) (*Board, error) {
+	su, ok := setups[game]
+	if !ok {
+		return nil, fmt.Errorf("no demo for %q (try %s)", game, strings.Join(Games(), ", "))
+	}
+	// Post review off (a board setting many forums use): a dozen simulated
+	// players answering within the same second would otherwise keep bouncing
+	// each other's replies, which real threads are far too slow to do.
+	b := &Board{Game: game, Sim: forumsim.New(forumsim.Options{FloodInterval: time.Second, Sitename: "forumgm demo board", NoPostReview: true})}
+	b.BotPW = secret()
+	var err error
+	if b.BotID, err = b.Sim.AddUser(BotName, b.BotPW, true); err != nil {
+		return nil, err
+	}
+	for _, p := range su.players {
+		pw := secret()
+		id, err := b.Sim.AddUser(p, pw, false)
+		if err != nil {
+			return nil, err
+		}
+		b.Seats = append(b.Seats, Seat{p, pw, id})
+	}
+	fid := b.Sim.AddForum("Forum Games", "Mafia, Resistance and other games run in threads")
+	title := map[string]string{"resistance": "The Resistance: Spies vs. Spies (demo)", "protest": "Protest (demo)", "nations": "Nations (demo)"}[game]
+	if b.Topic, _, err = b.Sim.AddTopic(fid, b.BotID, title, "Sign-ups are closed. The game starts below; forumgm is your GM."); err != nil {
+		return nil, err
+	}
+	if b.Base, b.stop, err = b.Sim.Start(addr); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Stop shuts the forum down.
+func (b *Board) Stop() { b.stop(context.Background()) }
+
+// ThreadURL is the game thread's address.
+func (b *Board) ThreadURL() string { return fmt.Sprintf("%sviewtopic.php?t=%d", b.Base, b.Topic) }
+
+// Players are the game's players with their forum ids.
+func (b *Board) Players() []store.Player {
+	var ps []store.Player
+	for _, s := range b.Seats {
+		ps = append(ps, store.Player{Slot: s.Name, ForumName: s.Name, ForumUserID: fmt.Sprint(s.ID)})
+	}
+	return ps
+}
+
+// GameConfig is the game's setup at a speed (1: about a minute).
+func (b *Board) GameConfig(speed float64, seed int64, start time.Time) moderator.GameConfig {
+	su := setups[b.Game]
+	return moderator.GameConfig{Players: su.players, Options: su.options(speed), Setup: su.setup, Seed: seed, Start: start.UTC()}
+}
+
+// ForumConfig is how the bot reaches the board; its password is in the
+// environment variable envName.
+func (b *Board) ForumConfig(envName string, speed float64) moderator.ForumConfig {
+	zero := 0.0 // the bot's account is in the flood-exempt group
+	return moderator.ForumConfig{URL: b.Base, Engine: "phpbb", Thread: fmt.Sprint(b.Topic), Bot: BotName, PasswordEnv: envName,
+		PollSeconds: 0.4 / speed, FloodSeconds: &zero, RequestsPerSecond: 50}
+}
+
+// Senders logs every player in (on first use) for sending moves through
+// the forum's forms.
+func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error) {
+	prof, _ := forum.Builtin("phpbb")
+	conns := map[string]*forumconn.Conn{}
+	for _, s := range b.Seats {
+		c, err := forumconn.Open(b.Base, prof, forum.Credentials{Username: s.Name, Password: s.Password},
+			scraper.Options{MinInterval: 20 * time.Millisecond, UserAgent: "forumgm-demo-player"})
+		if err != nil {
+			return nil, err
+		}
+		c.P.FloodWait = time.Second
+		conns[s.Name] = c
+	}
+	return &Senders{conns: conns, topic: fmt.Sprint(b.Topic), bot: forum.Author{Name: BotName, ID: fmt.Sprint(b.BotID)}, verbose: verbose, say: say}, nil
+}
+
 // setups are the demo's games, with phases short enough to finish in about
 // a minute at speed 1.
 var setups = map[string]struct {
@@ -88,16 +187,13 @@ var setups = map[string]struct {
 // Games lists the games the demo can play.
 func Games() []string { return []string{"resistance", "protest", "nations"} }
 
-const botName = "GameMaster"
+// BotName is the bot's account on the demo board.
+const BotName = "GameMaster"
 
 // Run plays one game to its end.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Game == "" {
 		cfg.Game = "resistance"
-	}
-	su, ok := setups[cfg.Game]
-	if !ok {
-		return nil, fmt.Errorf("no demo for %q (try %s)", cfg.Game, strings.Join(Games(), ", "))
 	}
 	if cfg.Speed <= 0 {
 		cfg.Speed = 1
@@ -117,44 +213,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	say := func(f string, a ...any) { fmt.Fprintf(cfg.Out, f+"\n", a...) }
 	sp := func(d time.Duration) time.Duration { return time.Duration(float64(d) / cfg.Speed) }
 
-	// The forum.
-	// Post review off (a board setting many forums use): a dozen simulated
-	// players answering within the same second would otherwise keep bouncing
-	// each other's replies, which real threads are far too slow to do.
-	sim := forumsim.New(forumsim.Options{FloodInterval: time.Second, Sitename: "forumgm demo board", NoPostReview: true})
-	botPW := secret()
-	botID, err := sim.AddUser(botName, botPW, true)
+	b, err := NewBoard(cfg.Game, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	type seat struct {
-		name, pw string
-		id       int
-	}
-	var seats []seat
-	var players []store.Player
-	for _, p := range su.players {
-		pw := secret()
-		id, err := sim.AddUser(p, pw, false)
-		if err != nil {
-			return nil, err
-		}
-		seats = append(seats, seat{p, pw, id})
-		players = append(players, store.Player{Slot: p, ForumName: p, ForumUserID: fmt.Sprint(id)})
-	}
-	fid := sim.AddForum("Forum Games", "Mafia, Resistance and other games run in threads")
-	title := map[string]string{"resistance": "The Resistance: Spies vs. Spies (demo)", "protest": "Protest (demo)", "nations": "Nations (demo)"}[cfg.Game]
-	topic, _, err := sim.AddTopic(fid, botID, title, "Sign-ups are closed. The game starts below; forumgm is your GM.")
-	if err != nil {
-		return nil, err
-	}
-	base, stopForum, err := sim.Start(cfg.Addr)
-	if err != nil {
-		return nil, err
-	}
-	defer stopForum(context.Background())
-	threadURL := fmt.Sprintf("%sviewtopic.php?t=%d", base, topic)
-	say("forumgm demo: %s with %d simulated players", cfg.Game, len(seats))
+	defer b.Stop()
+	sim, base, topic, botID := b.Sim, b.Base, b.Topic, b.BotID
+	threadURL := b.ThreadURL()
+	say("forumgm demo: %s with %d simulated players", cfg.Game, len(b.Seats))
 	say("open the thread in a browser: %s", threadURL)
 	if cfg.Started != nil {
 		cfg.Started(base, fmt.Sprint(topic))
@@ -183,18 +249,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	// The bot's password is handed over the way a GM would: in an
 	// environment variable the game settings name.
-	envName := "FORUMGM_DEMO_PASSWORD_" + strings.ToUpper(cfg.Game)
-	os.Setenv(envName, botPW)
+	envName := "FORUMGM_DEMO_PASSWORD_" + strings.ToUpper(cfg.Game) + "_" + secret()[:6]
+	os.Setenv(envName, b.BotPW)
 	defer os.Unsetenv(envName)
-	zero := 0.0
-	fc := moderator.ForumConfig{URL: base, Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: botName, PasswordEnv: envName,
-		PollSeconds: 0.4 / cfg.Speed, FloodSeconds: &zero, RequestsPerSecond: 50}
-	gc := moderator.GameConfig{Players: su.players, Options: su.options(cfg.Speed), Setup: su.setup, Seed: cfg.Seed, Start: time.Now().UTC()}
+	fc := b.ForumConfig(envName, cfg.Speed)
+	gc := b.GameConfig(cfg.Speed, cfg.Seed, time.Now())
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc moderator.ForumConfig) (moderator.Forum, error) {
 		return forumconn.Connect(fc, clock.Real{}, forumgm.Version)
 	}}
 	name := "demo-" + cfg.Game
-	g, err := m.Create(ctx, name, cfg.Game, gc, fc, players)
+	g, err := m.Create(ctx, name, cfg.Game, gc, fc, b.Players())
 	if err != nil {
 		return nil, err
 	}
@@ -208,19 +272,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer func() { stopRun(); wg.Wait() }()
 
 	// The players: each logs in with their own account and uses the forms.
-	prof, _ := forum.Builtin("phpbb")
-	mouths := map[string]*forumconn.Conn{}
-	for _, s := range seats {
-		c, err := forumconn.Open(base, prof, forum.Credentials{Username: s.name, Password: s.pw},
-			scraper.Options{MinInterval: 20 * time.Millisecond, UserAgent: "forumgm-demo-player"})
-		if err != nil {
-			return nil, err
-		}
-		c.P.FloodWait = time.Second
-		mouths[s.name] = c
+	send, err := b.Senders(cfg.Verbose, say)
+	if err != nil {
+		return nil, err
 	}
-	send := &senders{conns: mouths, topic: fmt.Sprint(topic), bot: forum.Author{Name: botName, ID: fmt.Sprint(botID)}, verbose: cfg.Verbose, say: say}
-	defer send.close()
+	defer send.Close()
 	table := &simplayers.Table{Game: eng, Seed: cfg.Seed}
 
 	deadline := time.Now().Add(cfg.Timeout)
@@ -241,8 +297,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		// Show what the bot posted in the thread since last time.
-		for _, p := range botPostsOf(sim, topic, botName)[printed:] {
-			say("\n── %s posts in the thread ──\n%s", botName, indent(plain(p.Source)))
+		for _, p := range botPostsOf(sim, topic, BotName)[printed:] {
+			say("\n── %s posts in the thread ──\n%s", BotName, indent(plain(p.Source)))
 			printed++
 		}
 		if row.Status == moderator.Finished || row.Status == moderator.Ended {
@@ -262,11 +318,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	for _, p := range botPostsOf(sim, topic, botName)[printed:] {
-		say("\n── %s posts in the thread ──\n%s", botName, indent(plain(p.Source)))
+	for _, p := range botPostsOf(sim, topic, BotName)[printed:] {
+		say("\n── %s posts in the thread ──\n%s", BotName, indent(plain(p.Source)))
 	}
 	st, _ := eng.Decode(last.State)
-	res := &Result{Game: cfg.Game, Status: eng.Status(st), ThreadURL: threadURL, BotPosts: botPostsOf(sim, topic, botName), BotPMs: sim.Sent(botID), EndedByGM: endedByGM}
+	res := &Result{Game: cfg.Game, Status: eng.Status(st), ThreadURL: threadURL, BotPosts: botPostsOf(sim, topic, BotName), BotPMs: sim.Sent(botID), EndedByGM: endedByGM}
 	db.View(ctx, func(tx *store.Tx) error { res.Outbox, err = tx.Outbox(g.ID); return err })
 	say("\n== the game is over: %s", summary(res.Status))
 	say("   %d posts in the thread by the bot, %d PMs sent; audit: every command and why is in the database", len(res.BotPosts), len(res.BotPMs))
@@ -338,10 +394,10 @@ func plain(src string) string {
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
-// senders send the simulated players' moves through the forum's forms. Each
+// Senders send the simulated players' moves through the forum's forms. Each
 // player has their own queue and goroutine, so a slow form (a login, a flood
 // wait) holds up only that player, as with people.
-type senders struct {
+type Senders struct {
 	conns   map[string]*forumconn.Conn
 	topic   string
 	bot     forum.Author
@@ -359,7 +415,7 @@ type job struct {
 	private bool
 }
 
-func (s *senders) enqueue(ctx context.Context, player string, j job) error {
+func (s *Senders) enqueue(ctx context.Context, player string, j job) error {
 	c, ok := s.conns[player]
 	if !ok {
 		return errors.New("no account for " + player)
@@ -391,7 +447,7 @@ func (s *senders) enqueue(ctx context.Context, player string, j job) error {
 	}
 }
 
-func (s *senders) send(ctx context.Context, c *forumconn.Conn, player string, j job) error {
+func (s *Senders) send(ctx context.Context, c *forumconn.Conn, player string, j job) error {
 	s.mu.Lock()
 	s.n++
 	key := fmt.Sprintf("sim.%d", s.n)
@@ -410,8 +466,8 @@ func (s *senders) send(ctx context.Context, c *forumconn.Conn, player string, j 
 	return err
 }
 
-// close stops the queues and waits for what is being sent.
-func (s *senders) close() {
+// Close stops the queues and waits for what is being sent.
+func (s *Senders) Close() {
 	s.mu.Lock()
 	for _, q := range s.queues {
 		close(q)
@@ -421,11 +477,11 @@ func (s *senders) close() {
 	s.wg.Wait()
 }
 
-func (s *senders) Post(ctx context.Context, player, text string) error {
+func (s *Senders) Post(ctx context.Context, player, text string) error {
 	return s.enqueue(ctx, player, job{text: text})
 }
 
-func (s *senders) PM(ctx context.Context, player, text string) error {
+func (s *Senders) PM(ctx context.Context, player, text string) error {
 	return s.enqueue(ctx, player, job{text: text, private: true})
 }
 

@@ -1,0 +1,150 @@
+package demo
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/internal/pgtest"
+	"github.com/forumgm/forumgm/poster"
+	_ "github.com/forumgm/forumgm/rules/nations"
+	_ "github.com/forumgm/forumgm/rules/protest"
+	_ "github.com/forumgm/forumgm/rules/resistance"
+	"github.com/forumgm/forumgm/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// TestGamesEndToEnd plays each game to its end on the local forum, through
+// the real scraper, parser, moderator and poster, on SQLite and on
+// PostgreSQL, with simulated players using the forum's own forms; then
+// checks that the thread and the bot's sent folder hold exactly what the
+// game's events called for: every outbox item once, in order, nothing else.
+func TestGamesEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays whole games in real time")
+	}
+	// All six games run at once (they mostly wait on their phases); t.Parallel
+	// would run only GOMAXPROCS of them at a time.
+	type run struct {
+		name string
+		res  *Result
+		err  error
+		done chan struct{}
+	}
+	var runs []*run
+	for _, game := range Games() {
+		for _, driver := range []string{"sqlite", "postgres"} {
+			dsn := filepath.Join(t.TempDir(), "e2e.db")
+			if driver == "postgres" {
+				dsn = pgtest.DSN(t)
+			}
+			r := &run{name: game + "/" + driver, done: make(chan struct{})}
+			runs = append(runs, r)
+			go func() {
+				defer close(r.done)
+				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+				defer cancel()
+				r.res, r.err = Run(ctx, Config{Game: game, Speed: 2, DSN: dsn})
+			}()
+		}
+	}
+	for _, r := range runs {
+		<-r.done
+		t.Run(r.name, func(t *testing.T) {
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			defer r.res.DB.Close()
+			checkExactlyOnce(t, r.res.Outbox, r.res.BotPosts, r.res.BotPMs)
+			if !r.res.Status.Finished {
+				t.Errorf("%s did not finish", r.name)
+			}
+			if r.res.EndedByGM {
+				t.Logf("%s ran out of time and was ended by the GM", r.name)
+			}
+			checkAudit(t, r.res.DB, "demo-"+r.res.Game)
+		})
+	}
+}
+
+// checkExactlyOnce compares the outbox with what is on the forum.
+func checkExactlyOnce(t *testing.T, out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.PM) {
+	t.Helper()
+	var wantPosts, wantPMs []string
+	for _, it := range out {
+		if it.State != "sent" {
+			t.Errorf("outbox item %s is %s (%s)", it.Marker, it.State, it.LastError)
+		}
+		if it.Kind == "post" {
+			wantPosts = append(wantPosts, it.Marker)
+		} else {
+			wantPMs = append(wantPMs, it.Marker)
+		}
+	}
+	var gotPosts []string
+	for _, p := range posts {
+		ks := poster.FindMarkers(p.HTML)
+		if len(ks) != 1 {
+			t.Fatalf("bot post %d has markers %v", p.ID, ks)
+		}
+		gotPosts = append(gotPosts, ks[0])
+	}
+	if strings.Join(gotPosts, " ") != strings.Join(wantPosts, " ") {
+		t.Errorf("thread has the bot's posts\n  %v\nwant exactly, in order\n  %v", gotPosts, wantPosts)
+	}
+	seen := map[string]int{}
+	for _, pm := range pms {
+		for _, k := range poster.FindMarkers(pm.HTML) {
+			seen[k]++
+		}
+	}
+	for _, k := range wantPMs {
+		if seen[k] != 1 {
+			t.Errorf("PM %s was sent %d times", k, seen[k])
+		}
+		delete(seen, k)
+	}
+	for k, n := range seen {
+		t.Errorf("PM %s sent %d times but not in the outbox", k, n)
+	}
+	if len(wantPosts) < 3 || len(wantPMs) < 1 {
+		t.Errorf("suspiciously little: %d posts, %d PMs", len(wantPosts), len(wantPMs))
+	}
+}
+
+// checkAudit: every message the bot read is recorded and processed, and the
+// commands carry statuses (and reasons when rejected).
+func checkAudit(t *testing.T, db *store.DB, name string) {
+	t.Helper()
+	ctx := context.Background()
+	db.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.Game(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, _ := tx.Messages(g.ID)
+		cmds, _ := tx.Commands(g.ID, store.CommandFilter{})
+		accepted := 0
+		for _, m := range msgs {
+			if m.Status == "new" {
+				t.Errorf("message %s %s was never processed", m.Kind, m.ForumID)
+			}
+		}
+		for _, c := range cmds {
+			if c.Status == "accepted" {
+				accepted++
+			}
+			if c.Status == "rejected" && c.Reason == "" {
+				t.Errorf("command %d rejected without a reason", c.ID)
+			}
+		}
+		if accepted < 5 {
+			t.Errorf("only %d accepted commands in %d messages", accepted, len(msgs))
+		}
+		return nil
+	})
+}
