@@ -379,10 +379,16 @@ func checkTranscript(t *testing.T, text string, got map[string]any) {
 	if !strings.Contains(text, summary) {
 		t.Errorf("transcript lacks the outcome line %q", summary)
 	}
+	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, fmt.Sprintf("== %d rejected command(s):", len(rej))) {
+		t.Errorf("transcript does not list the %d rejected command(s)", len(rej))
+	}
 }
 
 // TestCLIReplayMalformed: every malformed scenario exits 2 with an error
-// that names the file and the line where the problem is.
+// that names the file and the line where the problem is. (yaml.v3 reports
+// parser errors at the 0-based line of the enclosing block, one or more
+// lines before the problem, and errors found by the game's Setup - unknown
+// game, unknown option, bad option value - carry no file or line at all.)
 func TestCLIReplayMalformed(t *testing.T) {
 	tests := []struct {
 		file  string
@@ -960,6 +966,7 @@ type outboxItem struct {
 	Body          string
 	Marker        string
 	State         string
+	ForumID       string
 }
 
 // gmSession runs the CLI against one database, collecting every output so
@@ -1056,6 +1063,10 @@ func TestCLIGMWorkflow(t *testing.T) {
 	all := s.ok("status")
 	if !strings.Contains(all, "spies-cli (resistance)") || !strings.Contains(all, "nations-cli (nations)") {
 		t.Errorf("status without a name should list both games:\n%s", all)
+	}
+	// --db wins over FORUMGM_DB.
+	if other := s.ok("status", "--db", filepath.Join(s.dir, "other.db")); !strings.Contains(other, "no games yet") {
+		t.Errorf("status --db other.db shows the FORUMGM_DB games:\n%s", other)
 	}
 	st := s.status(g)
 	if st.Name != g || st.Game != "resistance" || st.Status != "running" || st.Rules.Phase != "m1-p1" || st.Rules.Finished {
@@ -1274,6 +1285,167 @@ func TestCLINewRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCLIRunWithSim: `forumgm run` moderates a game created with `new` on
+// the local forum: the opening post appears in the thread, the bot's
+// password is never logged, and SIGTERM stops it cleanly.
+func TestCLIRunWithSim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("logs in to a local forum and waits for the first post (about 10 s)")
+	}
+	password := fmt.Sprintf("simpw-%d", time.Now().UnixNano())
+	sim := startBackground(t, cliEnv(nil), "sim", "--addr", "127.0.0.1:0", "--password", password, "--flood", "0")
+	url := sim.waitLine(t, "demo thread: ", 20*time.Second)
+	base := url[:strings.Index(url, "viewtopic.php")]
+	topic := url[strings.Index(url, "t=")+2:]
+
+	s := newGMSession(t)
+	s.password = password
+	game := filepath.Join(s.dir, "live.game.yaml")
+	gf := fmt.Sprintf(`name: live-cli
+game: nations
+forum:
+  url: %s
+  engine: phpbb
+  thread: %q
+  bot: GM Bot
+  password_env: FORUMGM_CLI_TEST_PASSWORD
+  poll_seconds: 1
+players:
+  - {name: Alice, id: "2"}
+  - {name: Bob, id: "3"}
+  - {name: Carol, id: "4"}
+options: {rounds: 2, round_minutes: 60}
+seed: 3
+`, base, topic)
+	if err := os.WriteFile(game, []byte(gf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.ok("new", game)
+	run := startBackground(t, cliEnv(map[string]string{"FORUMGM_DB": s.db, "FORUMGM_CLI_TEST_PASSWORD": password}), "run")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if st := s.status("live-cli"); st.Sent >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run sent nothing in 60 s; its log:\n%s", run.output())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	// The opening post, by the id the outbox recorded for it.
+	box := s.outbox("live-cli")
+	if len(box) == 0 || box[0].Kind != "post" || box[0].State != "sent" || box[0].ForumID == "" {
+		t.Fatalf("outbox after the first send: %+v", box)
+	}
+	resp, err := http.Get(base + "viewtopic.php?p=" + box[0].ForumID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Nations begins") {
+		t.Errorf("the opening post %s is not in the thread (%s)", box[0].ForumID, resp.Status)
+	}
+	code, took := run.stop(t, syscall.SIGTERM)
+	if code != 0 || took > 10*time.Second {
+		t.Errorf("run after SIGTERM: exit %d after %s\n%s", code, took, run.output())
+	}
+	if strings.Contains(run.output(), password) {
+		t.Errorf("run logged the bot's password:\n%s", run.output())
+	}
+	if code, _ := sim.stop(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("sim exit %d", code)
+	}
+}
+
+// bgProc is a forumgm process running in the background whose output is
+// collected line by line.
+type bgProc struct {
+	cmd   *exec.Cmd
+	mu    chan struct{} // a one-slot lock around out
+	out   bytes.Buffer
+	lines chan string
+	done  chan int
+}
+
+func startBackground(t *testing.T, env []string, args ...string) *bgProc {
+	t.Helper()
+	p := &bgProc{cmd: exec.Command(cliBin, args...), mu: make(chan struct{}, 1), lines: make(chan string, 1000), done: make(chan int, 1)}
+	p.cmd.Dir = t.TempDir()
+	p.cmd.Env = env
+	pr, pw := io.Pipe()
+	p.cmd.Stdout, p.cmd.Stderr = pw, pw
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			p.mu <- struct{}{}
+			p.out.WriteString(sc.Text() + "\n")
+			<-p.mu
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	exited := make(chan struct{})
+	go func() {
+		p.cmd.Wait()
+		pw.Close()
+		p.done <- p.cmd.ProcessState.ExitCode()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			p.cmd.Process.Kill()
+			<-exited
+		}
+	})
+	return p
+}
+
+func (p *bgProc) output() string {
+	p.mu <- struct{}{}
+	defer func() { <-p.mu }()
+	return p.out.String()
+}
+
+// waitLine returns the rest of the first line starting with prefix.
+func (p *bgProc) waitLine(t *testing.T, prefix string, d time.Duration) string {
+	t.Helper()
+	timeout := time.After(d)
+	for {
+		select {
+		case l := <-p.lines:
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				return strings.TrimSpace(rest)
+			}
+		case <-timeout:
+			t.Fatalf("no %q line within %s:\n%s", prefix, d, p.output())
+		}
+	}
+}
+
+// stop signals the process and returns its exit code and how long it took.
+func (p *bgProc) stop(t *testing.T, sig os.Signal) (int, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-p.done:
+		return code, time.Since(start)
+	case <-time.After(15 * time.Second):
+		t.Fatalf("%v still running 15 s after %v:\n%s", p.cmd.Args, sig, p.output())
+	}
+	return -1, 0
 }
 
 // ---------------------------------------------------------------- demo
