@@ -1423,7 +1423,7 @@ func (p *bgProc) waitLine(t *testing.T, prefix string, d time.Duration) string {
 	for {
 		select {
 		case l := <-p.lines:
-			if rest, ok := strings.CutPrefix(l, prefix); ok {
+			if rest, ok := strings.CutPrefix(strings.TrimLeft(l, " "), prefix); ok {
 				return strings.TrimSpace(rest)
 			}
 		case <-timeout:
@@ -1474,6 +1474,29 @@ func TestCLIDemo(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "Final scoreboard") {
 		t.Errorf("the bot's final post is not shown:\n%s", r.stdout)
+	}
+}
+
+// TestCLIDemoKeep: with --keep the forum stays up after the game, for
+// browsing, until Ctrl-C, which ends it cleanly.
+func TestCLIDemoKeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a whole game")
+	}
+	p := startBackground(t, cliEnv(nil), "demo", "--game", "nations", "--speed", "8", "--keep")
+	url := p.waitLine(t, "open the thread in a browser: ", 20*time.Second)
+	p.waitLine(t, "the forum stays up", 90*time.Second)
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("the forum is not up after the game: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Final scoreboard") {
+		t.Errorf("GET %s after the game: %s; final post shown: %v", url, resp.Status, strings.Contains(string(body), "Final scoreboard"))
+	}
+	if code, took := p.stop(t, os.Interrupt); code != 0 || took > 10*time.Second {
+		t.Errorf("demo --keep after Ctrl-C: exit %d after %s\n%s", code, took, p.output())
 	}
 }
 
