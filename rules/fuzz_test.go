@@ -51,7 +51,7 @@ func insertAt(s, sep string, i int) string {
 // the same names).
 func FuzzMatch(f *testing.F) {
 	r, err := rules.NewRoster(
-		[]string{"Alice", "Alicia", "Bob", "Bjørn Ærøe", "Mary_Jane", "Al-Amin", "Ünal Şahin", "Robert", "[/quote]"},
+		[]string{"Alice", "Alicia", "Bob", "Bjørn Ærøe", "Mary_Jane", "Al-Amin", "Ünal Şahin", "Robert", "[/quote]", "Işık"},
 		map[string][]string{"Robert": {"Bobby", "Rob"}, "Alice": {"Ali"}})
 	if err != nil {
 		f.Fatal(err)

@@ -134,9 +134,10 @@ func (r *Roster) Copy() *Roster {
 // underscores, hyphens (and other non-letter, non-digit runes) removed.
 func NormName(s string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
+	for _, r := range s {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
+			// Folding through upper case makes ı/I/i, ς/σ and ſ/s compare alike.
+			b.WriteRune(unicode.ToLower(unicode.ToUpper(r)))
 		}
 	}
 	return b.String()

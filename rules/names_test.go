@@ -3,7 +3,7 @@ package rules
 import "testing"
 
 func TestMatch(t *testing.T) {
-	r, err := NewRoster([]string{"Alice", "Alicia", "Bob_Smith", "Mary-Jane", "Al", "Ünal"}, map[string][]string{"Alice": {"Ali"}})
+	r, err := NewRoster([]string{"Alice", "Alicia", "Bob_Smith", "Mary-Jane", "Al", "Ünal", "Işık"}, map[string][]string{"Alice": {"Ali"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +28,8 @@ func TestMatch(t *testing.T) {
 		{"zed", "", false},
 		{"", "", false},
 		{"[b]", "", false},
+		{"IŞIK", "Işık", true}, // dotless i folds like I
+		{"işık", "Işık", true},
 	}
 	for _, tc := range tests {
 		got, err := r.Match(tc.in)

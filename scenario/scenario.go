@@ -123,12 +123,19 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if script == nil || script.Kind != yaml.SequenceNode {
 		return nil, fail(keyLine["script"], "\"script\" must be a list of steps (post, pm or deadline)")
 	}
+	// Each step is checked against its own node: yaml.v3 drops null list
+	// entries when decoding, so sc.Script may not line up with the nodes.
 	for i, n := range script.Content {
-		st := &sc.Script[i]
-		st.Line = n.Line
 		if n.Kind != yaml.MappingNode {
 			return nil, fail(n.Line, "step %d must be a mapping like {post: NAME, text: …}", i+1)
 		}
+	}
+	if len(sc.Script) != len(script.Content) {
+		return nil, fail(script.Line, "\"script\" has an empty step")
+	}
+	for i, n := range script.Content {
+		st := &sc.Script[i]
+		st.Line = n.Line
 		for j := 0; j < len(n.Content); j += 2 {
 			if k := n.Content[j]; !stepKeys[k.Value] {
 				return nil, fail(k.Line, "step %d: unknown key %q (known: post, pm, text, deadline)", i+1, k.Value)

@@ -49,6 +49,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"unknown step key", "game: nations\nplayers: [A]\nscript:\n  - post: A\n    txt: x\n", 5, `unknown key "txt"`},
 		{"missing text", "game: nations\nplayers: [A]\nscript:\n  - deadline: true\n  - pm: A\n", 5, "needs a text"},
 		{"wrong type", "game: nations\nseed: seven\nplayers: [A]\nscript: []\n", 2, "seven"},
+		{"trailing empty step", "game: nations\nplayers: [A, B]\nscript:\n  - deadline: true\n  -\n", 5, "must be a mapping"},
 		{"alias of stranger", "game: nations\nplayers: [A]\naliases: {B: [x]}\nscript: []\n", 3, "not in players"},
 	}
 	for _, tc := range tests {
