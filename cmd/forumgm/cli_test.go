@@ -1294,6 +1294,7 @@ func TestCLIRunWithSim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("logs in to a local forum and waits for the first post (about 10 s)")
 	}
+	t.Parallel() // real time, mostly waiting
 	password := fmt.Sprintf("simpw-%d", time.Now().UnixNano())
 	sim := startBackground(t, cliEnv(nil), "sim", "--addr", "127.0.0.1:0", "--password", password, "--flood", "0")
 	url := sim.waitLine(t, "demo thread: ", 20*time.Second)
@@ -1454,6 +1455,7 @@ func TestCLIDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo plays a whole game (about 20 s)")
 	}
+	t.Parallel() // real time, mostly waiting
 	r := runCLIWith(t, cliOpts{timeout: 2 * time.Minute}, "demo", "--game", "nations", "--speed", "4")
 	wantExit(t, r, 0, "demo")
 	if r.elapsed > 60*time.Second {
@@ -1483,6 +1485,7 @@ func TestCLIDemoKeep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays a whole game")
 	}
+	t.Parallel() // real time, mostly waiting
 	p := startBackground(t, cliEnv(nil), "demo", "--game", "nations", "--speed", "8", "--keep")
 	url := p.waitLine(t, "open the thread in a browser: ", 20*time.Second)
 	p.waitLine(t, "the forum stays up", 90*time.Second)
