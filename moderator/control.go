@@ -128,7 +128,10 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 				ps[i].ForumName, ps[i].ForumUserID = newName, forumID
 			}
 		}
-		return tx.SetPlayers(l.row.ID, ps)
+		if err := tx.SetPlayers(l.row.ID, ps); err != nil {
+			return err
+		}
+		return tx.RetargetOutbox(l.row.ID, slot, newName, forumID)
 	})
 }
 

@@ -276,3 +276,40 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 		t.Error("the down forum was never tried")
 	}
 }
+
+// TestReplaceRedirectsQueuedPMs: a role PM not yet sent goes to the player
+// who took the slot, not the one who left.
+func TestReplaceRedirectsQueuedPMs(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		m := &Moderator{DB: db, Clock: clock.NewFake(start)}
+		players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
+		var ps []store.Player
+		for i, p := range players {
+			ps = append(ps, store.Player{Slot: p, ForumName: p, ForumUserID: string(rune('2' + i))})
+		}
+		gc := GameConfig{Players: players, Seed: 1, Start: start}
+		fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+		g, err := m.Create(ctx, "r1", "resistance", gc, fc, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Replace(ctx, "r1", "Ben", "Benedict", "99"); err != nil {
+			t.Fatal(err)
+		}
+		var out []store.OutboxItem
+		db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err })
+		found := false
+		for _, it := range out {
+			if it.Recipient == "Ben" {
+				found = true
+				if it.RecipientName != "Benedict" || it.RecipientID != "99" {
+					t.Errorf("Ben's queued PM goes to %s (%s)", it.RecipientName, it.RecipientID)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no role PM queued for Ben")
+		}
+	})
+}

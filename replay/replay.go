@@ -55,7 +55,7 @@ type Options struct {
 func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 	g, err := rules.Lookup(sc.Game)
 	if err != nil {
-		return nil, err
+		return nil, sc.Errorf("game", "%v", err)
 	}
 	var seed int64 = 1
 	if sc.Seed != nil {
@@ -69,7 +69,7 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 	r := &Result{Game: g.Name(), Private: map[string][]string{}}
 	step, err := referee.Setup(g, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("setting up %s: %w", g.Name(), err)
+		return nil, sc.Errorf(setupKey(sc, err), "setting up %s: %v", g.Name(), err)
 	}
 	r.take(now, step)
 	s := step.State
@@ -147,6 +147,21 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 	r.State = s
 	r.Status = g.Status(s)
 	return r, nil
+}
+
+// setupKey guesses which part of the scenario a setup error is about, to
+// point at its line.
+func setupKey(sc *scenario.Scenario, err error) string {
+	msg := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(msg, "option") && sc.Lines["options"] > 0:
+		return "options"
+	case sc.Lines["setup"] > 0 && !strings.Contains(msg, "player"):
+		return "setup"
+	case strings.Contains(msg, "alias") && sc.Lines["aliases"] > 0:
+		return "aliases"
+	}
+	return "players"
 }
 
 func (r *Result) take(now time.Time, st referee.Step) {

@@ -26,6 +26,17 @@ type Scenario struct {
 	// second apart.
 	Start  *time.Time `yaml:"start"`
 	Script []Step     `yaml:"script"`
+
+	// File is the file's name and Lines where each top-level key is, so
+	// problems found later (an unknown game or option) can name their line.
+	File  string         `yaml:"-"`
+	Lines map[string]int `yaml:"-"`
+}
+
+// Errorf is an error about key (e.g. "options") of this scenario, naming its
+// file and line.
+func (s *Scenario) Errorf(key, f string, a ...any) error {
+	return &Error{File: s.File, Line: s.Lines[key], Msg: fmt.Sprintf(f, a...)}
 }
 
 // Step is one line of the script: exactly one of Post, PM, Deadline.
@@ -74,7 +85,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, yamlError(name, err)
+		return nil, syntaxError(name, data, err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fail(1, "a scenario must be a mapping with keys game, players, script, …")
@@ -92,6 +103,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if err := root.Decode(&sc); err != nil {
 		return nil, yamlError(name, err)
 	}
+	sc.File, sc.Lines = name, keyLine
 	if sc.Game == "" {
 		return nil, fail(1, "missing key \"game\" (resistance, protest or nations)")
 	}
@@ -161,6 +173,24 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		}
 	}
 	return &sc, nil
+}
+
+// syntaxError reports a YAML syntax error at the line where the file stops
+// being valid. yaml.v3 names the line where the enclosing block began (an
+// unclosed "[" on line 3 is reported at 2), so the first prefix of the file
+// that fails with the same message is the line to show.
+func syntaxError(name string, data []byte, err error) error {
+	e := yamlError(name, err).(*Error)
+	lines := strings.SplitAfter(string(data), "\n")
+	for k := 1; k <= len(lines) && k <= 5000; k++ {
+		var n yaml.Node
+		perr := yaml.Unmarshal([]byte(strings.Join(lines[:k], "")), &n)
+		if perr != nil && yamlError(name, perr).(*Error).Msg == e.Msg {
+			e.Line = k
+			break
+		}
+	}
+	return e
 }
 
 // yamlError turns a yaml.v3 error (which has "line N:" inside) into an Error.

@@ -17,3 +17,12 @@ func (tx *Tx) LockGame(id int64) (*Game, error) {
 	g := r.game()
 	return &g, nil
 }
+
+// RetargetOutbox sends a slot's unsent PMs (pending, or sending and not yet
+// found on the forum) to a new account: after a replacement the departed
+// player must not get the role the new one inherits.
+func (tx *Tx) RetargetOutbox(gameID int64, slot, name, forumID string) error {
+	_, err := tx.exec(`UPDATE outbox SET recipient_name = ?, recipient_id = ? WHERE game_id = ? AND recipient = ? AND kind = 'pm' AND state IN ('pending', 'sending')`,
+		name, forumID, gameID, slot)
+	return err
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -28,6 +29,9 @@ it to the end. Open the printed thread URL in a browser to read it as players wo
 			&cli.BoolFlag{Name: "verbose", Usage: "also print every player move"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Float64("speed") <= 0 {
+				return cli.Exit("--speed must be above 0 (1 is about a minute; 0.5 half as fast)", 2)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			res, err := demo.Run(ctx, demo.Config{
@@ -35,7 +39,8 @@ it to the end. Open the printed thread URL in a browser to read it as players wo
 				Seed: c.Int64("seed"), Keep: c.Bool("keep"), Verbose: c.Bool("verbose"), Out: os.Stdout,
 			})
 			if err != nil {
-				if ctx.Err() != nil && c.Bool("keep") {
+				if ctx.Err() != nil {
+					fmt.Println("\ninterrupted")
 					return nil
 				}
 				return err

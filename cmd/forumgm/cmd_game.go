@@ -66,6 +66,12 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
+			if gf.Forum.PasswordFile != "" {
+				// Refuse a readable password file now, not at the first poll.
+				if _, err := gf.Forum.Credentials(); err != nil {
+					return cli.Exit(err.Error(), 2)
+				}
+			}
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				gc, fc, ps := gf.Configs(time.Now())
 				g, err := m.Create(ctx, gf.Name, gf.Game, gc, fc, ps)
@@ -191,6 +197,9 @@ func auditCommand() *cli.Command {
 					return err
 				}
 				if c.Bool("json") {
+					if rows == nil {
+						rows = []moderator.AuditRow{}
+					}
 					v := map[string]any{"messages": rows}
 					if c.Bool("outbox") {
 						v["outbox"] = out

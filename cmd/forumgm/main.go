@@ -15,7 +15,8 @@ import (
 )
 
 func main() {
-	if err := app().Run(os.Args); err != nil {
+	a := app()
+	if err := a.Run(flagsFirst(a, os.Args)); err != nil {
 		fmt.Fprintln(os.Stderr, "forumgm:", err)
 		os.Exit(1)
 	}
