@@ -26,8 +26,6 @@ type Conn struct {
 	Sc *scraper.Scraper
 	P  *poster.Poster
 	px *parser.Parser
-	// Progress, when set, hears about long backfills.
-	Progress func(pagesRead, pages int)
 }
 
 // Open prepares a connection; it logs in on first use.
@@ -66,9 +64,6 @@ func (c *Conn) ReadThread(ctx context.Context, thread string, cursor []byte, vis
 	res, err := c.Sc.ReadThread(ctx, thread, cur, visit)
 	if err != nil {
 		return nil, "", "", err
-	}
-	if c.Progress != nil && res.PagesRead > 1 {
-		c.Progress(res.PagesRead, res.Pages)
 	}
 	next, _ := json.Marshal(res.Cursor)
 	last := res.To

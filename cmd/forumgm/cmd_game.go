@@ -37,7 +37,8 @@ func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Mod
 		return fmt.Errorf("opening the database: %w", err)
 	}
 	defer db.Close()
-	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}), Clock: clock.Real{}, Log: logger(c)}
+	log := logger(c)
+	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}, log), Clock: clock.Real{}, Log: log}
 	return fn(ctx, m)
 }
 
