@@ -465,6 +465,10 @@ func (m *Moderator) resolve(tx *store.Tx, l *loaded, at time.Time) error {
 	if err := tx.AppendJournal(&store.JournalEntry{GameID: l.row.ID, Kind: "resolve", Time: at, Payload: mustJSON(map[string]string{"phase": phase})}); err != nil {
 		return err
 	}
+	// A crash here, between two writes of one resolution, must undo both.
+	if err := m.crash("in-resolve"); err != nil {
+		return err
+	}
 	m.log().Info("phase resolved", "game", l.row.Name, "phase", phase, "messages", len(step.Out))
 	return m.emit(tx, l, phase, step, at)
 }
@@ -538,6 +542,9 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 				return err
 			}
 		}
+	}
+	if err := m.crash("in-apply"); err != nil {
+		return err
 	}
 	if err := m.emit(tx, l, phase, step, msg.Time); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,6 +71,7 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 			Crash: func(point string) error {
 				if crash > 0 && rng.Float64() < crash {
 					crashes++
+					crashedAt.Store(point, true)
 					return ErrCrash
 				}
 				return nil
@@ -138,6 +140,12 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 	return outcome{}
 }
 
+// crashedAt records the crash points the crash test has hit.
+var crashedAt sync.Map
+
+// crashPoints are all the places the moderator can be killed in a test.
+var crashPoints = []string{"after-read", "after-thread", "after-message", "in-apply", "in-resolve", "before-send", "after-send"}
+
 type recorder struct {
 	ff   *fakeForum
 	rec  *[]input
@@ -189,6 +197,20 @@ func TestGamesToTheEndSurvivingCrashes(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+func TestCrashPointsAllHit(t *testing.T) {
+	// Runs after TestGamesToTheEndSurvivingCrashes (tests run in order).
+	hit := false
+	crashedAt.Range(func(_, _ any) bool { hit = true; return false })
+	if !hit {
+		t.Skip("needs TestGamesToTheEndSurvivingCrashes to run first")
+	}
+	for _, p := range crashPoints {
+		if _, ok := crashedAt.Load(p); !ok {
+			t.Errorf("no crash was simulated at %q", p)
+		}
 	}
 }
 
