@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -66,14 +67,7 @@ func (m *Moderator) wantsWork(ctx context.Context, g store.Game) bool {
 
 func (m *Moderator) sleep(ctx context.Context, d time.Duration) error {
 	if m.Clock == nil {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		}
+		return clock.Real{}.Sleep(ctx, d)
 	}
 	return m.Clock.Sleep(ctx, d)
 }
