@@ -12,9 +12,9 @@ import (
 	"html"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/forumgm/forumgm/bbcode"
+	"github.com/forumgm/forumgm/internal/benchratio"
 )
 
 // longPost is a long post with every kind of tag a game thread sees.
@@ -29,26 +29,6 @@ func longPost() string {
 	return b.String()
 }
 
-// alternate times base and work b.N times each, switching which goes
-// first, and returns work's time over base's.
-func alternate(b *testing.B, base, work func()) float64 {
-	var tb, tw time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		first, second, t1, t2 := base, work, &tb, &tw
-		if i%2 == 1 {
-			first, second, t1, t2 = work, base, &tw, &tb
-		}
-		s := time.Now()
-		first()
-		m := time.Now()
-		second()
-		*t1 += m.Sub(s)
-		*t2 += time.Since(m)
-	}
-	return float64(tw) / float64(tb)
-}
-
 var sink string
 
 func BenchmarkRender(b *testing.B) {
@@ -56,7 +36,7 @@ func BenchmarkRender(b *testing.B) {
 	if out := bbcode.Render(text, bbcode.Options{}); !strings.Contains(out, "<blockquote") {
 		b.Fatalf("no quote rendered: %.200s", out)
 	}
-	ratio := alternate(b, func() {
+	ratio := benchratio.Alternate(b, func() {
 		sink = html.EscapeString(text)
 	}, func() {
 		sink = bbcode.Render(text, bbcode.Options{})

@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/forumgm/forumgm/bbcode"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/parser"
 )
 
@@ -31,26 +31,6 @@ func longPost() string {
 	return bbcode.Render(b.String(), bbcode.Options{})
 }
 
-// alternate times base and work b.N times each, switching which goes
-// first, and returns work's time over base's.
-func alternate(b *testing.B, base, work func()) float64 {
-	var tb, tw time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		first, second, t1, t2 := base, work, &tb, &tw
-		if i%2 == 1 {
-			first, second, t1, t2 = work, base, &tw, &tb
-		}
-		s := time.Now()
-		first()
-		m := time.Now()
-		second()
-		*t1 += m.Sub(s)
-		*t2 += time.Since(m)
-	}
-	return float64(tw) / float64(tb)
-}
-
 func BenchmarkSegments(b *testing.B) {
 	prof, ok := forum.Builtin("phpbb")
 	if !ok {
@@ -61,7 +41,7 @@ func BenchmarkSegments(b *testing.B) {
 	if segs := x.Segments(body); len(segs) < 80 {
 		b.Fatalf("only %d segments in the long post", len(segs))
 	}
-	ratio := alternate(b, func() {
+	ratio := benchratio.Alternate(b, func() {
 		if _, err := parser.Doc([]byte(body)); err != nil {
 			b.Fatal(err)
 		}

@@ -20,28 +20,9 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/scraper"
 )
-
-// alternate times base and work b.N times each, switching which goes
-// first, and returns work's time over base's.
-func alternate(b *testing.B, base, work func()) float64 {
-	var tb, tw time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		first, second, t1, t2 := base, work, &tb, &tw
-		if i%2 == 1 {
-			first, second, t1, t2 = work, base, &tw, &tb
-		}
-		s := time.Now()
-		first()
-		m := time.Now()
-		second()
-		*t1 += m.Sub(s)
-		*t2 += time.Since(m)
-	}
-	return float64(tw) / float64(tb)
-}
 
 func BenchmarkPollUnchanged(b *testing.B) {
 	const posts = 200
@@ -88,7 +69,7 @@ func BenchmarkPollUnchanged(b *testing.B) {
 		b.Fatalf("backfill saw %d posts: %+v", full.Seen, full)
 	}
 	polls, pollRequests := 0, 0
-	ratio := alternate(b, func() {
+	ratio := benchratio.Alternate(b, func() {
 		if res := read(scraper.Cursor{}); res.Seen != posts {
 			b.Fatalf("backfill saw %d posts", res.Seen)
 		}
