@@ -2,56 +2,39 @@ package nations
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"github.com/forumgm/forumgm/replay"
+	"github.com/forumgm/forumgm/scenario"
 )
+
+// Every scenario of testdata/scenarios/nations is checked against its
+// .expect.json by the replay package's TestScenarios; here only the rendered
+// texts are pinned.
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// TestGolden pins the rendered texts (opening, round reports, final
-// scoreboard, private notes) of some scenarios. Run with -update after a
-// deliberate wording change and read the diff.
+// TestGolden pins replay's transcript (opening, round reports, final
+// scoreboard, private notes and receipts, rejections) of some scenarios,
+// played through the real path: BBCode → phpBB HTML → parser → referee.
+// Run with -update after a deliberate wording change and read the diff.
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"thin_air", "guessed_right", "award_tie", "latest_order"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "nations", name+".yaml"))
+			sc, err := scenario.Load(filepath.Join("..", "..", "testdata", "scenarios", "nations", name+".yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var sc scenario
-			if err := yaml.Unmarshal(data, &sc); err != nil {
+			res, err := replay.Run(sc, replay.Options{})
+			if err != nil {
 				t.Fatal(err)
 			}
-			got := replay(t, sc)
-			var b strings.Builder
-			for _, p := range got.public {
-				fmt.Fprintf(&b, "=== public\n%s\n", p)
-			}
-			var who []string
-			for w := range got.private {
-				who = append(who, w)
-			}
-			sort.Strings(who)
-			for _, w := range who {
-				for _, p := range got.private[w] {
-					fmt.Fprintf(&b, "=== to %s\n%s\n", w, p)
-				}
-			}
-			for _, r := range got.rejected {
-				fmt.Fprintf(&b, "=== rejected\n%s\n", r)
-			}
+			got := res.Text()
 			path := filepath.Join("testdata", "golden", name+".txt")
 			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -59,8 +42,8 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run go test -update)", err)
 			}
-			if string(want) != b.String() {
-				t.Errorf("%s differs from the golden file; got:\n%s", path, b.String())
+			if string(want) != got {
+				t.Errorf("%s differs from the golden file; got:\n%s", path, got)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/forumgm/forumgm/replay"
 	"github.com/forumgm/forumgm/rules"
 )
 
@@ -194,7 +195,7 @@ func TestBotGames(t *testing.T) {
 				for _, m := range g.Bot(st, p, r) {
 					ch, segs := rules.Private, strings.Split(m.Text, "\n")
 					if !m.Private {
-						ch, segs = rules.Public, segments(m.Text, false)
+						ch, segs = rules.Public, replay.PostSegments(m.Text)
 						if len(segs) == 0 {
 							t.Fatalf("public bot move without bold: %q", m.Text)
 						}
