@@ -64,7 +64,7 @@ func TestRandomGames(t *testing.T) {
 					if mv.Private {
 						ch = rules.Private
 					}
-					segs := segments(mv.Text, !mv.Private)
+					segs := moveSegments(mv)
 					if rapid.Bool().Draw(rt, "junk") {
 						segs = append(segs, rapid.SampledFrom([]string{"Protest A0", "B 9 A1", "G 1 A1", "Protest " + hexmap.ColumnName(cols) + "1", "nonsense", "cancel protest", "NAME: [quote]x"}).Draw(rt, "junkline"))
 					}

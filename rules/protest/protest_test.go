@@ -8,10 +8,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/replay"
 	"github.com/forumgm/forumgm/rules"
 )
 
+// The scenarios of testdata/scenarios/protest are played and checked against
+// their .expect.json by the replay package's TestScenarios.
+
 var g = Game{}
+
+var start = time.Date(2026, 1, 5, 18, 0, 0, 0, time.UTC)
+
+// moveSegments is what the bot reads from a simulated player's move, through
+// the real parser: a post's bold runs outside quotes, or a PM's lines.
+func moveSegments(mv rules.Move) []string {
+	if mv.Private {
+		return replay.PMLines(mv.Text)
+	}
+	return replay.PostSegments(mv.Text)
+}
 
 func players(n int) []string {
 	all := []string{"Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace", "Heidi"}
@@ -619,7 +634,7 @@ func TestBot(t *testing.T) {
 			if mv.Private {
 				ch = rules.Private
 			}
-			for _, seg := range segments(mv.Text, !mv.Private) {
+			for _, seg := range moveSegments(mv) {
 				total++
 				p := g.Parse(s, seg, rules.Source{Player: "Alice", Channel: ch})
 				if p.Cmd == nil {
