@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/forumgm/forumgm/replay"
 	"github.com/forumgm/forumgm/rules"
 )
 
@@ -21,7 +22,7 @@ func TestBot(t *testing.T) {
 			if len(ms) != 1 || ms[0].Private {
 				t.Fatalf("moves %+v", ms)
 			}
-			segs := segments(ms[0].Text)
+			segs := replay.PostSegments(ms[0].Text)
 			if len(segs) != 3 || !strings.HasPrefix(segs[0], "GIVE Strong Leader TO ") || !strings.HasPrefix(segs[1], "GIVE Passionate Speech TO ") || !strings.HasPrefix(segs[2], "TEAM: ") {
 				t.Fatalf("segments %q", segs)
 			}

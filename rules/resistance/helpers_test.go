@@ -5,8 +5,69 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/replay"
 	"github.com/forumgm/forumgm/rules"
 )
+
+var startTime = time.Date(2026, 1, 5, 18, 0, 0, 0, time.UTC)
+
+// run is a game driven straight through the engine (Parse, Apply, Resolve;
+// no referee, so no receipts and no grouping), for tests that look at the
+// state and the events of each step. Whole scenario files are played through
+// replay instead (scenario_test.go).
+type run struct {
+	State    *State
+	Public   []string
+	Private  map[string][]string
+	Rejected []string
+}
+
+func (r *run) add(evs []rules.Event) {
+	for _, e := range evs {
+		if e.To == rules.Everyone {
+			r.Public = append(r.Public, e.Text)
+		} else {
+			r.Private[e.To] = append(r.Private[e.To], e.Text)
+		}
+	}
+}
+
+// message applies one post (its bold runs outside quotes, spoilers, code
+// and struck text, as the real parser reads them) or one PM (its lines),
+// then resolves if the phase is due.
+func (r *run) message(g Game, who string, private bool, text string, now time.Time) {
+	src := rules.Source{Player: who, Channel: rules.Public, Time: now}
+	segs := replay.PostSegments(text)
+	if private {
+		src.Channel = rules.Private
+		segs = replay.PMLines(text)
+	}
+	for _, seg := range segs {
+		if strings.TrimSpace(seg) == "" {
+			continue
+		}
+		p := g.Parse(r.State, seg, src)
+		switch {
+		case p.Cmd != nil:
+			c := *p.Cmd
+			c.Src = src
+			ns, evs, err := g.Apply(r.State, c)
+			r.add(evs)
+			if err != nil {
+				r.Rejected = append(r.Rejected, err.Error())
+				continue
+			}
+			r.State = ns.(*State)
+		case p.Reject != "":
+			r.Rejected = append(r.Rejected, p.Reject)
+		}
+	}
+	if g.Due(r.State, now) {
+		ns, evs := g.Resolve(r.State, now)
+		r.State = ns.(*State)
+		r.add(evs)
+	}
+}
 
 // Fixtures: 5 players (spies Ben, Eli), 7 players (spies Ben, Eli, Gus),
 // 10 players (spies Ben, Eli, Gus, Jon); leader order = sign-up order.

@@ -87,10 +87,3 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
-
-func TestSegmentsDropQuotes(t *testing.T) {
-	got := segments("[quote=Ben]I say [b]REJECT[/b][/quote] and I [b]APPROVE[/b] [s][b]REJECT[/b][/s] [spoiler][b]x[/b][/spoiler]")
-	if strings.Join(got, "|") != "APPROVE" {
-		t.Errorf("segments = %q", got)
-	}
-}
