@@ -155,6 +155,7 @@ func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error
 			return nil, err
 		}
 		c.P.FloodWait = time.Second
+		c.P.Unmarked = true // players' posts carry no bot marker
 		conns[s.Name] = c
 	}
 	return &Senders{conns: conns, topic: fmt.Sprint(b.Topic), bot: forum.Author{Name: BotName, ID: fmt.Sprint(b.BotID)}, verbose: verbose, say: say}, nil

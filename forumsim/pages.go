@@ -50,7 +50,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 	if po.refresh != "" {
 		fmt.Fprintf(&b, "<meta http-equiv=\"refresh\" content=\"3; url=%s\" />\n", e(po.refresh))
 	}
-	fmt.Fprintf(&b, "<title>%s - %s</title>\n</head>\n", e(title), e(s.opt.Sitename))
+	fmt.Fprintf(&b, "<title>%s - %s</title>\n", e(title), e(s.opt.Sitename))
+	b.WriteString(style)
+	b.WriteString("</head>\n")
 	section := po.section
 	if section == "" {
 		section = "section-index"

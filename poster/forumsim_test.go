@@ -318,3 +318,23 @@ func TestForumsimSpanBold(t *testing.T) {
 		t.Errorf("segments %q", segs)
 	}
 }
+
+// TestForumsimUnmarked: an unmarked poster (a simulated player) posts the
+// body as typed, confirmed by the board's redirect alone.
+func TestForumsimUnmarked(t *testing.T) {
+	b := newBoard(t)
+	b.p.Unmarked = true
+	id, err := b.p.Reply(context.Background(), b.topicStr, "k1", "", "just [b]VOTE: Alice[/b]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	fmt.Sscan(id, &n)
+	p, ok := b.sim.GetPost(n)
+	if !ok || p.Source != "just [b]VOTE: Alice[/b]" {
+		t.Fatalf("post %s = %+v", id, p)
+	}
+	if len(poster.FindMarkers(p.HTML)) != 0 {
+		t.Error("an unmarked post has a marker")
+	}
+}

@@ -92,9 +92,21 @@ type Poster struct {
 	// ScanSent how many sent PMs SentPMWithMarker opens [10].
 	ScanPages int
 	ScanSent  int
+	// Unmarked leaves the marker line out: for accounts that are not the
+	// bot (the demo's simulated players), whose posts need no exactly-once
+	// check. Confirmation then rests on the board's redirect alone.
+	Unmarked bool
 
 	mu         sync.Mutex // one submission at a time (flood pacing)
 	lastSubmit time.Time
+}
+
+// mark adds the marker line, unless the poster is Unmarked.
+func (p *Poster) mark(body, key string) string {
+	if p.Unmarked {
+		return body
+	}
+	return WithMarker(body, key)
 }
 
 // New makes a poster on a session.
@@ -119,7 +131,7 @@ func (p *Poster) Reply(ctx context.Context, topic, key, subject, body string) (s
 	}
 	f := p.S.Profile.Forms.Reply
 	page := forum.Expand(f.Page, map[string]string{"topic": topic})
-	fields := map[string]string{f.Message: WithMarker(body, key)}
+	fields := map[string]string{f.Message: p.mark(body, key)}
 	if subject != "" && f.Subject != "" {
 		fields[f.Subject] = subject
 	}
@@ -142,7 +154,7 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 	if subject == "" {
 		subject = "Game message"
 	}
-	fields := map[string]string{f.Message: WithMarker(body, key), f.Subject: subject}
+	fields := map[string]string{f.Message: p.mark(body, key), f.Subject: subject}
 	if f.Recipient != "" {
 		fields[f.Recipient] = to.Name
 	}
