@@ -21,7 +21,9 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func bold(s string) string { return `<span style="font-weight: bold;" class="mycode_b">` + s + `</span>` }
+func bold(s string) string {
+	return `<span style="font-weight: bold;" class="mycode_b">` + s + `</span>`
+}
 
 // TestNationsOnMyBB plays a short Nations game on a MyBB 1.8 board through
 // the real scraper, parser, moderator and poster (MyBB's 60-second flood
