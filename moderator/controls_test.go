@@ -313,3 +313,77 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		}
 	})
 }
+
+// TestPMsRoutedBetweenGames: two games share a board and a bot account, and
+// Alice plays in both. Her PMs go to the game their subject names; one that
+// names none is answered once, by the older game, and read by neither.
+func TestPMsRoutedBetweenGames(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &fakeForum{clk: clk}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
+	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	opts := map[string]any{"rounds": 2, "round_minutes": 10}
+	var ids []int64
+	for _, g := range []struct {
+		name    string
+		players []string
+	}{{"spies", []string{"Alice", "Bob"}}, {"spies-2", []string{"Alice", "Carol"}}} {
+		row, err := m.Create(ctx, g.name, "nations", GameConfig{Players: g.players, Options: opts, Seed: 1, Start: start}, fc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, row.ID)
+	}
+	tick := func() {
+		for _, id := range ids {
+			if err := m.Tick(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tick()
+	ff.PMSubject("Alice", "orders", "INVADE Bob")
+	ff.PMSubject("Alice", "Re: [spies-2] Nations — Round 1 of 2: your orders", "INVADE Carol")
+	ff.PMSubject("Bob", "hi", "PROSPER")
+	tick()
+	ff.PMSubject("Alice", "[spies] orders", "PROSPER")
+	tick()
+	orders := func(id int64) map[string]string {
+		out := map[string]string{}
+		db.View(ctx, func(tx *store.Tx) error {
+			cs, _ := tx.Commands(id, store.CommandFilter{})
+			for _, c := range cs {
+				out[c.Player+": "+c.Text] = c.Status
+			}
+			return nil
+		})
+		return out
+	}
+	g1, g2 := orders(ids[0]), orders(ids[1])
+	want1 := map[string]string{"Alice: (orders)": "rejected", "Bob: PROSPER": "accepted", "Alice: PROSPER": "accepted"}
+	want2 := map[string]string{"Alice: INVADE Carol": "accepted"}
+	for k, v := range want1 {
+		if g1[k] != v {
+			t.Errorf("spies: %s is %q, want %q (all: %v)", k, g1[k], v, g1)
+		}
+	}
+	for k, v := range want2 {
+		if g2[k] != v {
+			t.Errorf("spies-2: %s is %q, want %q (all: %v)", k, g2[k], v, g2)
+		}
+	}
+	if len(g2) != 1 {
+		t.Errorf("spies-2 read more than its own PM: %v", g2)
+	}
+	asked := 0
+	for _, pm := range ff.sentTo()["Alice"] {
+		if strings.Contains(pm, "several games") {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("Alice was asked to name the game %d times, want once", asked)
+	}
+}

@@ -226,3 +226,11 @@ func (f *fakeForum) lastID() string {
 	defer f.mu.Unlock()
 	return strconv.Itoa(f.nextID)
 }
+
+// PMSubject sends the bot a PM with a subject.
+func (f *fakeForum) PMSubject(player, subject, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), Subject: subject, From: forum.Author{Name: player, ID: "u-" + player},
+		Time: f.clk.Now().Truncate(time.Second).Add(7 * time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+}

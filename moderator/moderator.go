@@ -183,7 +183,8 @@ func (m *Moderator) emit(tx *store.Tx, l *loaded, phase string, step referee.Ste
 	var items []store.OutboxItem
 	for i, o := range step.Out {
 		it := store.OutboxItem{
-			GameID: l.row.ID, Subject: o.Subject, Body: o.Text, NotBefore: o.NotBefore, State: "pending",
+			// The game's name in the subject routes a player's reply to it.
+			GameID: l.row.ID, Subject: "[" + l.row.Name + "] " + o.Subject, Body: o.Text, NotBefore: o.NotBefore, State: "pending",
 			Marker: fmt.Sprintf("%s/%s/%d", l.row.Name, phase, len(existing)+i+1),
 		}
 		if o.Public() {
@@ -311,9 +312,26 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum) error {
 				}
 			}
 		}
+		var siblings []*loaded // other games on this board and bot account
+		if len(pms) > 0 {
+			if siblings, err = m.siblings(tx, l); err != nil {
+				return err
+			}
+		}
 		for _, pm := range pms {
-			if _, ok := roster.Author(pm.From.Name); !ok {
+			slot, ok := roster.Author(pm.From.Name)
+			if !ok {
 				continue // not for this game
+			}
+			switch pmFor(l, siblings, pm) {
+			case notMine:
+				continue
+			case ambiguous:
+				// This game (the oldest the player is in) tells them once.
+				if err := m.askWhichGame(tx, l, siblings, slot, pm); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := m.recordTx(tx, l.row.ID, "pm", pm.ID, pm.From, pm.Time, pm.BodyHTML); err != nil {
 				return err
@@ -326,6 +344,101 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum) error {
 		g.ThreadCursor, g.PMCursor = next, pmNext
 		return tx.SaveGame(g)
 	})
+}
+
+// siblings are the other running games moderated on the same board by the
+// same bot account: a PM in the shared inbox may be for any of them.
+func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*loaded, error) {
+	games, err := tx.Games(Running, Paused)
+	if err != nil {
+		return nil, err
+	}
+	var out []*loaded
+	for i := range games {
+		if games[i].ID == l.row.ID {
+			continue
+		}
+		o, err := decodeGame(&games[i])
+		if err != nil {
+			continue // a broken game must not stop this one
+		}
+		if strings.EqualFold(o.forum.URL, l.forum.URL) && strings.EqualFold(o.forum.Bot, l.forum.Bot) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+type pmRoute int
+
+const (
+	mine pmRoute = iota
+	notMine
+	ambiguous // the sender plays in several games and the subject names none
+)
+
+// pmFor decides whether a PM from one of this game's players is for this
+// game: always, unless the sender also plays in a sibling game; then the
+// subject must name the game ("[name]", as the bot's own PM subjects do, so
+// a reply to the bot finds its game by itself).
+func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
+	var also []*loaded
+	for _, o := range siblings {
+		if _, ok := o.state.Roster().Author(pm.From.Name); ok {
+			also = append(also, o)
+		}
+	}
+	if len(also) == 0 {
+		return mine
+	}
+	subj := strings.ToLower(pm.Subject)
+	names := func(g *loaded) bool { return strings.Contains(subj, strings.ToLower(g.row.Name)) }
+	if names(l) {
+		for _, o := range also {
+			if names(o) && len(o.row.Name) > len(l.row.Name) {
+				return notMine // "[spies-2]" names spies-2, not spies
+			}
+		}
+		return mine
+	}
+	for _, o := range also {
+		if names(o) {
+			return notMine
+		}
+	}
+	for _, o := range also {
+		if o.row.ID < l.row.ID {
+			return notMine // the oldest game answers
+		}
+	}
+	return ambiguous
+}
+
+// askWhichGame records an unroutable PM in the audit log and asks its sender
+// to name the game.
+func (m *Moderator) askWhichGame(tx *store.Tx, l *loaded, siblings []*loaded, slot string, pm forum.PrivateMessage) error {
+	msg := &store.Message{GameID: l.row.ID, Kind: "pm", ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
+		Time: pm.Time.UTC(), BodyHTML: pm.BodyHTML, Hash: Hash(pm.BodyHTML), FirstSeen: m.now()}
+	ch, err := tx.RecordMessage(msg)
+	if err != nil || ch != store.New {
+		return err
+	}
+	names := []string{"[" + l.row.Name + "]"}
+	for _, o := range siblings {
+		if _, ok := o.state.Roster().Author(pm.From.Name); ok {
+			names = append(names, "["+o.row.Name+"]")
+		}
+	}
+	reason := "you play in several games here: put the game's name in the subject (" + strings.Join(names, ", ") + ") and send it again"
+	if err := tx.AddCommand(&store.CommandRow{GameID: l.row.ID, MessageID: msg.ID, Player: slot, Channel: string(rules.Private),
+		Text: "(" + pm.Subject + ")", Status: "rejected", Reason: reason, Time: msg.Time, Phase: l.game.Status(l.state).Phase}); err != nil {
+		return err
+	}
+	if err := tx.SetMessageStatus(msg.ID, "ignored"); err != nil {
+		return err
+	}
+	step := referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}
+	return m.emit(tx, l, l.game.Status(l.state).Phase, step, msg.Time)
 }
 
 func (m *Moderator) record(ctx context.Context, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string) error {
