@@ -263,7 +263,7 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 	}
 	if l.row.Status == Running || l.row.Status == Paused {
 		readAt := m.now()
-		if err := m.read(ctx, l, f); err != nil {
+		if err := m.read(ctx, l, f, readAt); err != nil {
 			return err
 		}
 		if err := m.crash("after-read"); err != nil {
@@ -280,11 +280,14 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 }
 
 // read records new posts, edits, deletions and new PMs.
-func (m *Moderator) read(ctx context.Context, l *loaded, f Forum) error {
+// readAt, when the read began, is kept as each new message's FirstSeen: the
+// thread read that starts then is complete up to then, so it is the latest a
+// message with only a minute-precise time can be said to have been made.
+func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Time) error {
 	seen := map[string]bool{}
 	next, first, last, err := f.ReadThread(ctx, l.forum.Thread, l.row.ThreadCursor, func(p forum.Post) error {
 		seen[p.ID] = true
-		return m.record(ctx, l.row.ID, "post", p.ID, p.Author, p.Time, p.BodyHTML)
+		return m.record(ctx, l.row.ID, "post", p.ID, p.Author, p.Time, p.BodyHTML, readAt)
 	})
 	if err != nil {
 		return fmt.Errorf("reading the thread: %w", err)
@@ -333,7 +336,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum) error {
 				}
 				continue
 			}
-			if err := m.recordTx(tx, l.row.ID, "pm", pm.ID, pm.From, pm.Time, pm.BodyHTML); err != nil {
+			if err := m.recordTx(tx, l.row.ID, "pm", pm.ID, pm.From, pm.Time, pm.BodyHTML, readAt); err != nil {
 				return err
 			}
 		}
@@ -441,16 +444,16 @@ func (m *Moderator) askWhichGame(tx *store.Tx, l *loaded, siblings []*loaded, sl
 	return m.emit(tx, l, l.game.Status(l.state).Phase, step, msg.Time)
 }
 
-func (m *Moderator) record(ctx context.Context, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string) error {
-	return m.DB.Tx(ctx, func(tx *store.Tx) error { return m.recordTx(tx, gameID, kind, forumID, a, t, body) })
+func (m *Moderator) record(ctx context.Context, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string, seen time.Time) error {
+	return m.DB.Tx(ctx, func(tx *store.Tx) error { return m.recordTx(tx, gameID, kind, forumID, a, t, body, seen) })
 }
 
 // recordTx keeps a post or PM as first seen. An edit seen while the phase it
 // was made in is still open replaces its commands (they are superseded and
 // the post is read again); a later edit is only flagged for the GM.
-func (m *Moderator) recordTx(tx *store.Tx, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string) error {
+func (m *Moderator) recordTx(tx *store.Tx, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string, seen time.Time) error {
 	msg := &store.Message{GameID: gameID, Kind: kind, ForumID: forumID, AuthorName: a.Name, AuthorID: a.ID,
-		Time: t.UTC(), BodyHTML: body, Hash: Hash(body), FirstSeen: m.now()}
+		Time: t.UTC(), BodyHTML: body, Hash: Hash(body), FirstSeen: seen}
 	ch, err := tx.RecordMessage(msg)
 	if err != nil || ch != store.Edited {
 		return err
@@ -467,7 +470,7 @@ func (m *Moderator) recordTx(tx *store.Tx, gameID int64, kind, forumID string, a
 		return err
 	}
 	st := l.game.Status(l.state)
-	if st.Finished || t.Before(opened) {
+	if st.Finished || before(t, opened) {
 		return tx.AddCommand(&store.CommandRow{GameID: gameID, MessageID: msg.ID, Phase: st.Phase, Player: a.Name,
 			Channel: string(channelOf(kind)), Text: "(edit)", Kind: "edit", Status: "ignored", Time: m.now(),
 			Reason: "edited after its phase closed: the edit does not change that phase"})
@@ -501,6 +504,13 @@ func channelOf(kind string) rules.Channel {
 		return rules.Private
 	}
 	return rules.Public
+}
+
+// before says whether a forum time is before t. Forum times are whole
+// seconds: a post stamped 12:00:07 may have been made at 12:00:07.9, so only
+// a time before t's own second is surely before t.
+func before(forumTime, t time.Time) bool {
+	return forumTime.Before(t.Truncate(time.Second))
 }
 
 // phaseOpened is when the current phase began: the last resolution, or the
@@ -625,7 +635,7 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 	} else {
 		segs = f.Lines(msg.BodyHTML)
 	}
-	if msg.Time.Before(opened) {
+	if before(msg.Time, opened) {
 		// Read only after its phase closed (forum clock behind ours): it cannot
 		// count for a phase that has already been resolved.
 		for i, s := range segs {
