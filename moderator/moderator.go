@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -541,6 +542,12 @@ func (m *Moderator) process(ctx context.Context, id int64, f Forum, readAt time.
 	}); err != nil {
 		return err
 	}
+	// Forum order by the best time known for each: a PM stamped only to the
+	// minute goes after the posts of that minute made before it was seen.
+	for i := range msgs {
+		msgs[i].Time = effectiveTime(msgs[i])
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].Time.Before(msgs[j].Time) })
 	for _, msg := range msgs {
 		if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return m.apply(tx, id, f, msg) }); err != nil {
 			return err
@@ -626,7 +633,6 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 	if err != nil {
 		return err
 	}
-	msg.Time = effectiveTime(msg)
 	phase := l.game.Status(l.state).Phase
 	ch := channelOf(msg.Kind)
 	var segs []string
