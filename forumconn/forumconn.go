@@ -98,8 +98,9 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 		}
 		pm, err := c.Sc.ReadPM(ctx, h.ID)
 		if err != nil {
-			// Keep what was read; the rest comes next poll.
-			break
+			// A partial read must not look complete: a phase could resolve
+			// without the PMs still unread. All of them again next poll.
+			return nil, nil, fmt.Errorf("reading PM %s: %w", h.ID, err)
 		}
 		out = append(out, pm)
 		cur.Last = h.ID
@@ -112,6 +113,9 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 // poster puts under every message it sends) is never a command.
 func (c *Conn) Segments(body string) []string { return dropMarkers(c.px.Segments(body)) }
 func (c *Conn) Lines(body string) []string    { return dropMarkers(c.px.Lines(body)) }
+
+// Hash is the scraper's body hash (quote headers left out).
+func (c *Conn) Hash(body string) string { return scraper.BodyHash(body) }
 
 func dropMarkers(segs []string) []string {
 	out := segs[:0]

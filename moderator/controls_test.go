@@ -188,7 +188,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		}
 		flagged := false
 		for _, c := range r.commands("Alice") {
-			flagged = flagged || (c.Kind == "edit" && strings.Contains(c.Reason, "after its phase closed"))
+			flagged = flagged || (c.Kind == "edit" && strings.Contains(c.Reason, "after its phase's deadline"))
 		}
 		if !flagged {
 			t.Error("a late edit is not flagged for the GM")
@@ -222,6 +222,21 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 			t.Error("resolving an ended game should fail")
 		}
 	})
+}
+
+// TestEditSeenAfterTheDeadline: an edit the bot first sees after the
+// deadline (even before it resolved the phase) does not change that phase.
+func TestEditSeenAfterTheDeadline(t *testing.T) {
+	r := newNations(t, storetest.SQLite(t))
+	r.ff.Post(r.ctx, "Alice", "[b]CIV: Fire[/b]")
+	post := r.ff.lastID()
+	r.tick()
+	r.clk.Advance(11 * time.Minute) // round 1's 10 minutes are over
+	r.ff.edit(post, "[b]CIV: Water[/b]")
+	r.tick()
+	if s, _ := r.state(); s.CivOf("Alice") != "Fire" {
+		t.Errorf("civ %s: an edit seen after the deadline changed the phase", s.CivOf("Alice"))
+	}
 }
 
 func nationsActed(s *nations.State) []string {

@@ -14,6 +14,7 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/parser"
+	"github.com/forumgm/forumgm/scraper"
 )
 
 // fakeForum is an in-memory forum for the moderator's own tests: one thread,
@@ -50,7 +51,7 @@ func (f *fakeForum) Post(ctx context.Context, player, text string) error {
 func (f *fakeForum) PM(ctx context.Context, player, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second).Add(7 * time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
 	return nil
 }
 
@@ -116,6 +117,7 @@ func (f *fakeForum) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateM
 }
 
 func (f *fakeForum) Segments(body string) []string { return phpbb.Segments(body) }
+func (f *fakeForum) Hash(body string) string       { return scraper.BodyHash(body) }
 func (f *fakeForum) Lines(body string) []string    { return phpbb.Lines(body) }
 
 func marked(body, key string) string { return body + "\n[size=85]forumgm·" + key + "[/size]" }
@@ -232,5 +234,5 @@ func (f *fakeForum) PMSubject(player, subject, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), Subject: subject, From: forum.Author{Name: player, ID: "u-" + player},
-		Time: f.clk.Now().Truncate(time.Second).Add(7 * time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+		Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
 }

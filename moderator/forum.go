@@ -22,6 +22,10 @@ type Forum interface {
 	// spoilers and code, minus struck text. Lines reads a PM body's lines.
 	Segments(bodyHTML string) []string
 	Lines(bodyHTML string) []string
+	// Hash is how a body is compared between reads to tell an edit: stable
+	// under whitespace and under parts a board re-renders with no edit (a
+	// quote header's "5 minutes ago").
+	Hash(bodyHTML string) string
 	// Reply posts body with the marker key in the thread and returns the new
 	// post's id. SendPM sends a PM with the marker key.
 	Reply(ctx context.Context, thread, body, key string) (string, error)

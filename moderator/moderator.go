@@ -8,8 +8,6 @@ package moderator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,11 +65,13 @@ func (m *Moderator) log() *slog.Logger {
 	return m.Log
 }
 
+// now is the moderator's clock at the store's precision (microseconds), so
+// a state rebuilt from the journal has exactly the times the live one had.
 func (m *Moderator) now() time.Time {
 	if m.Clock == nil {
-		return time.Now().UTC()
+		return time.Now().UTC().Truncate(time.Microsecond)
 	}
-	return m.Clock.Now().UTC()
+	return m.Clock.Now().UTC().Truncate(time.Microsecond)
 }
 
 // loaded is a game row with its decoded parts.
@@ -205,12 +205,6 @@ func (m *Moderator) emit(tx *store.Tx, l *loaded, phase string, step referee.Ste
 	return tx.Enqueue(items)
 }
 
-// Hash is how a post body is compared between reads.
-func Hash(body string) string {
-	sum := sha256.Sum256([]byte(strings.TrimSpace(body)))
-	return hex.EncodeToString(sum[:16])
-}
-
 func (m *Moderator) conn(ctx context.Context, l *loaded) (Forum, error) {
 	m.mu.Lock()
 	f, ok := m.conns[l.row.ID]
@@ -265,6 +259,10 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 	if l.row.Status == Running || l.row.Status == Paused {
 		readAt := m.now()
 		if err := m.read(ctx, l, f, readAt); err != nil {
+			// Still send what is queued: reading and posting fail apart.
+			if derr := m.drain(ctx, id, f); derr != nil {
+				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)
+			}
 			return err
 		}
 		if err := m.crash("after-read"); err != nil {
@@ -288,7 +286,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 	seen := map[string]bool{}
 	next, first, last, err := f.ReadThread(ctx, l.forum.Thread, l.row.ThreadCursor, func(p forum.Post) error {
 		seen[p.ID] = true
-		return m.record(ctx, l.row.ID, "post", p.ID, p.Author, p.Time, p.BodyHTML, readAt)
+		return m.record(ctx, f, l.row.ID, "post", p.ID, p.Author, p.Time, p.BodyHTML, readAt)
 	})
 	if err != nil {
 		return fmt.Errorf("reading the thread: %w", err)
@@ -322,22 +320,37 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 				return err
 			}
 		}
+		if len(pms) > 0 {
+			// The roster as it is now (a GM may have just replaced someone).
+			cur, err := load(tx, l.row.ID)
+			if err != nil {
+				return err
+			}
+			roster = cur.state.Roster()
+		}
 		for _, pm := range pms {
 			slot, ok := roster.Author(pm.From.Name)
 			if !ok {
-				continue // not for this game
+				if !playsIn(siblings, pm.From.Name) && !strings.EqualFold(pm.From.Name, l.forum.Bot) {
+					// Nobody's player: keep it in the audit log (a replacement
+					// writing before the GM's replace, a stranger).
+					if err := m.recordTx(tx, f, l.row.ID, "pm", pm.ID, pm.From, pm.Time, pm.BodyHTML, readAt); err != nil {
+						return err
+					}
+				}
+				continue
 			}
 			switch pmFor(l, siblings, pm) {
 			case notMine:
 				continue
 			case ambiguous:
 				// This game (the oldest the player is in) tells them once.
-				if err := m.askWhichGame(tx, l, siblings, slot, pm); err != nil {
+				if err := m.askWhichGame(tx, f, l, siblings, slot, pm, readAt); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := m.recordTx(tx, l.row.ID, "pm", pm.ID, pm.From, pm.Time, pm.BodyHTML, readAt); err != nil {
+			if err := m.recordTx(tx, f, l.row.ID, "pm", pm.ID, pm.From, pm.Time, pm.BodyHTML, readAt); err != nil {
 				return err
 			}
 		}
@@ -373,6 +386,15 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*loaded, error) {
 	return out, nil
 }
 
+func playsIn(games []*loaded, forumName string) bool {
+	for _, g := range games {
+		if _, ok := g.state.Roster().Author(forumName); ok {
+			return true
+		}
+	}
+	return false
+}
+
 type pmRoute int
 
 const (
@@ -396,13 +418,8 @@ func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
 		return mine
 	}
 	subj := strings.ToLower(pm.Subject)
-	names := func(g *loaded) bool { return strings.Contains(subj, strings.ToLower(g.row.Name)) }
+	names := func(g *loaded) bool { return strings.Contains(subj, "["+strings.ToLower(g.row.Name)+"]") }
 	if names(l) {
-		for _, o := range also {
-			if names(o) && len(o.row.Name) > len(l.row.Name) {
-				return notMine // "[spies-2]" names spies-2, not spies
-			}
-		}
 		return mine
 	}
 	for _, o := range also {
@@ -420,9 +437,9 @@ func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
 
 // askWhichGame records an unroutable PM in the audit log and asks its sender
 // to name the game.
-func (m *Moderator) askWhichGame(tx *store.Tx, l *loaded, siblings []*loaded, slot string, pm forum.PrivateMessage) error {
+func (m *Moderator) askWhichGame(tx *store.Tx, f Forum, l *loaded, siblings []*loaded, slot string, pm forum.PrivateMessage, seen time.Time) error {
 	msg := &store.Message{GameID: l.row.ID, Kind: "pm", ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
-		Time: pm.Time.UTC(), BodyHTML: pm.BodyHTML, Hash: Hash(pm.BodyHTML), FirstSeen: m.now()}
+		Time: pm.Time.UTC(), BodyHTML: pm.BodyHTML, Hash: f.Hash(pm.BodyHTML), FirstSeen: seen}
 	ch, err := tx.RecordMessage(msg)
 	if err != nil || ch != store.New {
 		return err
@@ -445,16 +462,16 @@ func (m *Moderator) askWhichGame(tx *store.Tx, l *loaded, siblings []*loaded, sl
 	return m.emit(tx, l, l.game.Status(l.state).Phase, step, msg.Time)
 }
 
-func (m *Moderator) record(ctx context.Context, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string, seen time.Time) error {
-	return m.DB.Tx(ctx, func(tx *store.Tx) error { return m.recordTx(tx, gameID, kind, forumID, a, t, body, seen) })
+func (m *Moderator) record(ctx context.Context, f Forum, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string, seen time.Time) error {
+	return m.DB.Tx(ctx, func(tx *store.Tx) error { return m.recordTx(tx, f, gameID, kind, forumID, a, t, body, seen) })
 }
 
 // recordTx keeps a post or PM as first seen. An edit seen while the phase it
 // was made in is still open replaces its commands (they are superseded and
 // the post is read again); a later edit is only flagged for the GM.
-func (m *Moderator) recordTx(tx *store.Tx, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string, seen time.Time) error {
+func (m *Moderator) recordTx(tx *store.Tx, f Forum, gameID int64, kind, forumID string, a forum.Author, t time.Time, body string, seen time.Time) error {
 	msg := &store.Message{GameID: gameID, Kind: kind, ForumID: forumID, AuthorName: a.Name, AuthorID: a.ID,
-		Time: t.UTC(), BodyHTML: body, Hash: Hash(body), FirstSeen: seen}
+		Time: t.UTC(), BodyHTML: body, Hash: f.Hash(body), FirstSeen: seen}
 	ch, err := tx.RecordMessage(msg)
 	if err != nil || ch != store.Edited {
 		return err
@@ -471,10 +488,13 @@ func (m *Moderator) recordTx(tx *store.Tx, gameID int64, kind, forumID string, a
 		return err
 	}
 	st := l.game.Status(l.state)
-	if st.Finished || before(t, opened) {
+	// Seen only after the deadline: it cannot be shown to predate it, so it
+	// does not change the phase (nor does an edit of an earlier phase's post).
+	late := l.row.Status == Running && !st.Deadline.IsZero() && !seen.Before(st.Deadline)
+	if st.Finished || late || before(t, opened) {
 		return tx.AddCommand(&store.CommandRow{GameID: gameID, MessageID: msg.ID, Phase: st.Phase, Player: a.Name,
 			Channel: string(channelOf(kind)), Text: "(edit)", Kind: "edit", Status: "ignored", Time: m.now(),
-			Reason: "edited after its phase closed: the edit does not change that phase"})
+			Reason: "edited after its phase's deadline: the edit does not change that phase"})
 	}
 	cmds, err := tx.Commands(gameID, store.CommandFilter{MessageID: msg.ID})
 	if err != nil {
@@ -549,6 +569,11 @@ func (m *Moderator) process(ctx context.Context, id int64, f Forum, readAt time.
 	}
 	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].Time.Before(msgs[j].Time) })
 	for _, msg := range msgs {
+		if msg.Time.After(readAt) {
+			// Made after the read began (a PM fetched after the thread):
+			// the thread is not known complete up to it yet. Next tick.
+			break
+		}
 		if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return m.apply(tx, id, f, msg) }); err != nil {
 			return err
 		}
@@ -605,9 +630,12 @@ func (m *Moderator) resolve(tx *store.Tx, l *loaded, at time.Time) error {
 
 // apply reads one message's commands and applies them.
 func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) error {
-	l, err := load(tx, id)
+	l, err := load(tx, id) // locks the game: one applier at a time
 	if err != nil {
 		return err
+	}
+	if cur, err := tx.Message(msg.ID); err != nil || cur.Status != "new" {
+		return err // already applied (by another process) or gone
 	}
 	if l.row.Status == Running {
 		if _, err := m.settle(tx, l, msg.Time); err != nil {

@@ -173,7 +173,12 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	var last error
 	for attempt := 1; attempt <= max(p.Attempts, 1); attempt++ {
 		if unclear {
-			if id, ok, err := check(); err == nil && ok {
+			id, ok, err := check()
+			if err != nil {
+				// Whether it went through is unknown: never resubmit blind.
+				return "", fmt.Errorf("%s: could not check whether it was posted: %w", what, err)
+			}
+			if ok {
 				return id, nil
 			}
 			unclear = false
