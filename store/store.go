@@ -46,6 +46,8 @@ var (
 // DB is an open store.
 type DB struct {
 	driver string
+	path   string // SQLite file ("" in memory)
+	dsn    string
 	w      *sqlx.DB // read-write; on SQLite exactly one connection
 	r      *sqlx.DB // read-only; may be w
 }
@@ -100,6 +102,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	db.dsn = dsn
 	return db, nil
 }
 
@@ -153,6 +156,7 @@ func openSQLite(dsn string) (*DB, error) {
 	w.SetConnMaxIdleTime(0)
 	db := &DB{driver: "sqlite", w: w, r: w}
 	if !mem {
+		db.path = path
 		r, err := sqlx.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)")
 		if err != nil {
 			w.Close()
@@ -166,6 +170,9 @@ func openSQLite(dsn string) (*DB, error) {
 
 // Driver is "sqlite" or "postgres".
 func (db *DB) Driver() string { return db.driver }
+
+// DSN is what the store was opened with (it may hold a password: never log it).
+func (db *DB) DSN() string { return db.dsn }
 
 // Close closes the store.
 func (db *DB) Close() error {

@@ -94,8 +94,13 @@ func runCommand() *cli.Command {
 		Flags:       []cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"}},
 		Action: func(c *cli.Context) error {
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+				release, err := m.DB.LockDaemon(ctx)
+				if err != nil {
+					return err
+				}
+				defer release()
 				m.Log.Info("forumgm is running; Ctrl-C stops it")
-				err := m.Run(ctx)
+				err = m.Run(ctx)
 				m.Log.Info("stopped")
 				return err
 			})

@@ -51,3 +51,10 @@ func open(t testing.TB, dsn string) *store.DB {
 	})
 	return db
 }
+
+// Reopen opens a second handle on db's database (as another process would),
+// closed at the end of the test.
+func Reopen(t testing.TB, db *store.DB) *store.DB {
+	t.Helper()
+	return open(t, db.DSN())
+}
