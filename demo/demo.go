@@ -334,6 +334,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		<-ctx.Done()
 	}
 	res.DB = db
+	closeDB = false // the caller closes it
 	return res, nil
 }
 

@@ -121,7 +121,7 @@ func checkExactlyOnce(t *testing.T, out []store.OutboxItem, posts []forumsim.Pos
 func checkAudit(t *testing.T, db *store.DB, name string) {
 	t.Helper()
 	ctx := context.Background()
-	db.View(ctx, func(tx *store.Tx) error {
+	err := db.View(ctx, func(tx *store.Tx) error {
 		g, err := tx.Game(name)
 		if err != nil {
 			t.Fatal(err)
@@ -147,4 +147,7 @@ func checkAudit(t *testing.T, db *store.DB, name string) {
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatalf("reading the audit: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ package forumconn
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -129,12 +130,22 @@ func dropMarkers(segs []string) []string {
 
 // Reply posts in the thread with the marker key.
 func (c *Conn) Reply(ctx context.Context, thread, body, key string) (string, error) {
-	return c.P.Reply(ctx, thread, key, "", body)
+	id, err := c.P.Reply(ctx, thread, key, "", body)
+	return id, permanent(err)
 }
 
 // SendPM sends a PM with the marker key.
 func (c *Conn) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
-	return c.P.SendPM(ctx, to, key, subject, body)
+	id, err := c.P.SendPM(ctx, to, key, subject, body)
+	return id, permanent(err)
+}
+
+// permanent marks the board's final refusals for the moderator.
+func permanent(err error) error {
+	if errors.Is(err, poster.ErrRejected) {
+		return fmt.Errorf("%w: %w", moderator.ErrPermanent, err)
+	}
+	return err
 }
 
 // FindPost looks for a post already made with this marker key.
@@ -165,6 +176,9 @@ func Connect(fc moderator.ForumConfig, clk clock.Clock, version string) (*Conn, 
 	if err != nil {
 		return nil, err
 	}
+	// Look further back for an interrupted send than a poster alone would:
+	// several games may share the bot's sent folder.
+	c.P.ScanPages, c.P.ScanSent = 3, 50
 	if fc.FloodSeconds != nil {
 		c.P.FloodWait = time.Duration(*fc.FloodSeconds * float64(time.Second))
 	}

@@ -54,6 +54,9 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 			dl = m.now()
 		}
 		nd = dl.Add(d)
+		if nd.Before(m.now()) {
+			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", nd.Format(time.RFC1123))
+		}
 		return m.setDeadline(tx, l, nd)
 	})
 	return nd, err
@@ -67,6 +70,9 @@ func (m *Moderator) ResolveNow(ctx context.Context, name string) error {
 		}
 		if l.game.Status(l.state).Finished {
 			return fmt.Errorf("game %s is over", name)
+		}
+		if l.row.Status == Paused {
+			l.row.PausedAt = m.now() // the new phase's clock stops from here
 		}
 		return m.resolve(tx, l, m.now())
 	})

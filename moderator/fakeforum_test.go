@@ -32,6 +32,10 @@ type fakeForum struct {
 	lose int
 	// down makes every call fail, as a forum that is down does.
 	down bool
+	// refuse names a recipient the board will not PM (an unknown user).
+	refuse string
+	// finds counts FindPost calls (the forum-side marker search).
+	finds int
 }
 
 var phpbb = func() *parser.Parser {
@@ -143,6 +147,9 @@ func (f *fakeForum) SendPM(ctx context.Context, to forum.Author, subject, body, 
 	if f.down {
 		return "", errDown
 	}
+	if to.Name == f.refuse {
+		return "", fmt.Errorf("%w: the board says: no such user", ErrPermanent)
+	}
 	id := f.id()
 	f.sent = append(f.sent, forum.PrivateMessage{ID: id, Subject: subject, From: to, Time: f.clk.Now(), BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
 	if f.lose > 0 {
@@ -155,6 +162,7 @@ func (f *fakeForum) SendPM(ctx context.Context, to forum.Author, subject, body, 
 func (f *fakeForum) FindPost(ctx context.Context, thread, key string) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.finds++
 	for _, p := range f.posts {
 		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") {
 			return p.ID, true, nil
@@ -235,4 +243,12 @@ func (f *fakeForum) PMSubject(player, subject, text string) {
 	defer f.mu.Unlock()
 	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), Subject: subject, From: forum.Author{Name: player, ID: "u-" + player},
 		Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+}
+
+// PMAt sends the bot a PM stamped at t (to the second).
+func (f *fakeForum) PMAt(player, text string, t time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), Subject: "orders", From: forum.Author{Name: player, ID: "u-" + player},
+		Time: t, BodyHTML: bbcode.Render(text, bbcode.Options{})})
 }

@@ -670,13 +670,17 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 		segs = f.Lines(msg.BodyHTML)
 	}
 	if before(msg.Time, opened) {
-		// Read only after its phase closed (forum clock behind ours): it cannot
-		// count for a phase that has already been resolved.
-		for i, s := range segs {
-			if err := tx.AddCommand(&store.CommandRow{GameID: id, MessageID: msg.ID, Seq: i, Phase: phase, Player: slot,
-				Channel: string(ch), Text: s, Status: "rejected", Reason: "arrived after its phase had closed", Time: msg.Time}); err != nil {
+		// Read only after its phase closed (a forum clock behind ours): it
+		// cannot count for a phase already resolved; the player is told.
+		step := referee.Late(l.game, l.state, rules.Source{Player: slot, Channel: ch, Time: msg.Time, Ref: msg.ForumID}, segs, "arrived after its phase had closed")
+		for _, o := range step.Outcomes {
+			if err := tx.AddCommand(&store.CommandRow{GameID: id, MessageID: msg.ID, Seq: o.Seq, Phase: phase, Player: slot,
+				Channel: string(ch), Text: o.Text, Status: o.Status, Reason: o.Reason, Time: msg.Time}); err != nil {
 				return err
 			}
+		}
+		if err := m.emit(tx, l, phase, step, msg.Time); err != nil {
+			return err
 		}
 		if err := l.save(tx); err != nil {
 			return err

@@ -41,7 +41,12 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 		for i := range games {
 			l, err := decodeGame(&games[i])
 			if err != nil {
-				return err
+				if name != "" {
+					return err
+				}
+				// One unreadable game must not hide the others.
+				out = append(out, GameReport{Name: games[i].Name, Game: games[i].Kind, Status: "broken: " + err.Error()})
+				continue
 			}
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game

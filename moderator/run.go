@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -81,7 +82,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 	poll := fc.Poll()
 	backoff := poll
 	for ctx.Err() == nil {
-		err := m.Tick(ctx, g.ID)
+		err := m.safeTick(ctx, g.ID)
 		wait := poll
 		if err != nil && ctx.Err() == nil {
 			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", backoff)
@@ -111,4 +112,16 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 			return
 		}
 	}
+}
+
+// safeTick is Tick with a panic turned into an error, so one game's bug (a
+// message that crashes its engine) backs that game off instead of taking
+// every game down.
+func (m *Moderator) safeTick(ctx context.Context, id int64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return m.Tick(ctx, id)
 }

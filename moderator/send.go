@@ -2,7 +2,10 @@ package moderator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/store"
@@ -27,8 +30,8 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 		}
 		var it *store.OutboxItem
 		if err := m.DB.View(ctx, func(tx *store.Tx) error {
-			var err error
-			it, err = tx.NextOutbox(id, m.now())
+			items, err := tx.Outbox(id)
+			it = nextDue(items, m.now())
 			return err
 		}); err != nil {
 			return err
@@ -69,6 +72,16 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 		} else {
 			fid, err = f.SendPM(ctx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
 		}
+		if errors.Is(err, ErrPermanent) {
+			// The board refused it for good (an unknown recipient, a locked
+			// topic): retrying will not help, and it must not hold up the
+			// game's other messages. The GM sees it and can `retry` it.
+			if merr := m.mark(ctx, it, "failed", "", err.Error()); merr != nil {
+				return merr
+			}
+			m.log().Error("the forum refused a message; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", err)
+			continue
+		}
 		if err != nil {
 			// Stays "sending": whether it went out is unknown until the
 			// marker check on the next try.
@@ -88,11 +101,104 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 	}
 }
 
+// ErrPermanent marks a send the forum refused for good; Forum
+// implementations wrap such errors with it.
+var ErrPermanent = errors.New("the forum refused it")
+
+// find looks for an item that may already be on the forum: first among the
+// thread's posts the bot has already read and stored (however long ago), then
+// on the forum itself (its last pages, its sent folder).
+// nextDue picks the next item to send. Thread posts go out in order, and so
+// do the PMs to each player; but a post held back (a round report waiting for
+// the next round to open) does not hold up a receipt, nor one player's
+// messages another's.
+func nextDue(items []store.OutboxItem, now time.Time) *store.OutboxItem {
+	blocked := map[string]bool{}
+	for i := range items {
+		it := &items[i]
+		if it.State != "pending" && it.State != "sending" {
+			continue
+		}
+		lane := "post"
+		if it.Kind == "pm" {
+			lane = "pm:" + it.Recipient
+		}
+		if blocked[lane] {
+			continue
+		}
+		if it.NotBefore.After(now) {
+			blocked[lane] = true
+			continue
+		}
+		return it
+	}
+	return nil
+}
+
 func (m *Moderator) find(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (string, bool, error) {
 	if it.Kind == "post" {
+		var id string
+		err := m.DB.View(ctx, func(tx *store.Tx) error {
+			msgs, err := tx.Messages(l.row.ID)
+			for _, msg := range msgs {
+				if msg.Kind == "post" && strings.EqualFold(msg.AuthorName, l.forum.Bot) && hasMarker(msg.BodyHTML, it.Marker) {
+					id = msg.ForumID
+				}
+			}
+			return err
+		})
+		if err != nil || id != "" {
+			return id, id != "", err
+		}
 		return f.FindPost(ctx, l.forum.Thread, it.Marker)
 	}
 	return f.FindSentPM(ctx, it.Marker)
+}
+
+// hasMarker says whether a rendered body carries the marker key exactly.
+func hasMarker(bodyHTML, key string) bool {
+	i := strings.Index(bodyHTML, MarkerPrefix+key)
+	if i < 0 {
+		return false
+	}
+	rest := bodyHTML[i+len(MarkerPrefix)+len(key):]
+	// The key must end there: "g/r/1" is not "g/r/12".
+	return rest == "" || !strings.ContainsAny(rest[:1], "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._:/-")
+}
+
+// MarkerPrefix starts every marker line (the poster writes it).
+const MarkerPrefix = "forumgm·"
+
+// Retry sends failed messages again (all of a game's, or one by marker):
+// each is checked for on the forum first, as any uncertain send is.
+func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error) {
+	n := 0
+	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+		g, err := tx.Game(name)
+		if err != nil {
+			return fmt.Errorf("game %q: %w", name, err)
+		}
+		items, err := tx.Outbox(g.ID)
+		if err != nil {
+			return err
+		}
+		for i := range items {
+			it := &items[i]
+			if it.State != "failed" || (marker != "" && it.Marker != marker) {
+				continue
+			}
+			it.State, it.Attempts = "sending", 0
+			if err := tx.UpdateOutbox(it); err != nil {
+				return err
+			}
+			n++
+		}
+		if n == 0 && marker != "" {
+			return fmt.Errorf("no failed message %s in game %s", marker, name)
+		}
+		return nil
+	})
+	return n, err
 }
 
 func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state, forumID, lastErr string) error {

@@ -111,6 +111,30 @@ func Message(g rules.Game, s rules.State, src rules.Source, segments []string) S
 	return st
 }
 
+// Late answers a post or PM that reached the bot only after the phase it was
+// made in had been resolved: every segment is rejected with reason, and the
+// player is told as for any rejection (a receipt for a PM, a notice by PM
+// for a post).
+func Late(g rules.Game, s rules.State, src rules.Source, segments []string, reason string) Step {
+	st := Step{State: s}
+	var notices []string
+	for i, seg := range segments {
+		if seg = strings.TrimSpace(seg); seg == "" {
+			continue
+		}
+		st.Outcomes = append(st.Outcomes, Outcome{Seq: i, Text: seg, Status: Rejected, Reason: reason})
+		notices = append(notices, "✘ "+quote(seg)+" — "+rules.Esc(reason))
+	}
+	switch {
+	case len(st.Outcomes) == 0:
+	case src.Channel == rules.Private:
+		st.Out = group(g, s, nil, map[string]string{src.Player: receipt(st.Outcomes)})
+	default:
+		st.Out = group(g, s, nil, map[string]string{src.Player: "Not accepted from your post in the thread:\n" + strings.Join(notices, "\n")})
+	}
+	return st
+}
+
 // Resolve closes the current phase at now.
 func Resolve(g rules.Game, s rules.State, now time.Time) Step {
 	ns, evs := g.Resolve(s, now)

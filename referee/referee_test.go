@@ -166,3 +166,19 @@ func TestRejectedLeavesStateAndFinishedRejectsAll(t *testing.T) {
 		t.Errorf("after the end: %+v", after.Outcomes)
 	}
 }
+
+func TestLate(t *testing.T) {
+	g, s := setup(t)
+	for _, ch := range []rules.Channel{rules.Private, rules.Public} {
+		st := Late(g, s, rules.Source{Player: "Alice", Channel: ch}, []string{"VOTE bob", " "}, "arrived after its phase had closed")
+		if len(st.Outcomes) != 1 || st.Outcomes[0].Status != Rejected || st.State != s {
+			t.Errorf("%s: outcomes %+v", ch, st.Outcomes)
+		}
+		if len(st.Out) != 1 || st.Out[0].To != "Alice" || !strings.Contains(st.Out[0].Text, "“VOTE bob” — arrived after its phase had closed") {
+			t.Errorf("%s: out %+v", ch, st.Out)
+		}
+	}
+	if st := Late(g, s, rules.Source{Player: "Alice", Channel: rules.Public}, nil, "late"); len(st.Out) != 0 {
+		t.Error("a late post with no commands needs no answer")
+	}
+}

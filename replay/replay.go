@@ -128,8 +128,9 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 		}
 		r.Transcript = append(r.Transcript, Entry{Time: now, Kind: kind, From: author, Text: stp.Text})
 		id, ok := s.Roster().Author(author)
-		if !ok {
-			// Someone who is not playing (a spectator, the GM): never a command.
+		if !ok || g.Status(s).Finished {
+			// Someone who is not playing (a spectator, the GM), or a game
+			// that is over: recorded, never a command (as in a live game).
 			continue
 		}
 		st := referee.Message(g, s, rules.Source{Player: id, Channel: ch, Time: now, Ref: fmt.Sprintf("line-%d", stp.Line)}, segs)

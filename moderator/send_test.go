@@ -1,0 +1,179 @@
+package moderator
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// TestRefusedMessageDoesNotBlockTheGame: a PM the board refuses for good is
+// marked failed at once, later messages still go out, and `retry` sends it
+// once the GM has fixed the cause.
+func TestRefusedMessageDoesNotBlockTheGame(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &fakeForum{clk: clk, refuse: "Ben"}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
+	players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
+	gc := GameConfig{Players: players, Seed: 1, Start: start}
+	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "r", "resistance", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := ff.sentTo()
+	if len(got["Ben"]) != 0 || len(got["Cat"]) != 1 || len(got["Eli"]) != 1 {
+		t.Fatalf("role PMs sent: %v", got)
+	}
+	var failed []store.OutboxItem
+	db.View(ctx, func(tx *store.Tx) error {
+		items, _ := tx.Outbox(g.ID)
+		for _, it := range items {
+			if it.State == "failed" {
+				failed = append(failed, it)
+			}
+		}
+		return nil
+	})
+	if len(failed) != 1 || failed[0].Recipient != "Ben" || !strings.Contains(failed[0].LastError, "no such user") {
+		t.Fatalf("failed items: %+v", failed)
+	}
+	ff.refuse = ""
+	if n, err := m.Retry(ctx, "r", failed[0].Marker); err != nil || n != 1 {
+		t.Fatalf("retry: %d %v", n, err)
+	}
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(ff.sentTo()["Ben"]) != 1 {
+		t.Error("the retried PM was not sent")
+	}
+	if _, err := m.Retry(ctx, "r", "nope"); err == nil {
+		t.Error("retrying an unknown marker should fail")
+	}
+}
+
+// TestUncertainPostFoundAmongStoredPosts: after a lost answer, the bot finds
+// its post among the thread posts it has already read, without searching the
+// forum again.
+func TestUncertainPostFoundAmongStoredPosts(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &fakeForum{clk: clk, lose: 1}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
+	gc := GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "n", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx, g.ID); err == nil {
+		t.Fatal("the lost answer should surface as an error")
+	}
+	if err := m.Tick(ctx, g.ID); err != nil { // reads its own post, then finds it stored
+		t.Fatal(err)
+	}
+	if n := len(ff.botPosts()); n != 1 {
+		t.Errorf("%d opening posts, want 1", n)
+	}
+	if ff.finds != 0 {
+		t.Errorf("searched the forum %d times; the stored post should have been enough", ff.finds)
+	}
+}
+
+// TestExtendIntoThePastIsRefused: moving a deadline before now would resolve
+// phases at times that already passed.
+func TestExtendIntoThePastIsRefused(t *testing.T) {
+	r := newNations(t, storetest.SQLite(t))
+	r.clk.Advance(time.Minute)
+	if _, err := r.m.Extend(r.ctx, "n1", -30*time.Minute); err == nil || !strings.Contains(err.Error(), "resolve-now") {
+		t.Errorf("extend -30m: %v", err)
+	}
+	if _, err := r.m.Extend(r.ctx, "n1", -5*time.Minute); err != nil {
+		t.Errorf("extend -5m (still ahead): %v", err)
+	}
+}
+
+// TestLateMessageIsAnswered: a PM made at 12:05:13 but read only after the
+// GM resolved the round at 12:09 cannot count for the closed round; it is
+// rejected and its sender told why.
+func TestLateMessageIsAnswered(t *testing.T) {
+	r := newNations(t, storetest.SQLite(t))
+	r.ff.PMAt("Bob", "PROSPER", start.Add(5*time.Minute+13*time.Second))
+	r.clk.Advance(9 * time.Minute)
+	if err := r.m.ResolveNow(r.ctx, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(2 * time.Second)
+	r.tick()
+	var reasons []string
+	for _, c := range r.commands("Bob") {
+		reasons = append(reasons, c.Status+": "+c.Reason)
+	}
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "rejected: arrived after its phase had closed") {
+		t.Errorf("Bob's commands: %q", reasons)
+	}
+	told := false
+	for _, pm := range r.ff.sentTo()["Bob"] {
+		told = told || strings.Contains(pm, "“PROSPER” — arrived after its phase had closed")
+	}
+	if !told {
+		t.Errorf("Bob was not told: %q", r.ff.sentTo()["Bob"])
+	}
+}
+
+// TestPanicInATickIsAnError: one game's crash does not take the daemon down.
+func TestPanicInATickIsAnError(t *testing.T) {
+	db := storetest.SQLite(t)
+	m := &Moderator{DB: db, Clock: clock.NewFake(start), Connect: func(context.Context, ForumConfig) (Forum, error) { panic("boom") }}
+	gc := GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(context.Background(), "p", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.safeTick(context.Background(), g.ID); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("safeTick: %v", err)
+	}
+}
+
+func TestNextDue(t *testing.T) {
+	now := start
+	later := start.Add(time.Minute)
+	item := func(id int64, kind, to, state string, nb time.Time) store.OutboxItem {
+		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: state, NotBefore: nb}
+	}
+	tests := []struct {
+		name  string
+		items []store.OutboxItem
+		want  int64 // 0: none
+	}{
+		{"first pending", []store.OutboxItem{item(1, "post", "", "sent", now), item(2, "post", "", "pending", now)}, 2},
+		{"an interrupted send comes first", []store.OutboxItem{item(1, "pm", "A", "sending", now), item(2, "post", "", "pending", now)}, 1},
+		{"a held post holds later posts", []store.OutboxItem{item(1, "post", "", "pending", later), item(2, "post", "", "pending", now)}, 0},
+		{"but not a receipt", []store.OutboxItem{item(1, "post", "", "pending", later), item(2, "pm", "A", "pending", now)}, 2},
+		{"one player's held PM, another's goes", []store.OutboxItem{item(1, "pm", "A", "pending", later), item(2, "pm", "A", "pending", now), item(3, "pm", "B", "pending", now)}, 3},
+		{"failed items are passed over", []store.OutboxItem{item(1, "post", "", "failed", now), item(2, "post", "", "pending", now)}, 2},
+		{"nothing due", []store.OutboxItem{item(1, "post", "", "sent", now)}, 0},
+	}
+	for _, tc := range tests {
+		got := nextDue(tc.items, now)
+		var id int64
+		if got != nil {
+			id = got.ID
+		}
+		if id != tc.want {
+			t.Errorf("%s: next %d, want %d", tc.name, id, tc.want)
+		}
+	}
+}
