@@ -20,6 +20,9 @@ type GameConfig struct {
 	Setup   map[string]any      `json:"setup,omitempty"`
 	Seed    int64               `json:"seed"`
 	Start   time.Time           `json:"start"`
+	// Instance tells this game's markers from an earlier game's of the
+	// same name (drawn at creation).
+	Instance string `json:"instance,omitempty"`
 }
 
 // Rules turns it into the engine's config.

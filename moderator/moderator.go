@@ -8,6 +8,7 @@ package moderator
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,6 +102,16 @@ func decodeGame(g *store.Game) (*loaded, error) {
 	return l, nil
 }
 
+// markerName is the game's part of every marker: its name and a token drawn
+// when it was created, so a game re-created under the same name in the same
+// thread never mistakes its predecessor's posts for its own.
+func (l *loaded) markerName() string {
+	if l.cfg.Instance == "" {
+		return l.row.Name
+	}
+	return l.row.Name + "." + l.cfg.Instance
+}
+
 // load reads and locks a game inside tx.
 func load(tx *store.Tx, id int64) (*loaded, error) {
 	g, err := tx.LockGame(id)
@@ -132,6 +143,9 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc GameConfig
 	eng, err := rules.Lookup(kind)
 	if err != nil {
 		return nil, err
+	}
+	if gc.Instance == "" {
+		gc.Instance = instanceToken()
 	}
 	step, err := referee.Setup(eng, gc.Rules())
 	if err != nil {
@@ -186,7 +200,7 @@ func (m *Moderator) emit(tx *store.Tx, l *loaded, phase string, step referee.Ste
 		it := store.OutboxItem{
 			// The game's name in the subject routes a player's reply to it.
 			GameID: l.row.ID, Subject: "[" + l.row.Name + "] " + o.Subject, Body: o.Text, NotBefore: o.NotBefore, State: "pending",
-			Marker: fmt.Sprintf("%s/%s/%d", l.row.Name, phase, len(existing)+i+1),
+			Marker: fmt.Sprintf("%s/%s/%d", l.markerName(), phase, len(existing)+i+1),
 		}
 		if o.Public() {
 			it.Kind = "post"
@@ -818,4 +832,14 @@ func Rebuild(g rules.Game, cfg GameConfig, j []store.JournalEntry) (rules.State,
 		}
 	}
 	return s, nil
+}
+
+func instanceToken() string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 4)
+	rand.Read(b)
+	for i := range b {
+		b[i] = digits[int(b[i])%len(digits)]
+	}
+	return string(b)
 }

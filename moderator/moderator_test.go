@@ -78,7 +78,7 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 			}}
 	}
 	m := mk()
-	gc := GameConfig{Players: fg.players, Options: fg.options, Setup: fg.setup, Seed: 11, Start: start}
+	gc := GameConfig{Players: fg.players, Options: fg.options, Setup: fg.setup, Seed: 11, Start: start, Instance: "t1"}
 	fc := ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	var ps []store.Player
 	for _, p := range fg.players {
@@ -197,6 +197,31 @@ func TestGamesToTheEndSurvivingCrashes(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestMarkersTellGamesApart: a game re-created under the same name gets
+// markers of its own, so it never takes its predecessor's posts for its own.
+func TestMarkersTellGamesApart(t *testing.T) {
+	ctx := context.Background()
+	var markers []string
+	for i := 0; i < 2; i++ {
+		db := storetest.SQLite(t)
+		m := &Moderator{DB: db, Clock: clock.NewFake(start)}
+		gc := GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+		fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+		g, err := m.Create(ctx, "same-name", "nations", gc, fc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.View(ctx, func(tx *store.Tx) error {
+			items, _ := tx.Outbox(g.ID)
+			markers = append(markers, items[0].Marker)
+			return nil
+		})
+	}
+	if markers[0] == markers[1] || !strings.HasPrefix(markers[0], "same-name.") {
+		t.Errorf("markers %q", markers)
 	}
 }
 
