@@ -1,9 +1,6 @@
 package bbcode
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,6 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/forumgm/forumgm/internal/htmlcheck"
 )
 
 const codeHead = `<div class="codebox"><p>Code: <a href="#" onclick="selectCode(this); return false;">Select all</a></p><pre><code>`
@@ -83,7 +82,7 @@ func TestRender(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("Render(%q)\n got %s\nwant %s", tc.in, got, tc.want)
 			}
-			if err := wellNested(got); err != nil {
+			if err := htmlcheck.WellNested(got); err != nil {
 				t.Errorf("not well nested: %v", err)
 			}
 			if tok, dom := shapes(got); tok != dom {
@@ -120,38 +119,6 @@ func TestParseBoldStyle(t *testing.T) {
 	}
 }
 
-var voidElems = map[string]bool{"br": true, "img": true, "hr": true}
-
-// wellNested tokenizes h and checks every end tag closes the innermost open
-// element and nothing is left open.
-func wellNested(h string) error {
-	z := html.NewTokenizer(strings.NewReader(h))
-	var stack []string
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			if !errors.Is(z.Err(), io.EOF) {
-				return z.Err()
-			}
-			if len(stack) > 0 {
-				return fmt.Errorf("unclosed %v", stack)
-			}
-			return nil
-		case html.StartTagToken:
-			n, _ := z.TagName()
-			if !voidElems[string(n)] {
-				stack = append(stack, string(n))
-			}
-		case html.EndTagToken:
-			n, _ := z.TagName()
-			if len(stack) == 0 || stack[len(stack)-1] != string(n) {
-				return fmt.Errorf("end tag %s with open %v", n, stack)
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-}
-
 // shapes gives the element tree of h twice: as the tokens nest, and as an
 // HTML5 parser builds it inside div.content. They differ when a browser
 // would re-parent something (nested links, a <p> closed by a block).
@@ -163,7 +130,7 @@ func shapes(h string) (tokens, dom string) {
 		switch tok.Type {
 		case html.StartTagToken:
 			tb.WriteString(tok.Data)
-			if voidElems[tok.Data] {
+			if htmlcheck.IsVoid(tok.Data) {
 				tb.WriteString("()")
 			} else {
 				tb.WriteString("(")
@@ -207,15 +174,6 @@ func TestShapesCatch(t *testing.T) {
 	}
 }
 
-// The wellNested checker itself must catch bad markup.
-func TestWellNestedCatches(t *testing.T) {
-	for _, bad := range []string{"<b><i></b></i>", "<div>", "</span>"} {
-		if wellNested(bad) == nil {
-			t.Errorf("wellNested(%q) = nil", bad)
-		}
-	}
-}
-
 func FuzzRender(f *testing.F) {
 	for _, s := range []string{"[b]x[/b]", "[quote=\"a\"][spoiler]x[/spoiler][/quote]", "[list][*]a[*][b]b[/list][/b]"} {
 		f.Add(s)
@@ -223,7 +181,7 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, opt := range []Options{{}, {Bold: BoldSpan}} {
 			out := Render(s, opt)
-			if err := wellNested(out); err != nil {
+			if err := htmlcheck.WellNested(out); err != nil {
 				t.Fatalf("Render(%q) = %q: %v", s, out, err)
 			}
 			if tok, dom := shapes(out); tok != dom {
@@ -268,7 +226,7 @@ func TestRandomPosts(t *testing.T) {
 		}
 		in := b.String()
 		out := Render(in, Options{})
-		if err := wellNested(out); err != nil {
+		if err := htmlcheck.WellNested(out); err != nil {
 			t.Fatalf("Render(%q) = %q: %v", in, out, err)
 		}
 		if tok, dom := shapes(out); tok != dom {

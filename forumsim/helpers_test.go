@@ -1,7 +1,6 @@
 package forumsim
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/internal/htmlcheck"
 )
 
 var t0 = time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
@@ -106,7 +106,7 @@ func (c *client) do(req *http.Request) page {
 	if err != nil {
 		c.b.t.Fatal(err)
 	}
-	if err := wellNested(string(data)); err != nil {
+	if err := htmlcheck.WellNested(string(data)); err != nil {
 		c.b.t.Errorf("%s %s: %v", req.Method, req.URL, err)
 	}
 	return page{status: resp.StatusCode, loc: resp.Header.Get("Location"), body: string(data), doc: doc, url: req.URL.String()}
@@ -274,35 +274,4 @@ func errorText(p page) string {
 		parts = append(parts, strings.TrimSpace(text(n)))
 	}
 	return strings.Join(parts, " | ")
-}
-
-var voidElems = map[string]bool{"br": true, "img": true, "hr": true, "input": true, "meta": true, "link": true}
-
-// wellNested checks that every end tag closes the innermost open element.
-func wellNested(h string) error {
-	z := html.NewTokenizer(strings.NewReader(h))
-	var stack []string
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			if !errors.Is(z.Err(), io.EOF) {
-				return z.Err()
-			}
-			if len(stack) > 0 {
-				return fmt.Errorf("unclosed %v", stack)
-			}
-			return nil
-		case html.StartTagToken:
-			n, _ := z.TagName()
-			if !voidElems[string(n)] {
-				stack = append(stack, string(n))
-			}
-		case html.EndTagToken:
-			n, _ := z.TagName()
-			if len(stack) == 0 || stack[len(stack)-1] != string(n) {
-				return fmt.Errorf("end tag %s with open %v", n, stack)
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
 }
