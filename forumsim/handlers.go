@@ -2,11 +2,13 @@ package forumsim
 
 import (
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,11 +120,7 @@ func (s *Server) postCount(uid int) int {
 func (s *Server) index(w http.ResponseWriter, r *http.Request, se *session) {
 	var b strings.Builder
 	b.WriteString("<div class=\"forabg\">\n<div class=\"inner\">\n<ul class=\"topiclist\"><li class=\"header\"><dl class=\"row-item\"><dt><div class=\"list-inner\">Forum</div></dt><dd class=\"topics\">Topics</dd><dd class=\"posts\">Posts</dd></dl></li></ul>\n<ul class=\"topiclist forums\">\n")
-	ids := make([]int, 0, len(s.forums))
-	for id := range s.forums {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
+	ids := slices.Sorted(maps.Keys(s.forums))
 	for _, id := range ids {
 		f := s.forums[id]
 		topics, posts := 0, 0
@@ -178,15 +176,14 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 	per := s.opt.PostsPerPage
 	var t *Topic
 	start := intParam(r, "start")
-	if pid := intParam(r, "p"); pid != 0 {
-		p := s.posts[pid]
+	if intParam(r, "p") != 0 {
+		p := s.postParam(w, r, se)
 		if p == nil {
-			s.message(w, r, se, http.StatusNotFound, MsgNoPost, "")
 			return
 		}
 		t = s.topics[p.TopicID]
 		for i, id := range t.posts {
-			if id == pid {
+			if id == p.ID {
 				start = i / per * per
 			}
 		}
@@ -315,11 +312,7 @@ func (s *Server) memberlist(w http.ResponseWriter, r *http.Request, se *session)
 	}
 	var b strings.Builder
 	b.WriteString("<h2 class=\"solo\">Members</h2>\n<div class=\"forumbg forumbg-table\">\n<div class=\"inner\">\n<table class=\"table1 memberlist\" id=\"memberlist\">\n<thead><tr><th class=\"name\">Username</th><th class=\"posts\">Posts</th><th class=\"joined\">Joined</th></tr></thead>\n<tbody>\n")
-	ids := make([]int, 0, len(s.users))
-	for id := range s.users {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
+	ids := slices.Sorted(maps.Keys(s.users))
 	for i, id := range ids {
 		u := s.users[id]
 		fmt.Fprintf(&b, "<tr class=\"bg%d\"><td>%s</td><td class=\"posts\">%d</td><td>%s</td></tr>\n", 1+i%2, s.userFull(id, u.Name), s.postCount(id), e(s.date(u.Joined)))
@@ -525,12 +518,7 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, se *session) {
 	if id := intParam(r, "u"); id != 0 && r.Method == http.MethodGet {
 		add(id)
 	}
-	var keys []string
-	for k := range r.PostForm {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
 		if m := reAddress.FindStringSubmatch(k); m != nil {
 			if v := r.PostFormValue(k); v == "to" || v == "bcc" {
 				id, _ := strconv.Atoi(m[1])
@@ -607,15 +595,26 @@ func (s *Server) composeForm(w http.ResponseWriter, r *http.Request, se *session
 		b.WriteString("</ul></dd>\n")
 	}
 	b.WriteString("</dl>\n")
-	fmt.Fprintf(&b, "<dl style=\"clear: left;\">\n<dt><label for=\"subject\">Subject:</label></dt>\n<dd><input type=\"text\" name=\"subject\" id=\"subject\" size=\"45\" maxlength=\"120\" tabindex=\"2\" value=\"%s\" class=\"inputbox autowidth\" /></dd>\n</dl>\n", e(subject))
+	b.WriteString(subjectField(subject))
 	fmt.Fprintf(&b, "<div id=\"message-box\" class=\"message-box\"><textarea name=\"message\" id=\"message\" rows=\"15\" cols=\"76\" tabindex=\"3\" class=\"inputbox\">%s</textarea></div>\n", e(message))
-	b.WriteString("</fieldset>\n</div>\n</div>\n<div class=\"panel bg2\">\n<div class=\"inner\">\n<fieldset class=\"submit-buttons\">\n")
+	b.WriteString(editorButtonsOpen)
 	for _, id := range to {
 		fmt.Fprintf(&b, "<input type=\"hidden\" name=\"address_list[u][%d]\" value=\"to\" />\n", id)
 	}
 	b.WriteString(s.tokenFields(se, "ucp_pm_compose"))
-	b.WriteString("<input type=\"submit\" tabindex=\"5\" name=\"preview\" value=\"Preview\" class=\"button1\" />&nbsp;\n<input type=\"submit\" accesskey=\"s\" tabindex=\"6\" name=\"post\" value=\"Submit\" class=\"button1 default-submit-action\" />\n</fieldset>\n</div>\n</div>\n</form>")
+	b.WriteString(editorButtonsClose)
 	s.page(w, r, se, "Compose message", b.String(), pageOpts{section: "section-ucp"})
+}
+
+// The parts of posting_editor.html that posts and PMs share: the subject
+// field, and the submit panel around the hidden fields.
+const (
+	editorButtonsOpen  = "</fieldset>\n</div>\n</div>\n<div class=\"panel bg2\">\n<div class=\"inner\">\n<fieldset class=\"submit-buttons\">\n"
+	editorButtonsClose = "<input type=\"submit\" tabindex=\"5\" name=\"preview\" value=\"Preview\" class=\"button1\" />&nbsp;\n<input type=\"submit\" accesskey=\"s\" tabindex=\"6\" name=\"post\" value=\"Submit\" class=\"button1 default-submit-action\" />\n</fieldset>\n</div>\n</div>\n</form>"
+)
+
+func subjectField(subject string) string {
+	return fmt.Sprintf("<dl style=\"clear: left;\">\n<dt><label for=\"subject\">Subject:</label></dt>\n<dd><input type=\"text\" name=\"subject\" id=\"subject\" size=\"45\" maxlength=\"120\" tabindex=\"2\" value=\"%s\" class=\"inputbox autowidth\" /></dd>\n</dl>\n", e(subject))
 }
 
 func joinErrs(errs []string) string {

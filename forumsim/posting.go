@@ -54,9 +54,8 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, se *session, mode
 	var t *Topic
 	message := r.PostFormValue("message")
 	if mode == "quote" {
-		p := s.posts[intParam(r, "p")]
+		p := s.postParam(w, r, se)
 		if p == nil {
-			s.message(w, r, se, http.StatusNotFound, MsgNoPost, "")
 			return
 		}
 		t = s.topics[p.TopicID]
@@ -76,20 +75,14 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, se *session, mode
 	if v := r.PostFormValue("subject"); v != "" {
 		f.subject = v
 	}
-	if !posted(r, "post") {
-		s.postingForm(w, r, se, f)
-		return
-	}
-	key, ok := s.checkToken(se, "posting", r)
+	key, ok := s.submitted(w, r, se, &f)
 	if !ok {
-		f.errs = append(f.errs, MsgFormInvalid)
+		return
 	}
 	if s.flooded(u) {
 		f.errs = append(f.errs, MsgFlood)
 	}
-	f.errs = append(f.errs, checkMessage(message)...)
-	if len(f.errs) > 0 {
-		s.postingForm(w, r, se, f)
+	if s.refused(w, r, se, &f) {
 		return
 	}
 	// Post review: someone posted since the form was opened. phpBB shows
@@ -102,9 +95,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, se *session, mode
 		return
 	}
 	s.useToken(key)
-	p := s.addPost(t, u.ID, u.Name, f.subject, message)
-	u.lastPost = s.now()
-	redirect(w, r, fmt.Sprintf("./viewtopic.php?p=%d#p%d", p.ID, p.ID))
+	s.publish(w, r, t, u, f.subject, message)
 }
 
 func (s *Server) newTopic(w http.ResponseWriter, r *http.Request, se *session) {
@@ -116,13 +107,9 @@ func (s *Server) newTopic(w http.ResponseWriter, r *http.Request, se *session) {
 	}
 	f := postingForm{mode: "post", action: "./posting.php?mode=post&f=" + strconv.Itoa(fo.ID), heading: "Post a new topic",
 		subject: r.PostFormValue("subject"), message: r.PostFormValue("message")}
-	if !posted(r, "post") {
-		s.postingForm(w, r, se, f)
-		return
-	}
-	key, ok := s.checkToken(se, "posting", r)
+	key, ok := s.submitted(w, r, se, &f)
 	if !ok {
-		f.errs = append(f.errs, MsgFormInvalid)
+		return
 	}
 	if s.flooded(u) {
 		f.errs = append(f.errs, MsgFlood)
@@ -130,25 +117,20 @@ func (s *Server) newTopic(w http.ResponseWriter, r *http.Request, se *session) {
 	if strings.TrimSpace(f.subject) == "" {
 		f.errs = append(f.errs, MsgEmptySubject)
 	}
-	f.errs = append(f.errs, checkMessage(f.message)...)
-	if len(f.errs) > 0 {
-		s.postingForm(w, r, se, f)
+	if s.refused(w, r, se, &f) {
 		return
 	}
 	s.useToken(key)
 	s.nextID.topic++
 	t := &Topic{ID: s.nextID.topic, ForumID: fo.ID, Title: strings.TrimSpace(f.subject)}
 	s.topics[t.ID] = t
-	p := s.addPost(t, u.ID, u.Name, t.Title, f.message)
-	u.lastPost = s.now()
-	redirect(w, r, fmt.Sprintf("./viewtopic.php?p=%d#p%d", p.ID, p.ID))
+	s.publish(w, r, t, u, t.Title, f.message)
 }
 
 func (s *Server) editPost(w http.ResponseWriter, r *http.Request, se *session) {
 	u := s.users[se.userID]
-	p := s.posts[intParam(r, "p")]
+	p := s.postParam(w, r, se)
 	if p == nil {
-		s.message(w, r, se, http.StatusNotFound, MsgNoPost, "")
 		return
 	}
 	if !u.Moderator && p.AuthorID != u.ID {
@@ -161,17 +143,8 @@ func (s *Server) editPost(w http.ResponseWriter, r *http.Request, se *session) {
 	if r.Method == http.MethodPost {
 		f.subject, f.message = r.PostFormValue("subject"), r.PostFormValue("message")
 	}
-	if !posted(r, "post") {
-		s.postingForm(w, r, se, f)
-		return
-	}
-	key, ok := s.checkToken(se, "posting", r)
-	if !ok {
-		f.errs = append(f.errs, MsgFormInvalid)
-	}
-	f.errs = append(f.errs, checkMessage(f.message)...)
-	if len(f.errs) > 0 {
-		s.postingForm(w, r, se, f)
+	key, ok := s.submitted(w, r, se, &f)
+	if !ok || s.refused(w, r, se, &f) {
 		return
 	}
 	s.useToken(key)
@@ -179,17 +152,64 @@ func (s *Server) editPost(w http.ResponseWriter, r *http.Request, se *session) {
 		p.Subject = f.subject
 	}
 	s.edit(p, u, f.message, r.PostFormValue("edit_reason"))
-	redirect(w, r, fmt.Sprintf("./viewtopic.php?p=%d#p%d", p.ID, p.ID))
+	redirect(w, r, postURL(p.ID))
 }
+
+// postParam is the post the request's p names, or nil once the browser has
+// been told there is no such post.
+func (s *Server) postParam(w http.ResponseWriter, r *http.Request, se *session) *Post {
+	p := s.posts[intParam(r, "p")]
+	if p == nil {
+		s.message(w, r, se, http.StatusNotFound, MsgNoPost, "")
+	}
+	return p
+}
+
+// submitted reports whether f was sent with Submit. If not (the form
+// opened, or a preview), it shows the form and the caller is done. If so,
+// the form token is checked first, as phpBB does, its failure the first of
+// f's errors; key is for useToken once the post is made.
+func (s *Server) submitted(w http.ResponseWriter, r *http.Request, se *session, f *postingForm) (key string, ok bool) {
+	if !posted(r, "post") {
+		s.postingForm(w, r, se, *f)
+		return "", false
+	}
+	key, valid := s.checkToken(se, "posting", r)
+	if !valid {
+		f.errs = append(f.errs, MsgFormInvalid)
+	}
+	return key, true
+}
+
+// refused adds the message's own checks, the last ones, to f's errors; if
+// there are any, it shows the form again with them and reports true.
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, se *session, f *postingForm) bool {
+	f.errs = append(f.errs, checkMessage(f.message)...)
+	if len(f.errs) == 0 {
+		return false
+	}
+	s.postingForm(w, r, se, *f)
+	return true
+}
+
+// publish adds u's post to t, starts u's flood interval and sends the
+// browser to the new post.
+func (s *Server) publish(w http.ResponseWriter, r *http.Request, t *Topic, u *User, subject, message string) {
+	p := s.addPost(t, u.ID, u.Name, subject, message)
+	u.lastPost = s.now()
+	redirect(w, r, postURL(p.ID))
+}
+
+// postURL is a post's place in its topic.
+func postURL(id int) string { return fmt.Sprintf("./viewtopic.php?p=%d#p%d", id, id) }
 
 // deleteForm is the confirm_box flow: GET shows form#confirm with a
 // confirm_key in the action; POST confirm=Yes with the same key deletes.
 // Members may delete only their own post while it is the topic's last.
 func (s *Server) deleteForm(w http.ResponseWriter, r *http.Request, se *session) {
 	u := s.users[se.userID]
-	p := s.posts[intParam(r, "p")]
+	p := s.postParam(w, r, se)
 	if p == nil {
-		s.message(w, r, se, http.StatusNotFound, MsgNoPost, "")
 		return
 	}
 	t := s.topics[p.TopicID]
@@ -198,7 +218,7 @@ func (s *Server) deleteForm(w http.ResponseWriter, r *http.Request, se *session)
 		return
 	}
 	if r.Method == http.MethodPost && posted(r, "cancel") {
-		redirect(w, r, fmt.Sprintf("./viewtopic.php?p=%d#p%d", p.ID, p.ID))
+		redirect(w, r, postURL(p.ID))
 		return
 	}
 	if r.Method == http.MethodPost && posted(r, "confirm") {
@@ -245,16 +265,16 @@ func (s *Server) postingForm(w http.ResponseWriter, r *http.Request, se *session
 	if len(f.errs) > 0 {
 		fmt.Fprintf(&b, "<p class=\"error\">%s</p>\n", joinErrs(f.errs))
 	}
-	fmt.Fprintf(&b, "<dl style=\"clear: left;\">\n<dt><label for=\"subject\">Subject:</label></dt>\n<dd><input type=\"text\" name=\"subject\" id=\"subject\" size=\"45\" maxlength=\"120\" tabindex=\"2\" value=\"%s\" class=\"inputbox autowidth\" /></dd>\n</dl>\n", e(f.subject))
+	b.WriteString(subjectField(f.subject))
 	fmt.Fprintf(&b, "<div id=\"message-box\" class=\"message-box\"><textarea name=\"message\" id=\"message\" rows=\"15\" cols=\"76\" tabindex=\"4\" class=\"inputbox\">%s</textarea></div>\n", e(f.message))
 	if f.editReason {
 		b.WriteString("<dl>\n<dt><label for=\"edit_reason\">Reason for editing this post:</label></dt>\n<dd><input type=\"text\" name=\"edit_reason\" id=\"edit_reason\" value=\"\" class=\"inputbox\" /></dd>\n</dl>\n")
 	}
-	b.WriteString("</fieldset>\n</div>\n</div>\n<div class=\"panel bg2\">\n<div class=\"inner\">\n<fieldset class=\"submit-buttons\">\n")
+	b.WriteString(editorButtonsOpen)
 	if f.mode == "reply" {
 		fmt.Fprintf(&b, "<input type=\"hidden\" name=\"topic_cur_post_id\" value=\"%d\" />\n", f.curPostID)
 	}
 	b.WriteString(s.tokenFields(se, "posting"))
-	b.WriteString("<input type=\"submit\" tabindex=\"5\" name=\"preview\" value=\"Preview\" class=\"button1\" />&nbsp;\n<input type=\"submit\" accesskey=\"s\" tabindex=\"6\" name=\"post\" value=\"Submit\" class=\"button1 default-submit-action\" />\n</fieldset>\n</div>\n</div>\n</form>")
+	b.WriteString(editorButtonsClose)
 	s.page(w, r, se, f.heading, b.String(), pageOpts{section: "section-posting"})
 }
