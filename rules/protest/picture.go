@@ -66,46 +66,31 @@ func (s *State) picture(turn int, gm bool) (picture, error) {
 // protests (hit, miss). The GM picture also shows the hidden sites and the
 // silent protests, which the public one never does.
 func Pictures(s rules.State, turn int) (public, gm []byte, err error) {
-	st, ok := s.(*State)
-	if !ok {
-		return nil, nil, fmt.Errorf("protest: not a protest state")
-	}
-	for i, isGM := range []bool{false, true} {
-		p, err := st.picture(turn, isGM)
-		if err != nil {
-			return nil, nil, err
-		}
-		if i == 0 {
-			public = p.svg()
-		} else {
-			gm = p.svg()
-		}
-	}
-	return public, gm, nil
+	return draw(s, turn, func(p picture) ([]byte, error) { return p.svg(), nil })
 }
 
 // PicturesPNG is Pictures as PNG images: the same hexes and marks, no text.
 func PicturesPNG(s rules.State, turn int) (public, gm []byte, err error) {
+	return draw(s, turn, picture.png)
+}
+
+// draw works out the public and the GM picture of turn and renders both.
+func draw(s rules.State, turn int, render func(picture) ([]byte, error)) (public, gm []byte, err error) {
 	st, ok := s.(*State)
 	if !ok {
 		return nil, nil, fmt.Errorf("protest: not a protest state")
 	}
+	var out [2][]byte
 	for i, isGM := range []bool{false, true} {
 		p, err := st.picture(turn, isGM)
 		if err != nil {
 			return nil, nil, err
 		}
-		b, err := p.png()
-		if err != nil {
+		if out[i], err = render(p); err != nil {
 			return nil, nil, err
 		}
-		if i == 0 {
-			public = b
-		} else {
-			gm = b
-		}
 	}
-	return public, gm, nil
+	return out[0], out[1], nil
 }
 
 const hexSize = 24.0
