@@ -79,9 +79,6 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, se *session, mode
 	if !ok {
 		return
 	}
-	if s.flooded(u) {
-		f.errs = append(f.errs, MsgFlood)
-	}
 	if s.refused(w, r, se, &f) {
 		return
 	}
@@ -110,9 +107,6 @@ func (s *Server) newTopic(w http.ResponseWriter, r *http.Request, se *session) {
 	key, ok := s.submitted(w, r, se, &f)
 	if !ok {
 		return
-	}
-	if s.flooded(u) {
-		f.errs = append(f.errs, MsgFlood)
 	}
 	if strings.TrimSpace(f.subject) == "" {
 		f.errs = append(f.errs, MsgEmptySubject)
@@ -167,8 +161,9 @@ func (s *Server) postParam(w http.ResponseWriter, r *http.Request, se *session) 
 
 // submitted reports whether f was sent with Submit. If not (the form
 // opened, or a preview), it shows the form and the caller is done. If so,
-// the form token is checked first, as phpBB does, its failure the first of
-// f's errors; key is for useToken once the post is made.
+// the form token is checked first, as phpBB does, then flooding for a new
+// post (an edit is not one), their failures the first of f's errors; key is
+// for useToken once the post is made.
 func (s *Server) submitted(w http.ResponseWriter, r *http.Request, se *session, f *postingForm) (key string, ok bool) {
 	if !posted(r, "post") {
 		s.postingForm(w, r, se, *f)
@@ -177,6 +172,9 @@ func (s *Server) submitted(w http.ResponseWriter, r *http.Request, se *session, 
 	key, valid := s.checkToken(se, "posting", r)
 	if !valid {
 		f.errs = append(f.errs, MsgFormInvalid)
+	}
+	if f.mode != "edit" && s.flooded(s.users[se.userID]) {
+		f.errs = append(f.errs, MsgFlood)
 	}
 	return key, true
 }
