@@ -50,10 +50,7 @@ func checkHidden(t *testing.T, evs []rules.Event, st rules.State, _, what string
 	for _, r := range s.Revealed {
 		delete(hidden, r.Hex)
 	}
-	for _, e := range evs {
-		if e.To != rules.Everyone {
-			continue
-		}
+	for _, e := range gametest.Public(evs) {
 		text := e.Text
 		for _, p := range s.P {
 			if p.Org != "" {

@@ -65,10 +65,7 @@ func checkNoRoles(t *testing.T, evs []rules.Event, s rules.State, text, what str
 	if s.(*resistance.State).Finished {
 		return
 	}
-	for _, e := range evs {
-		if e.To != rules.Everyone {
-			continue
-		}
+	for _, e := range gametest.Public(evs) {
 		for _, ph := range rolePhrases {
 			if strings.Contains(e.Text, ph) && !strings.Contains(strings.ToLower(text), strings.ToLower(ph)) {
 				t.Fatalf("%s: public event reveals a role (%q): %q", what, ph, e.Text)
