@@ -116,16 +116,16 @@ func Public(evs []rules.Event) []rules.Event {
 // state they leave (for a rejected Apply, the state it was given). text is
 // the fuzzed text (a game may let a player's own words through) and what
 // names the step ("Apply", "rejected Apply", "Resolve") for the failure.
-type Check func(t *testing.T, evs []rules.Event, s rules.State, text, what string)
+type Check func(t testing.TB, evs []rules.Event, s rules.State, text, what string)
 
 // Step sends text from src through Parse, Apply and, when accepted, Resolve
 // at the deadline, checking the shared properties and check (nil: none) on
 // the way. It returns Apply's events and error; a Parse rejection is
 // returned as an error too.
-func Step(t *testing.T, g rules.Game, s rules.State, text string, src rules.Source, check Check) ([]rules.Event, error) {
+func Step(t testing.TB, g rules.Game, s rules.State, text string, src rules.Source, check Check) ([]rules.Event, error) {
 	t.Helper()
 	if check == nil {
-		check = func(*testing.T, []rules.Event, rules.State, string, string) {}
+		check = func(testing.TB, []rules.Event, rules.State, string, string) {}
 	}
 	before := MustJSON(t, s)
 	unchanged := func(what string) {
@@ -187,7 +187,7 @@ type Target struct {
 	// Twin is the state a PM is sent into beside base (Stages[stage],
 	// decoded): the same game but for a secret the sender must learn
 	// nothing about by what the PM gets back. Nil: no twin.
-	Twin func(t *testing.T, stage int, base rules.State, sender string) rules.State
+	Twin func(t testing.TB, stage int, base rules.State, sender string) rules.State
 	// Secret names what differs between the twins, for the failure.
 	Secret string
 	// PublicOnly compares only the twins' public events, for games where
@@ -204,32 +204,38 @@ type Target struct {
 // minute before its deadline or (late) a minute after, first as a thread
 // segment, then as a PM line, the PM also into the stage's twin.
 func Fuzz(f *testing.F, tg Target) {
-	g := tg.Game
 	f.Fuzz(func(t *testing.T, text string, stage, who uint8, late bool) {
-		i := int(stage) % len(tg.Stages)
-		base := Decode(t, g, tg.Stages[i])
-		ids := base.Roster().IDs()
-		player := ids[int(who)%len(ids)]
-		when := g.Status(base).Deadline.Add(-time.Minute)
-		if late {
-			when = when.Add(2 * time.Minute)
-		}
-		for _, ch := range []rules.Channel{rules.Public, rules.Private} {
-			src := rules.Source{Player: player, Channel: ch, Time: when, Ref: "p1"}
-			evsA, errA := Step(t, g, base, text, src, tg.Check)
-			if ch != rules.Private || tg.Twin == nil {
-				continue
-			}
-			evsB, errB := Step(t, g, tg.Twin(t, i, base, player), text, src, tg.Check)
-			if tg.PublicOnly {
-				if pa, pb := Public(evsA), Public(evsB); !reflect.DeepEqual(pa, pb) {
-					t.Fatalf("a PM's public events depend on %s:\n%q\n%q", tg.Secret, pa, pb)
-				}
-				continue
-			}
-			if !reflect.DeepEqual(evsA, evsB) || (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
-				t.Fatalf("a PM's answer depends on %s:\n%q %v\n%q %v", tg.Secret, evsA, errA, evsB, errB)
-			}
-		}
+		fuzzOne(t, tg, text, stage, who, late)
 	})
+}
+
+// fuzzOne is one run of Fuzz's function.
+func fuzzOne(t testing.TB, tg Target, text string, stage, who uint8, late bool) {
+	t.Helper()
+	g := tg.Game
+	i := int(stage) % len(tg.Stages)
+	base := Decode(t, g, tg.Stages[i])
+	ids := base.Roster().IDs()
+	player := ids[int(who)%len(ids)]
+	when := g.Status(base).Deadline.Add(-time.Minute)
+	if late {
+		when = when.Add(2 * time.Minute)
+	}
+	for _, ch := range []rules.Channel{rules.Public, rules.Private} {
+		src := rules.Source{Player: player, Channel: ch, Time: when, Ref: "p1"}
+		evsA, errA := Step(t, g, base, text, src, tg.Check)
+		if ch != rules.Private || tg.Twin == nil {
+			continue
+		}
+		evsB, errB := Step(t, g, tg.Twin(t, i, base, player), text, src, tg.Check)
+		if tg.PublicOnly {
+			if pa, pb := Public(evsA), Public(evsB); !reflect.DeepEqual(pa, pb) {
+				t.Fatalf("a PM's public events depend on %s:\n%q\n%q", tg.Secret, pa, pb)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(evsA, evsB) || (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
+			t.Fatalf("a PM's answer depends on %s:\n%q %v\n%q %v", tg.Secret, evsA, errA, evsB, errB)
+		}
+	}
 }

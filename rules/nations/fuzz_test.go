@@ -31,7 +31,7 @@ var fuzzStages = []fuzzStage{
 
 // withOthersOrders is s after every other player still in the game sent an
 // INVADE by PM: the secret the sender must learn nothing about.
-func withOthersOrders(t *testing.T, g rules.Game, s rules.State, sender string) rules.State {
+func withOthersOrders(t testing.TB, g rules.Game, s rules.State, sender string) rules.State {
 	t.Helper()
 	ns := s.(*nations.State)
 	var alive []string
@@ -67,7 +67,7 @@ func FuzzParseApply(f *testing.F) {
 	gametest.Fuzz(f, gametest.Target{
 		Game:   g,
 		Stages: stages,
-		Twin: func(t *testing.T, _ int, base rules.State, sender string) rules.State {
+		Twin: func(t testing.TB, _ int, base rules.State, sender string) rules.State {
 			return withOthersOrders(t, g, base, sender)
 		},
 		Secret: "the other players' orders",

@@ -37,7 +37,7 @@ var hexToken = regexp.MustCompile(`\b[A-Z]{1,2}[0-9]{1,2}\b`)
 // checkHidden: before the end, no public event names a site that is still
 // hidden after the step. Organisation names are the only player text the
 // thread shows; they are blanked first (a player may call theirs "C3").
-func checkHidden(t *testing.T, evs []rules.Event, st rules.State, _, what string) {
+func checkHidden(t testing.TB, evs []rules.Event, st rules.State, _, what string) {
 	t.Helper()
 	s := st.(*protest.State)
 	if s.Finished {
@@ -83,7 +83,7 @@ func FuzzParseApply(f *testing.F) {
 	gametest.Fuzz(f, gametest.Target{
 		Game:   g,
 		Stages: stages,
-		Twin: func(t *testing.T, i int, _ rules.State, _ string) rules.State {
+		Twin: func(t testing.TB, i int, _ rules.State, _ string) rules.State {
 			return gametest.Decode(t, g, twins[i])
 		},
 		Secret: "where the sites are",

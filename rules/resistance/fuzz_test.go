@@ -60,7 +60,7 @@ func fuzzConfig(players, spies []string) rules.Config {
 // echoed back.
 var rolePhrases = []string{"a SPY", "a member of the RESISTANCE", "The other spies", "The spy you know"}
 
-func checkNoRoles(t *testing.T, evs []rules.Event, s rules.State, text, what string) {
+func checkNoRoles(t testing.TB, evs []rules.Event, s rules.State, text, what string) {
 	t.Helper()
 	if s.(*resistance.State).Finished {
 		return
@@ -92,7 +92,7 @@ func FuzzParseApply(f *testing.F) {
 	gametest.Fuzz(f, gametest.Target{
 		Game:   g,
 		Stages: stages,
-		Twin: func(t *testing.T, i int, _ rules.State, _ string) rules.State {
+		Twin: func(t testing.TB, i int, _ rules.State, _ string) rules.State {
 			return gametest.Decode(t, g, twins[i])
 		},
 		Secret: "the roles",
