@@ -46,6 +46,21 @@ func Stage(tb testing.TB, g rules.Game, cfg rules.Config, script []string) []byt
 	return MustJSON(tb, s)
 }
 
+// TwinStages builds n stages twice, once on each side of a secret (side 0
+// and 1: the game set up from config, then script played): the first for
+// Target.Stages, the second behind the Twin it returns.
+func TwinStages(tb testing.TB, g rules.Game, n int, stage func(i, side int) (config rules.Config, script []string)) (stages [][]byte, twin func(testing.TB, int, rules.State, string) rules.State) {
+	tb.Helper()
+	var twins [][]byte
+	for i := range n {
+		cfg, script := stage(i, 0)
+		stages = append(stages, Stage(tb, g, cfg, script))
+		cfg, script = stage(i, 1)
+		twins = append(twins, Stage(tb, g, cfg, script))
+	}
+	return stages, func(t testing.TB, i int, _ rules.State, _ string) rules.State { return Decode(t, g, twins[i]) }
+}
+
 // Send parses and applies one message from who, failing tb unless it is
 // accepted, and returns the new state.
 func Send(tb testing.TB, g rules.Game, s rules.State, who string, ch rules.Channel, text string, at time.Time) rules.State {

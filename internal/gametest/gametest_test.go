@@ -161,3 +161,20 @@ func TestTwins(t *testing.T) {
 		})
 	}
 }
+
+func TestTwinStages(t *testing.T) {
+	g := nations.Game{}
+	scripts := [2][]string{{"Ann> CIV: Fire", "Ben> CIV: Water"}, {"Ann> CIV: Fire", "Ben# INVADE Ann"}}
+	stages, twin := TwinStages(t, g, 2, func(i, side int) (rules.Config, []string) {
+		return cfg, scripts[side][:i+1]
+	})
+	for i := range 2 {
+		if want := Stage(t, g, cfg, scripts[0][:i+1]); string(stages[i]) != string(want) {
+			t.Errorf("stage %d is not side 0's", i)
+		}
+		got := MustJSON(t, twin(t, i, nil, ""))
+		if want := Stage(t, g, cfg, scripts[1][:i+1]); string(got) != string(want) {
+			t.Errorf("twin %d is not side 1's", i)
+		}
+	}
+}

@@ -73,19 +73,14 @@ func checkHidden(t testing.TB, evs []rules.Event, st rules.State, _, what string
 // the sites are.
 func FuzzParseApply(f *testing.F) {
 	g := protest.Game{}
-	stages := make([][]byte, len(fuzzStages))
-	twins := make([][]byte, len(fuzzStages))
-	for i, sc := range fuzzStages {
-		stages[i] = gametest.Stage(f, g, fuzzConfig(fuzzSites[0]), sc)
-		twins[i] = gametest.Stage(f, g, fuzzConfig(fuzzSites[1]), sc)
-	}
+	stages, twin := gametest.TwinStages(f, g, len(fuzzStages), func(i, side int) (rules.Config, []string) {
+		return fuzzConfig(fuzzSites[side]), fuzzStages[i]
+	})
 	// Seeds: testdata/fuzz/FuzzParseApply (text, stage, player, late).
 	gametest.Fuzz(f, gametest.Target{
 		Game:   g,
 		Stages: stages,
-		Twin: func(t testing.TB, i int, _ rules.State, _ string) rules.State {
-			return gametest.Decode(t, g, twins[i])
-		},
+		Twin:   twin,
 		Secret: "where the sites are",
 		Check:  checkHidden,
 	})

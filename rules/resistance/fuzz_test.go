@@ -81,20 +81,15 @@ func checkNoRoles(t testing.TB, evs []rules.Event, s rules.State, text, what str
 // the end; and what a PM makes public is the same whoever the spies are.
 func FuzzParseApply(f *testing.F) {
 	g := resistance.Game{}
-	stages := make([][]byte, len(fuzzStages))
-	twins := make([][]byte, len(fuzzStages))
-	for i, st := range fuzzStages {
-		sp := fuzzSpies[len(st.players)]
-		stages[i] = gametest.Stage(f, g, fuzzConfig(st.players, sp[0]), st.steps)
-		twins[i] = gametest.Stage(f, g, fuzzConfig(st.players, sp[1]), st.steps)
-	}
+	stages, twin := gametest.TwinStages(f, g, len(fuzzStages), func(i, side int) (rules.Config, []string) {
+		st := fuzzStages[i]
+		return fuzzConfig(st.players, fuzzSpies[len(st.players)][side]), st.steps
+	})
 	// Seeds: testdata/fuzz/FuzzParseApply (text, stage, player, late).
 	gametest.Fuzz(f, gametest.Target{
 		Game:   g,
 		Stages: stages,
-		Twin: func(t testing.TB, i int, _ rules.State, _ string) rules.State {
-			return gametest.Decode(t, g, twins[i])
-		},
+		Twin:   twin,
 		Secret: "the roles",
 		// The sender's own role differs between the twins, and so may
 		// what they are told in private.
