@@ -52,6 +52,16 @@ type ForumConfig struct {
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`
 }
 
+// ThreadURL is the game thread's address, as a person would open it.
+func (f ForumConfig) ThreadURL() string {
+	if p, ok := forum.Builtin(f.Engine); ok {
+		if u, err := forum.Resolve(f.URL, p.ThreadPageURL(f.Thread, 1)); err == nil {
+			return u
+		}
+	}
+	return f.URL + " (thread " + f.Thread + ")"
+}
+
 // Poll is the polling interval.
 func (f ForumConfig) Poll() time.Duration {
 	if f.PollSeconds <= 0 {

@@ -50,7 +50,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			}
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game
-			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.URL + " topic " + l.forum.Thread}
+			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL()}
 			items, err := tx.Outbox(l.row.ID)
 			if err != nil {
 				return err
