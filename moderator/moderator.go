@@ -190,7 +190,7 @@ func (m *Moderator) emit(tx *store.Tx, l *loaded, phase string, step referee.Ste
 	if err != nil {
 		return err
 	}
-	existing, err := tx.Outbox(l.row.ID)
+	queued, err := tx.OutboxCount(l.row.ID)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (m *Moderator) emit(tx *store.Tx, l *loaded, phase string, step referee.Ste
 		it := store.OutboxItem{
 			// The game's name in the subject routes a player's reply to it.
 			GameID: l.row.ID, Subject: "[" + l.row.Name + "] " + o.Subject, Body: o.Text, NotBefore: o.NotBefore, State: "pending",
-			Marker: fmt.Sprintf("%s/%s/%d", l.markerName(), phase, len(existing)+i+1),
+			Marker: fmt.Sprintf("%s/%s/%d", l.markerName(), phase, queued+i+1),
 		}
 		if o.Public() {
 			it.Kind = "post"
@@ -551,17 +551,11 @@ func before(forumTime, t time.Time) bool {
 // phaseOpened is when the current phase began: the last resolution, or the
 // game's start.
 func phaseOpened(tx *store.Tx, l *loaded) (time.Time, error) {
-	j, err := tx.Journal(l.row.ID)
-	if err != nil {
-		return time.Time{}, err
+	t, err := tx.LastResolve(l.row.ID)
+	if err != nil || !t.IsZero() {
+		return t, err
 	}
-	t := l.cfg.Start
-	for _, e := range j {
-		if e.Kind == "resolve" && !e.Voided {
-			t = e.Time
-		}
-	}
-	return t, nil
+	return l.cfg.Start, nil
 }
 
 // process applies every unread message in forum order, resolving a phase

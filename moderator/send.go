@@ -30,7 +30,7 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 		}
 		var it *store.OutboxItem
 		if err := m.DB.View(ctx, func(tx *store.Tx) error {
-			items, err := tx.Outbox(id)
+			items, err := tx.Unsent(id)
 			it = nextDue(items, m.now())
 			return err
 		}); err != nil {

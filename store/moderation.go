@@ -1,0 +1,42 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Queries the moderator runs on every step, kept cheap however long a game
+// grows (they would otherwise read the whole journal or outbox each time).
+
+// LastResolve is when the game's phase was last resolved (a journal entry of
+// kind "resolve" that stands), zero if it never was.
+func (tx *Tx) LastResolve(gameID int64) (time.Time, error) {
+	var at sql.NullInt64
+	err := tx.get(&at, `SELECT at FROM journal WHERE game_id = ? AND kind = 'resolve' AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	return ft(at), err
+}
+
+// OutboxCount is how many items a game has ever queued.
+func (tx *Tx) OutboxCount(gameID int64) (int, error) {
+	var n int
+	err := tx.get(&n, `SELECT COUNT(*) FROM outbox WHERE game_id = ?`, gameID)
+	return n, err
+}
+
+// Unsent is a game's items still to send (pending, or sending and not yet
+// confirmed), in order.
+func (tx *Tx) Unsent(gameID int64) ([]OutboxItem, error) {
+	var rows []outboxRow
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN ('pending', 'sending') ORDER BY id`, gameID); err != nil {
+		return nil, err
+	}
+	out := make([]OutboxItem, len(rows))
+	for i, r := range rows {
+		out[i] = r.item()
+	}
+	return out, nil
+}
