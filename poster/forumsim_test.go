@@ -338,3 +338,20 @@ func TestForumsimUnmarked(t *testing.T) {
 		t.Error("an unmarked post has a marker")
 	}
 }
+
+// TestForumsimUnmarkedPM: an unmarked PM is confirmed by the board's
+// redirect to it, not mistaken for a refusal.
+func TestForumsimUnmarkedPM(t *testing.T) {
+	b := newBoard(t)
+	b.p.Unmarked = true
+	id, err := b.p.SendPM(context.Background(), forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "k2", "orders", "INVADE Bjørn")
+	if err != nil {
+		t.Fatalf("unmarked PM: %v", err)
+	}
+	if id == "" {
+		t.Error("no PM id")
+	}
+	if n := len(b.sim.Inbox(b.alice)); n != 1 {
+		t.Errorf("Alice has %d PMs, want 1", n)
+	}
+}

@@ -244,13 +244,20 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			}
 			continue
 		}
-		if isPost {
-			// Success is the redirect to the new post (an HTTP redirect, or a
-			// meta refresh where the board shows a message page first).
-			for _, u := range []string{res.Location(), parser.MetaRefresh(res.Doc)} {
-				if id := p.S.Parser.PostIDFromURL(u); id != "" {
-					return id, nil
-				}
+		// Success is the redirect to the new post (an HTTP redirect, or a
+		// meta refresh where the board shows a message page first). A PM is
+		// confirmed by its marker in the sent folder below; an unmarked one
+		// has only the board's redirect to its page to go by.
+		for _, u := range []string{res.Location(), parser.MetaRefresh(res.Doc)} {
+			id := ""
+			switch {
+			case isPost:
+				id = p.S.Parser.PostIDFromURL(u)
+			case p.Unmarked:
+				id = p.S.Parser.PMIDFromURL(u)
+			}
+			if id != "" {
+				return id, nil
 			}
 		}
 		if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {

@@ -328,6 +328,22 @@ func gmCommands() []*cli.Command {
 			},
 		},
 		{
+			Name: "retry", Usage: "send a game's failed messages again (all, or one by its marker from 'audit --outbox')", ArgsUsage: "GAME [MARKER]",
+			Flags: []cli.Flag{dbFlag},
+			Action: func(c *cli.Context) error {
+				if c.NArg() < 1 || c.NArg() > 2 {
+					return cli.Exit("retry takes a game and, optionally, a message's marker", 2)
+				}
+				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+					n, err := m.Retry(ctx, c.Args().Get(0), c.Args().Get(1))
+					if err == nil {
+						fmt.Printf("%d failed message(s) will be sent again by 'forumgm run' (each is first looked for on the forum)\n", n)
+					}
+					return err
+				})
+			},
+		},
+		{
 			Name: "void", Usage: "void an accepted command of the current phase (ids from 'forumgm audit')", ArgsUsage: "GAME COMMAND-ID",
 			Flags: []cli.Flag{dbFlag, &cli.StringFlag{Name: "reason", Usage: "why, for the audit log"}},
 			Action: func(c *cli.Context) error {
