@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,9 +63,12 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 	return nd, err
 }
 
-// ResolveNow closes the current phase at once.
-func (m *Moderator) ResolveNow(ctx context.Context, name string) error {
-	return m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
+// ResolveNow closes the current phase at once. It returns when the update
+// goes out if the game holds it back (Nations posts a round's report when the
+// next round opens), zero if at once.
+func (m *Moderator) ResolveNow(ctx context.Context, name string) (time.Time, error) {
+	var held time.Time
+	err := m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
 		if err := active(l); err != nil {
 			return err
 		}
@@ -74,8 +78,18 @@ func (m *Moderator) ResolveNow(ctx context.Context, name string) error {
 		if l.row.Status == Paused {
 			l.row.PausedAt = m.now() // the new phase's clock stops from here
 		}
-		return m.resolve(tx, l, m.now())
+		if err := m.resolve(tx, l, m.now()); err != nil {
+			return err
+		}
+		un, err := tx.Unsent(l.row.ID)
+		for _, it := range un {
+			if it.Kind == "post" && it.NotBefore.After(held) {
+				held = it.NotBefore
+			}
+		}
+		return err
 	})
+	return held, err
 }
 
 // Pause stops the clock: commands are still read and applied, but no
@@ -149,8 +163,11 @@ func (m *Moderator) Void(ctx context.Context, name string, commandID int64, reas
 			return err
 		}
 		c, err := tx.Command(commandID)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("game %s has no command %d (the ids are in 'forumgm audit %s')", name, commandID, name)
+		}
 		if err != nil {
-			return fmt.Errorf("command %d: %w", commandID, err)
+			return err
 		}
 		if c.GameID != l.row.ID {
 			return fmt.Errorf("command %d is not from game %s", commandID, name)

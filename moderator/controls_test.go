@@ -177,7 +177,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		}
 
 		// Resolve now, then an edit of a closed phase's post is only flagged.
-		if err := r.m.ResolveNow(ctx, "n1"); err != nil {
+		if _, err := r.m.ResolveNow(ctx, "n1"); err != nil {
 			t.Fatal(err)
 		}
 		r.tick()
@@ -218,7 +218,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		if _, g := r.state(); g.Status != Ended {
 			t.Errorf("status %s after end", g.Status)
 		}
-		if err := r.m.ResolveNow(ctx, "n1"); err == nil {
+		if _, err := r.m.ResolveNow(ctx, "n1"); err == nil {
 			t.Error("resolving an ended game should fail")
 		}
 	})

@@ -274,7 +274,7 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		readAt := m.now()
 		if err := m.read(ctx, l, f, readAt); err != nil {
 			// Still send what is queued: reading and posting fail apart.
-			if derr := m.drain(ctx, id, f); derr != nil {
+			if derr := m.drain(ctx, id, f); derr != nil && ctx.Err() == nil {
 				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)
 			}
 			return err
@@ -676,6 +676,14 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 		segs = f.Segments(msg.BodyHTML)
 	} else {
 		segs = f.Lines(msg.BodyHTML)
+	}
+	if before(msg.Time, l.cfg.Start) {
+		// Made before the game began (sign-up chatter in the thread, an old
+		// PM): kept in the audit log, never read as a command.
+		if err := l.save(tx); err != nil {
+			return err
+		}
+		return tx.SetMessageStatus(msg.ID, "ignored")
 	}
 	if before(msg.Time, opened) {
 		// Read only after its phase closed (a forum clock behind ours): it

@@ -50,6 +50,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			}
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game
+			names(l.state.Roster(), &st)
 			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL()}
 			items, err := tx.Outbox(l.row.ID)
 			if err != nil {
@@ -150,4 +151,24 @@ func matchesPlayer(p string, msg store.Message, cmds []store.CommandRow) bool {
 		}
 	}
 	return false
+}
+
+// names shows players by their current forum names (after a replacement,
+// the new account's), not by their sign-up slot ids.
+func names(r *rules.Roster, st *rules.Status) {
+	conv := func(ids []string) []string {
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = r.Display(id)
+		}
+		return out
+	}
+	st.Waiting, st.Acted, st.Out, st.Winners = conv(st.Waiting), conv(st.Acted), conv(st.Out), conv(st.Winners)
+	if st.Scores != nil {
+		sc := map[string]int{}
+		for id, v := range st.Scores {
+			sc[r.Display(id)] = v
+		}
+		st.Scores = sc
+	}
 }

@@ -111,7 +111,7 @@ func TestLateMessageIsAnswered(t *testing.T) {
 	r := newNations(t, storetest.SQLite(t))
 	r.ff.PMAt("Bob", "PROSPER", start.Add(5*time.Minute+13*time.Second))
 	r.clk.Advance(9 * time.Minute)
-	if err := r.m.ResolveNow(r.ctx, "n1"); err != nil {
+	if _, err := r.m.ResolveNow(r.ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
 	r.clk.Advance(2 * time.Second)

@@ -1049,7 +1049,7 @@ func TestCLIGMWorkflow(t *testing.T) {
 	if want := "created game spies-cli (resistance, 5 players, seed 5)"; !strings.Contains(out, want) {
 		t.Errorf("new printed %q, want %q", out, want)
 	}
-	s.fails(1, "already exists", "new", "--db", s.db, spies)
+	s.fails(2, "already exists", "new", "--db", s.db, spies)
 	// A second game in the same database, addressed by name below.
 	s.ok("new", filepath.Join(games, "nations.game.yaml"))
 
@@ -1064,9 +1064,11 @@ func TestCLIGMWorkflow(t *testing.T) {
 	if !strings.Contains(all, "spies-cli (resistance)") || !strings.Contains(all, "nations-cli (nations)") {
 		t.Errorf("status without a name should list both games:\n%s", all)
 	}
-	// --db wins over FORUMGM_DB.
-	if other := s.ok("status", "--db", filepath.Join(s.dir, "other.db")); !strings.Contains(other, "no games yet") {
-		t.Errorf("status --db other.db shows the FORUMGM_DB games:\n%s", other)
+	// --db wins over FORUMGM_DB; a database that does not exist is an
+	// error, not an empty board (a mistyped --db must not hide the games).
+	s.fails(2, "no database at", "status", "--db", filepath.Join(s.dir, "other.db"))
+	if _, err := os.Stat(filepath.Join(s.dir, "other.db")); err == nil {
+		t.Error("status created the database it was pointed at")
 	}
 	st := s.status(g)
 	if st.Name != g || st.Game != "resistance" || st.Status != "running" || st.Rules.Phase != "m1-p1" || st.Rules.Finished {
@@ -1280,8 +1282,8 @@ func TestCLINewRefuses(t *testing.T) {
 					t.Errorf("error does not say %q: %q", m, r.stderr)
 				}
 			}
-			if st := s.ok("status"); !strings.Contains(st, "no games yet") {
-				t.Errorf("a game was created anyway:\n%s", st)
+			if r := s.run("status"); r.code == 0 && !strings.Contains(r.stdout, "no games yet") {
+				t.Errorf("a game was created anyway:\n%s", r)
 			}
 		})
 	}

@@ -30,9 +30,17 @@ var dbFlag = &cli.StringFlag{
 
 // withModerator opens the database and hands a moderator to fn.
 func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Moderator) error) error {
+	dsn := c.String("db")
+	if name := c.Command.Name; name != "new" && name != "run" && !strings.Contains(dsn, "://") {
+		// Only new and run may start a database: a mistyped --db must not
+		// look like a board with no games.
+		if _, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:")); err != nil {
+			return cli.Exit(fmt.Sprintf("no database at %s: create a game with 'forumgm new GAME.yaml' first, or give --db (or FORUMGM_DB)", dsn), 2)
+		}
+	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, err := store.Open(ctx, c.String("db"))
+	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("opening the database: %w", err)
 	}
@@ -67,6 +75,9 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
+			if env := gf.Forum.PasswordEnv; env != "" && os.Getenv(env) == "" {
+				fmt.Fprintf(os.Stderr, "note: %s is not set here; 'forumgm run' will need it in its environment\n", env)
+			}
 			if gf.Forum.PasswordFile != "" {
 				// Refuse a readable password file now, not at the first poll.
 				if _, err := gf.Forum.Credentials(); err != nil {
@@ -77,7 +88,7 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 				gc, fc, ps := gf.Configs(time.Now())
 				g, err := m.Create(ctx, gf.Name, gf.Game, gc, fc, ps)
 				if err != nil {
-					return err
+					return cli.Exit(fmt.Sprintf("%s: %v", c.Args().First(), err), 2)
 				}
 				fmt.Printf("created game %s (%s, %d players, seed %d); run 'forumgm run' to moderate it\n", g.Name, g.Kind, len(ps), gc.Seed)
 				return nil
@@ -140,7 +151,11 @@ func printReport(r moderator.GameReport) {
 	fmt.Printf("%s (%s) — %s\n", r.Name, r.Game, r.Status)
 	fmt.Printf("  thread:   %s\n", r.Thread)
 	fmt.Printf("  phase:    %s %s\n", st.Phase, st.Title)
-	if !st.Deadline.IsZero() && !st.Finished {
+	switch {
+	case st.Deadline.IsZero() || st.Finished:
+	case r.Status == moderator.Paused:
+		fmt.Printf("  deadline: %s, and it moves on by the pause when the game resumes\n", st.Deadline.Local().Format(time.RFC1123))
+	default:
 		fmt.Printf("  deadline: %s (in %s)\n", st.Deadline.Local().Format(time.RFC1123), time.Until(st.Deadline).Round(time.Second))
 	}
 	if !st.Finished {
@@ -155,7 +170,12 @@ func printReport(r moderator.GameReport) {
 		for n := range st.Scores {
 			names = append(names, n)
 		}
-		sort.Slice(names, func(i, j int) bool { return st.Scores[names[i]] > st.Scores[names[j]] })
+		sort.Slice(names, func(i, j int) bool {
+			if st.Scores[names[i]] != st.Scores[names[j]] {
+				return st.Scores[names[i]] > st.Scores[names[j]]
+			}
+			return names[i] < names[j]
+		})
 		var parts []string
 		for _, n := range names {
 			parts = append(parts, fmt.Sprintf("%s %d", n, st.Scores[n]))
@@ -285,9 +305,9 @@ func gmCommands() []*cli.Command {
 				if err != nil {
 					return err
 				}
-				d, err := time.ParseDuration(c.Args().Get(1))
+				d, err := parseDuration(c.Args().Get(1))
 				if err != nil {
-					return cli.Exit("duration: "+err.Error(), 2)
+					return cli.Exit(err.Error(), 2)
 				}
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 					nd, err := m.Extend(ctx, g, d)
@@ -299,7 +319,11 @@ func gmCommands() []*cli.Command {
 			},
 		},
 		simple("resolve-now", "resolve the current phase now", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
-			return "resolved; 'forumgm run' posts the update", m.ResolveNow(ctx, g)
+			held, err := m.ResolveNow(ctx, g)
+			if !held.IsZero() {
+				return fmt.Sprintf("resolved; 'forumgm run' posts the update at %s, when the next phase opens (the game holds it until then)", held.Local().Format(time.RFC1123)), err
+			}
+			return "resolved; 'forumgm run' posts the update", err
 		}),
 		simple("pause", "stop the clock (commands are still read)", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
 			return "paused", m.Pause(ctx, g)
@@ -353,7 +377,7 @@ func gmCommands() []*cli.Command {
 				}
 				id, err := strconv.ParseInt(c.Args().Get(1), 10, 64)
 				if err != nil {
-					return cli.Exit("command id: "+err.Error(), 2)
+					return cli.Exit(fmt.Sprintf("%q is not a command id: use the number after \"cmd\" in 'forumgm audit %s'", c.Args().Get(1), g), 2)
 				}
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 					err := m.Void(ctx, g, id, c.String("reason"))
@@ -365,4 +389,19 @@ func gmCommands() []*cli.Command {
 			},
 		},
 	}
+}
+
+// parseDuration reads a GM's duration: Go's (90m, 24h, -1h30m) plus days
+// (2d, 1.5d), which is how forum games count.
+func parseDuration(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "d") {
+		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil {
+			return time.Duration(f * float64(24*time.Hour)), nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration: write it like 2d, 24h, 90m or -1h30m", s)
+	}
+	return d, nil
 }

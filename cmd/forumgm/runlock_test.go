@@ -56,3 +56,22 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 		t.Errorf("a run after the first stopped: %v", err)
 	}
 }
+
+// TestCLIRetryAndDays: `retry` exists and says what it did; `extend` takes
+// days; a bad command id says where ids come from.
+func TestCLIRetryAndDays(t *testing.T) {
+	s := newGMSession(t)
+	s.ok("new", absPath(t, "testdata/games/spies.game.yaml"))
+	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed message(s)") {
+		t.Errorf("retry: %q", out)
+	}
+	s.fails(1, "no failed message", "retry", "spies-cli", "nope")
+	before := s.status("spies-cli").Rules.Deadline
+	s.ok("extend", "spies-cli", "2d")
+	if after := s.status("spies-cli").Rules.Deadline; after.Sub(before) != 48*time.Hour {
+		t.Errorf("extend 2d moved the deadline by %v", after.Sub(before))
+	}
+	s.fails(2, "write it like 2d", "extend", "spies-cli", "soon")
+	s.fails(2, "forumgm audit spies-cli", "void", "spies-cli", "abc")
+	s.fails(1, "has no command 999", "void", "spies-cli", "999")
+}
