@@ -252,3 +252,7 @@ func (f *fakeForum) PMAt(player, text string, t time.Time) {
 	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), Subject: "orders", From: forum.Author{Name: player, ID: "u-" + player},
 		Time: t, BodyHTML: bbcode.Render(text, bbcode.Options{})})
 }
+
+func fakePost(f *fakeForum, player, text string, at time.Time) forum.Post {
+	return forum.Post{ID: f.id(), Author: forum.Author{Name: player, ID: "u-" + player}, Time: at, BodyHTML: bbcode.Render(text, bbcode.Options{})}
+}

@@ -177,3 +177,21 @@ func TestNextDue(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesBeforeTheGameAreIgnored: a thread that had sign-up chatter (and
+// a PM the bot got earlier) before the game began: none of it is read as a
+// command, and nobody is messaged about it.
+func TestMessagesBeforeTheGameAreIgnored(t *testing.T) {
+	r := newNations(t, storetest.SQLite(t))
+	r.ff.PMAt("Bob", "INVADE Alice", start.Add(-time.Hour))
+	r.ff.mu.Lock()
+	r.ff.posts = append(r.ff.posts, fakePost(r.ff, "Alice", "[b]I'm in![/b] [b]VOTE: Bob[/b]", start.Add(-2*time.Hour)))
+	r.ff.mu.Unlock()
+	r.tick()
+	if cs := r.commands(""); len(cs) != 0 {
+		t.Errorf("commands from before the game: %+v", cs)
+	}
+	for who, pms := range r.ff.sentTo() {
+		t.Errorf("%s was messaged: %q", who, pms)
+	}
+}

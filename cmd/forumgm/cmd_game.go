@@ -240,7 +240,11 @@ func auditCommand() *cli.Command {
 						if it.Kind == "pm" {
 							to = "PM to " + it.RecipientName
 						}
-						fmt.Printf("  #%d %-7s %-20s %s (attempts %d) %s\n", it.ID, it.State, to, it.Marker, it.Attempts, it.LastError)
+						held := ""
+						if it.State != "sent" && it.NotBefore.After(time.Now()) {
+							held = " held until " + it.NotBefore.Local().Format("15:04:05")
+						}
+						fmt.Printf("  #%d %-7s %-20s %s (attempts %d)%s %s\n", it.ID, it.State, to, it.Marker, it.Attempts, held, it.LastError)
 					}
 				}
 				return nil
