@@ -121,15 +121,19 @@ func (m *Moderator) Resume(ctx context.Context, name string) error {
 
 // Replace gives a player's slot to a new forum account; the old name still
 // matches in commands. forumID may be "" (learnt when they first post).
-func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID string) error {
-	return m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
+//
+// It returns the slot's sign-up name and the account that left it.
+func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID string) (slot, left string, err error) {
+	err = m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
 		if err := active(l); err != nil {
 			return err
 		}
-		slot, err := l.state.Roster().Match(old)
+		var err error
+		slot, err = l.state.Roster().Match(old)
 		if err != nil {
 			return err
 		}
+		left = l.state.Roster().Display(slot)
 		s := rules.Clone(l.game, l.state)
 		if err := s.Roster().Replace(old, newName); err != nil {
 			return err
@@ -153,6 +157,7 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 		}
 		return tx.RetargetOutbox(l.row.ID, slot, newName, forumID)
 	})
+	return slot, left, err
 }
 
 // Void cancels an accepted command of the current phase and recomputes the

@@ -144,7 +144,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		}
 
 		// Replace: Dave takes Bob's slot; Dave's PMs count, Bob's do not.
-		if err := r.m.Replace(ctx, "n1", "Bob", "Dave", ""); err != nil {
+		if slot, left, err := r.m.Replace(ctx, "n1", "bob", "Dave", ""); err != nil || slot != "Bob" || left != "Bob" {
 			t.Fatal(err)
 		}
 		r.ff.PM(ctx, "Bob", "PROSPER")
@@ -309,7 +309,7 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Replace(ctx, "r1", "Ben", "Benedict", "99"); err != nil {
+		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", "99"); err != nil {
 			t.Fatal(err)
 		}
 		var out []store.OutboxItem

@@ -1171,7 +1171,7 @@ func TestCLIGMWorkflow(t *testing.T) {
 	}
 
 	// replace: the new account takes the slot.
-	if out := s.ok("replace", "--id", "9", g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays for Ben") {
+	if out := s.ok("replace", "--id", "9", g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
 		t.Errorf("replace printed %q", out)
 	}
 	s.fails(1, "Zed", "replace", g, "Zed", "Zora")

@@ -232,6 +232,9 @@ func auditCommand() *cli.Command {
 					}
 					return printJSON(v)
 				}
+				if len(rows) == 0 && (c.String("player") != "" || c.String("phase") != "") {
+					fmt.Println("no messages match (players are named as on the forum; phases as 'forumgm status' shows them)")
+				}
 				printAudit(rows)
 				if c.Bool("outbox") {
 					fmt.Println("\nOUTBOX")
@@ -347,9 +350,9 @@ func gmCommands() []*cli.Command {
 					return err
 				}
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
-					err := m.Replace(ctx, g, c.Args().Get(1), c.Args().Get(2), c.String("id"))
+					slot, left, err := m.Replace(ctx, g, c.Args().Get(1), c.Args().Get(2), c.String("id"))
 					if err == nil {
-						fmt.Printf("%s now plays for %s\n", c.Args().Get(2), c.Args().Get(1))
+						fmt.Printf("%s now plays in %s's slot, replacing %s; messages not yet sent to the slot go to %s\n", c.Args().Get(2), slot, left, c.Args().Get(2))
 					}
 					return err
 				})
