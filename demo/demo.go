@@ -362,7 +362,7 @@ func drained(ctx context.Context, db *store.DB, id int64) bool {
 func botPostsOf(sim *forumsim.Server, topic int, bot string) []forumsim.Post {
 	var out []forumsim.Post
 	for _, p := range sim.Posts(topic) {
-		if p.AuthorName == bot && strings.Contains(p.Source, "forumgm·") {
+		if p.AuthorName == bot && strings.Contains(p.Source, forum.MarkerPrefix) {
 			out = append(out, p)
 		}
 	}
@@ -381,7 +381,7 @@ func secret() string {
 func plain(src string) string {
 	var lines []string
 	for _, l := range strings.Split(src, "\n") {
-		if strings.Contains(l, "forumgm·") {
+		if strings.Contains(l, forum.MarkerPrefix) {
 			continue
 		}
 		lines = append(lines, l)

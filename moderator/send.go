@@ -141,7 +141,7 @@ func (m *Moderator) find(ctx context.Context, f Forum, l *loaded, it *store.Outb
 		err := m.DB.View(ctx, func(tx *store.Tx) error {
 			msgs, err := tx.Messages(l.row.ID)
 			for _, msg := range msgs {
-				if msg.Kind == "post" && strings.EqualFold(msg.AuthorName, l.forum.Bot) && hasMarker(msg.BodyHTML, it.Marker) {
+				if msg.Kind == "post" && strings.EqualFold(msg.AuthorName, l.forum.Bot) && forum.HasMarker(msg.BodyHTML, it.Marker) {
 					id = msg.ForumID
 				}
 			}
@@ -154,20 +154,6 @@ func (m *Moderator) find(ctx context.Context, f Forum, l *loaded, it *store.Outb
 	}
 	return f.FindSentPM(ctx, it.Marker)
 }
-
-// hasMarker says whether a rendered body carries the marker key exactly.
-func hasMarker(bodyHTML, key string) bool {
-	i := strings.Index(bodyHTML, MarkerPrefix+key)
-	if i < 0 {
-		return false
-	}
-	rest := bodyHTML[i+len(MarkerPrefix)+len(key):]
-	// The key must end there: "g/r/1" is not "g/r/12".
-	return rest == "" || !strings.ContainsAny(rest[:1], "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._:/-")
-}
-
-// MarkerPrefix starts every marker line (the poster writes it).
-const MarkerPrefix = "forumgm·"
 
 // Retry sends failed messages again (all of a game's, or one by marker):
 // each is checked for on the forum first, as any uncertain send is.

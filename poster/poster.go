@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -28,19 +27,14 @@ import (
 // bot's BBCode. It is rules.Esc, re-exported for the poster's callers.
 func Esc(s string) string { return rules.Esc(s) }
 
-// MarkerPrefix starts every marker; the key follows.
-const MarkerPrefix = "forumgm·"
-
-var (
-	keyRe    = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,120}$`)
-	markerRe = regexp.MustCompile(`forumgm·([A-Za-z0-9._:/-]{1,120})`)
-)
+// MarkerPrefix starts every marker; the key follows (see forum.Markers).
+const MarkerPrefix = forum.MarkerPrefix
 
 // ValidKey checks a marker key: 1–120 of A-Z a-z 0-9 . _ : / - (nothing
 // BBCode or the board could rewrite). The caller chooses keys naming game,
 // phase and sequence number, e.g. "g12.round-3.4".
 func ValidKey(key string) error {
-	if !keyRe.MatchString(key) {
+	if !forum.ValidMarkerKey(key) {
 		return fmt.Errorf("marker key %q: want 1-120 of A-Z a-z 0-9 . _ : / -", key)
 	}
 	return nil
@@ -62,11 +56,7 @@ func FindMarkers(bodyHTML string) []string {
 		return nil
 	}
 	doc.Find(forum.QuoteSelector).Remove()
-	var out []string
-	for _, m := range markerRe.FindAllStringSubmatch(doc.Text(), -1) {
-		out = append(out, m[1])
-	}
-	return out
+	return forum.Markers(doc.Text())
 }
 
 func hasMarker(bodyHTML, key string) bool {
