@@ -23,6 +23,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper"
@@ -130,16 +131,16 @@ func (b *Board) Players() []store.Player {
 }
 
 // GameConfig is the game's setup at a speed (1: about a minute).
-func (b *Board) GameConfig(speed float64, seed int64, start time.Time) moderator.GameConfig {
+func (b *Board) GameConfig(speed float64, seed int64, start time.Time) gameconfig.GameConfig {
 	su := setups[b.Game]
-	return moderator.GameConfig{Players: su.players, Options: su.options(speed), Setup: su.setup, Seed: seed, Start: start.UTC()}
+	return gameconfig.GameConfig{Players: su.players, Options: su.options(speed), Setup: su.setup, Seed: seed, Start: start.UTC()}
 }
 
 // ForumConfig is how the bot reaches the board; its password is in the
 // environment variable envName.
-func (b *Board) ForumConfig(envName string, speed float64) moderator.ForumConfig {
+func (b *Board) ForumConfig(envName string, speed float64) gameconfig.ForumConfig {
 	zero := 0.0 // the bot's account is in the flood-exempt group
-	return moderator.ForumConfig{URL: b.Base, Engine: "phpbb", Thread: fmt.Sprint(b.Topic), Bot: BotName, PasswordEnv: envName,
+	return gameconfig.ForumConfig{URL: b.Base, Engine: "phpbb", Thread: fmt.Sprint(b.Topic), Bot: BotName, PasswordEnv: envName,
 		PollSeconds: 0.4 / speed, FloodSeconds: &zero, RequestsPerSecond: 50}
 }
 
@@ -154,8 +155,8 @@ func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error
 		if err != nil {
 			return nil, err
 		}
-		c.P.FloodWait = time.Second
-		c.P.Unmarked = true // players' posts carry no bot marker
+		c.Poster.FloodWait = time.Second
+		c.Poster.Unmarked = true // players' posts carry no bot marker
 		conns[s.Name] = c
 	}
 	return &Senders{conns: conns, topic: fmt.Sprint(b.Topic), bot: forum.Author{Name: BotName, ID: fmt.Sprint(b.BotID)}, verbose: verbose, say: say}, nil
@@ -255,7 +256,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer os.Unsetenv(envName)
 	fc := b.ForumConfig(envName, cfg.Speed)
 	gc := b.GameConfig(cfg.Speed, cfg.Seed, time.Now())
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc moderator.ForumConfig) (moderator.Forum, error) {
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
 		return forumconn.Connect(fc, clock.Real{}, forumgm.Version)
 	}}
 	name := "demo-" + cfg.Game
@@ -458,13 +459,13 @@ func (s *Senders) send(ctx context.Context, c *forumconn.Conn, player string, j 
 		if s.verbose {
 			s.say("   %s sends the GM a PM", player)
 		}
-		_, err := c.P.SendPM(ctx, s.bot, key, "orders", j.text)
+		_, err := c.Poster.SendPM(ctx, s.bot, key, "orders", j.text)
 		return err
 	}
 	if s.verbose {
 		s.say("   %s posts: %s", player, oneLine(j.text))
 	}
-	_, err := c.P.Reply(ctx, s.topic, key, "", j.text)
+	_, err := c.Poster.Reply(ctx, s.topic, key, "", j.text)
 	return err
 }
 

@@ -4,7 +4,16 @@
 // time formats as data), so another engine is a profile away.
 package forum
 
-import "time"
+import (
+	"errors"
+	"time"
+)
+
+// ErrPermanent marks a send the board refused for good (an unknown
+// recipient, a locked topic): retrying will not help. A forum connection
+// wraps such errors with it; the moderator gives the message up as failed
+// and goes on with the others.
+var ErrPermanent = errors.New("the forum refused it")
 
 // Author is who wrote a post or PM. ID is the forum's user id where the page
 // gives one ("" for guests); players are identified by it when known.

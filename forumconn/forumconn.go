@@ -15,7 +15,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/scraper"
@@ -23,10 +23,10 @@ import (
 
 // Conn is a logged-in (on demand) bot account on a board.
 type Conn struct {
-	S  *scraper.Session
-	Sc *scraper.Scraper
-	P  *poster.Poster
-	px *parser.Parser
+	Session *scraper.Session
+	Scraper *scraper.Scraper
+	Poster  *poster.Poster
+	parser  *parser.Parser
 }
 
 // Open prepares a connection; it logs in on first use.
@@ -39,7 +39,7 @@ func Open(base string, prof forum.Profile, creds forum.Credentials, opt scraper.
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{S: s, Sc: scraper.New(s), P: poster.New(s), px: px}, nil
+	return &Conn{Session: s, Scraper: scraper.New(s), Poster: poster.New(s), parser: px}, nil
 }
 
 // Profile finds a built-in profile, or loads a GM's profile file.
@@ -54,7 +54,7 @@ func Profile(engine, file string) (forum.Profile, error) {
 	return p, nil
 }
 
-// ReadThread reads new posts after the cursor (see moderator.Forum).
+// ReadThread reads new posts after the cursor (see moderator.Forum for the contract).
 func (c *Conn) ReadThread(ctx context.Context, thread string, cursor []byte, visit func(forum.Post) error) ([]byte, string, string, error) {
 	var cur scraper.Cursor
 	if len(cursor) > 0 {
@@ -62,7 +62,7 @@ func (c *Conn) ReadThread(ctx context.Context, thread string, cursor []byte, vis
 			return nil, "", "", fmt.Errorf("thread cursor: %w", err)
 		}
 	}
-	res, err := c.Sc.ReadThread(ctx, thread, cur, visit)
+	res, err := c.Scraper.ReadThread(ctx, thread, cur, visit)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -87,7 +87,7 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 			return nil, nil, fmt.Errorf("PM cursor: %w", err)
 		}
 	}
-	heads, err := c.Sc.Inbox(ctx)
+	heads, err := c.Scraper.Inbox(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +97,7 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 		if cur.Last != "" && scraper.CompareIDs(h.ID, cur.Last) <= 0 {
 			continue
 		}
-		pm, err := c.Sc.ReadPM(ctx, h.ID)
+		pm, err := c.Scraper.ReadPM(ctx, h.ID)
 		if err != nil {
 			// A partial read must not look complete: a phase could resolve
 			// without the PMs still unread. All of them again next poll.
@@ -112,8 +112,8 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 
 // Segments reads a post's commands; Lines a PM's. A marker line (what the
 // poster puts under every message it sends) is never a command.
-func (c *Conn) Segments(body string) []string { return dropMarkers(c.px.Segments(body)) }
-func (c *Conn) Lines(body string) []string    { return dropMarkers(c.px.Lines(body)) }
+func (c *Conn) Segments(body string) []string { return dropMarkers(c.parser.Segments(body)) }
+func (c *Conn) Lines(body string) []string    { return dropMarkers(c.parser.Lines(body)) }
 
 // Hash is the scraper's body hash (quote headers left out).
 func (c *Conn) Hash(body string) string { return scraper.BodyHash(body) }
@@ -121,7 +121,7 @@ func (c *Conn) Hash(body string) string { return scraper.BodyHash(body) }
 func dropMarkers(segs []string) []string {
 	out := segs[:0]
 	for _, s := range segs {
-		if !strings.HasPrefix(strings.TrimSpace(s), poster.MarkerPrefix) {
+		if !strings.HasPrefix(strings.TrimSpace(s), forum.MarkerPrefix) {
 			out = append(out, s)
 		}
 	}
@@ -130,36 +130,36 @@ func dropMarkers(segs []string) []string {
 
 // Reply posts in the thread with the marker key.
 func (c *Conn) Reply(ctx context.Context, thread, body, key string) (string, error) {
-	id, err := c.P.Reply(ctx, thread, key, "", body)
+	id, err := c.Poster.Reply(ctx, thread, key, "", body)
 	return id, permanent(err)
 }
 
 // SendPM sends a PM with the marker key.
 func (c *Conn) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
-	id, err := c.P.SendPM(ctx, to, key, subject, body)
+	id, err := c.Poster.SendPM(ctx, to, key, subject, body)
 	return id, permanent(err)
 }
 
-// permanent marks the board's final refusals for the moderator.
+// permanent marks the board's final refusals (forum.ErrPermanent).
 func permanent(err error) error {
 	if errors.Is(err, poster.ErrRejected) {
-		return fmt.Errorf("%w: %w", moderator.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", forum.ErrPermanent, err)
 	}
 	return err
 }
 
 // FindPost looks for a post already made with this marker key.
 func (c *Conn) FindPost(ctx context.Context, thread, key string) (string, bool, error) {
-	return c.P.PostWithMarker(ctx, thread, key)
+	return c.Poster.PostWithMarker(ctx, thread, key)
 }
 
 // FindSentPM looks for a PM already sent with this marker key.
 func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error) {
-	return c.P.SentPMWithMarker(ctx, key)
+	return c.Poster.SentPMWithMarker(ctx, key)
 }
 
 // Connect opens the connection a game's forum settings describe.
-func Connect(fc moderator.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
+func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
 	prof, err := Profile(fc.Engine, fc.Profile)
 	if err != nil {
 		return nil, err
@@ -178,9 +178,9 @@ func Connect(fc moderator.ForumConfig, clk clock.Clock, version string) (*Conn, 
 	}
 	// Look further back for an interrupted send than a poster alone would:
 	// several games may share the bot's sent folder.
-	c.P.ScanPages, c.P.ScanSent = 3, 50
+	c.Poster.ScanPages, c.Poster.ScanSent = 3, 50
 	if fc.FloodSeconds != nil {
-		c.P.FloodWait = time.Duration(*fc.FloodSeconds * float64(time.Second))
+		c.Poster.FloodWait = time.Duration(*fc.FloodSeconds * float64(time.Second))
 	}
 	return c, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
@@ -43,11 +44,11 @@ func TestNationsOnMyBB(t *testing.T) {
 		defer srv.Close()
 		t.Setenv("FORUMGM_MYBB_PW", "s3cret")
 
-		m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc moderator.ForumConfig) (moderator.Forum, error) {
+		m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
 			return forumconn.Connect(fc, clk, "test")
 		}}
-		gc := moderator.GameConfig{Players: []string{"Alice", "Bjørn"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
-		fc := moderator.ForumConfig{URL: srv.URL + "/forum/", Engine: "mybb", Thread: "9", Bot: "GMBot", PasswordEnv: "FORUMGM_MYBB_PW"}
+		gc := gameconfig.GameConfig{Players: []string{"Alice", "Bjørn"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
+		fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "mybb", Thread: "9", Bot: "GMBot", PasswordEnv: "FORUMGM_MYBB_PW"}
 		g, err := m.Create(ctx, "mybb-nations", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bjørn", ForumName: "Bjørn"}})
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -29,9 +30,9 @@ func BenchmarkLongGame(b *testing.B) {
 		db := storetest.SQLite(b)
 		clk := clock.NewFake(start)
 		ff := &fakeForum{clk: clk}
-		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
-		gc := GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 1e6}, Seed: 1, Start: start}
-		g, err := m.Create(ctx, name, "nations", gc, ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+		gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 1e6}, Seed: 1, Start: start}
+		g, err := m.Create(ctx, name, "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/store"
@@ -28,9 +29,9 @@ type nationsRig struct {
 func newNations(t *testing.T, db *store.DB) *nationsRig {
 	r := &nationsRig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
 	r.ff = &fakeForum{clk: r.clk}
-	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return r.ff, nil }}
-	gc := GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
-	fc := ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := r.m.Create(r.ctx, "n1", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}, {Slot: "Carol", ForumName: "Carol"}})
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +262,7 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 	down := &fakeForum{clk: clock.Real{}, down: true}
 	up := &fakeForum{clk: clock.Real{}}
 	var downCalls atomic.Int32
-	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(_ context.Context, fc ForumConfig) (Forum, error) {
+	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(_ context.Context, fc gameconfig.ForumConfig) (Forum, error) {
 		if fc.Thread == "down" {
 			downCalls.Add(1)
 			return down, nil
@@ -269,8 +270,8 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 		return up, nil
 	}}
 	for _, th := range []string{"down", "up"} {
-		gc := GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
-		fc := ForumConfig{URL: "http://fake/", Thread: th, Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+		gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: th, Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
 		if _, err := m.Create(ctx, "g-"+th, "nations", gc, fc, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -303,8 +304,8 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		for i, p := range players {
 			ps = append(ps, store.Player{Slot: p, ForumName: p, ForumUserID: string(rune('2' + i))})
 		}
-		gc := GameConfig{Players: players, Seed: 1, Start: start}
-		fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+		gc := gameconfig.GameConfig{Players: players, Seed: 1, Start: start}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 		g, err := m.Create(ctx, "r1", "resistance", gc, fc, ps)
 		if err != nil {
 			t.Fatal(err)
@@ -337,15 +338,15 @@ func TestPMsRoutedBetweenGames(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFake(start)
 	ff := &fakeForum{clk: clk}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
-	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	opts := map[string]any{"rounds": 2, "round_minutes": 10}
 	var ids []int64
 	for _, g := range []struct {
 		name    string
 		players []string
 	}{{"spies", []string{"Alice", "Bob"}}, {"spies-2", []string{"Alice", "Carol"}}} {
-		row, err := m.Create(ctx, g.name, "nations", GameConfig{Players: g.players, Options: opts, Seed: 1, Start: start}, fc, nil)
+		row, err := m.Create(ctx, g.name, "nations", gameconfig.GameConfig{Players: g.players, Options: opts, Seed: 1, Start: start}, fc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -148,7 +148,7 @@ func (f *fakeForum) SendPM(ctx context.Context, to forum.Author, subject, body, 
 		return "", errDown
 	}
 	if to.Name == f.refuse {
-		return "", fmt.Errorf("%w: the board says: no such user", ErrPermanent)
+		return "", fmt.Errorf("%w: the board says: no such user", forum.ErrPermanent)
 	}
 	id := f.id()
 	f.sent = append(f.sent, forum.PrivateMessage{ID: id, Subject: subject, From: to, Time: f.clk.Now(), BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})

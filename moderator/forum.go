@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 )
 
 // Forum is what the moderator needs from one game's forum connection (the
@@ -37,4 +38,4 @@ type Forum interface {
 }
 
 // Connector opens the forum connection of a game.
-type Connector func(ctx context.Context, fc ForumConfig) (Forum, error)
+type Connector func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -79,8 +80,8 @@ func (m *Moderator) now() time.Time {
 type loaded struct {
 	row   *store.Game
 	game  rules.Game
-	cfg   GameConfig
-	forum ForumConfig
+	cfg   gameconfig.GameConfig
+	forum gameconfig.ForumConfig
 	state rules.State
 }
 
@@ -139,7 +140,7 @@ func (l *loaded) save(tx *store.Tx) error {
 
 // Create sets a game up: draws its secrets, saves it, and queues the
 // opening post and the role PMs.
-func (m *Moderator) Create(ctx context.Context, name, kind string, gc GameConfig, fc ForumConfig, players []store.Player) (*store.Game, error) {
+func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig.GameConfig, fc gameconfig.ForumConfig, players []store.Player) (*store.Game, error) {
 	eng, err := rules.Lookup(kind)
 	if err != nil {
 		return nil, err
@@ -792,7 +793,7 @@ func (m *Moderator) rebuild(tx *store.Tx, l *loaded) error {
 }
 
 // Rebuild replays a game's journal from its seed.
-func Rebuild(g rules.Game, cfg GameConfig, j []store.JournalEntry) (rules.State, error) {
+func Rebuild(g rules.Game, cfg gameconfig.GameConfig, j []store.JournalEntry) (rules.State, error) {
 	s, _, err := g.Setup(cfg.Rules())
 	if err != nil {
 		return nil, err
@@ -844,4 +845,12 @@ func instanceToken() string {
 		b[i] = digits[int(b[i])%len(digits)]
 	}
 	return string(b)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	_ "github.com/forumgm/forumgm/rules/nations"
@@ -67,7 +68,7 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 	rng := rand.New(rand.NewPCG(seed, 99))
 	crashes := 0
 	mk := func() *Moderator {
-		return &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil },
+		return &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil },
 			Crash: func(point string) error {
 				if crash > 0 && rng.Float64() < crash {
 					crashes++
@@ -78,8 +79,8 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 			}}
 	}
 	m := mk()
-	gc := GameConfig{Players: fg.players, Options: fg.options, Setup: fg.setup, Seed: 11, Start: start, Instance: "t1"}
-	fc := ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	gc := gameconfig.GameConfig{Players: fg.players, Options: fg.options, Setup: fg.setup, Seed: 11, Start: start, Instance: "t1"}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	var ps []store.Player
 	for _, p := range fg.players {
 		ps = append(ps, store.Player{Slot: p, ForumName: p})
@@ -208,8 +209,8 @@ func TestMarkersTellGamesApart(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		db := storetest.SQLite(t)
 		m := &Moderator{DB: db, Clock: clock.NewFake(start)}
-		gc := GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
-		fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+		gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 		g, err := m.Create(ctx, "same-name", "nations", gc, fc, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -75,7 +76,7 @@ func (m *Moderator) sleep(ctx context.Context, d time.Duration) error {
 
 // worker polls one game until it has nothing left to do or ctx ends.
 func (m *Moderator) worker(ctx context.Context, g store.Game) {
-	var fc ForumConfig
+	var fc gameconfig.ForumConfig
 	if l, err := decodeGame(&g); err == nil {
 		fc = l.forum
 	}

@@ -72,7 +72,7 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 		} else {
 			fid, err = f.SendPM(ctx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
 		}
-		if errors.Is(err, ErrPermanent) {
+		if errors.Is(err, forum.ErrPermanent) {
 			// The board refused it for good (an unknown recipient, a locked
 			// topic): retrying will not help, and it must not hold up the
 			// game's other messages. The GM sees it and can `retry` it.
@@ -100,10 +100,6 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 		m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
 	}
 }
-
-// ErrPermanent marks a send the forum refused for good; Forum
-// implementations wrap such errors with it.
-var ErrPermanent = errors.New("the forum refused it")
 
 // find looks for an item that may already be on the forum: first among the
 // thread's posts the bot has already read and stored (however long ago), then

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -19,10 +20,10 @@ func TestRefusedMessageDoesNotBlockTheGame(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFake(start)
 	ff := &fakeForum{clk: clk, refuse: "Ben"}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
 	players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
-	gc := GameConfig{Players: players, Seed: 1, Start: start}
-	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	gc := gameconfig.GameConfig{Players: players, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(ctx, "r", "resistance", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -70,9 +71,9 @@ func TestUncertainPostFoundAmongStoredPosts(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFake(start)
 	ff := &fakeForum{clk: clk, lose: 1}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, ForumConfig) (Forum, error) { return ff, nil }}
-	gc := GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
-	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(ctx, "n", "nations", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,9 +136,9 @@ func TestLateMessageIsAnswered(t *testing.T) {
 // TestPanicInATickIsAnError: one game's crash does not take the daemon down.
 func TestPanicInATickIsAnError(t *testing.T) {
 	db := storetest.SQLite(t)
-	m := &Moderator{DB: db, Clock: clock.NewFake(start), Connect: func(context.Context, ForumConfig) (Forum, error) { panic("boom") }}
-	gc := GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
-	fc := ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	m := &Moderator{DB: db, Clock: clock.NewFake(start), Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { panic("boom") }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(context.Background(), "p", "nations", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)

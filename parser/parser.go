@@ -22,8 +22,8 @@ import (
 
 // Parser is a profile with its selectors and regexps compiled once.
 type Parser struct {
-	P   forum.Profile
-	loc *time.Location
+	Profile forum.Profile
+	loc     *time.Location
 
 	post, author, tm, tmTitle, tmStrip, body, edit, pageCur, pageLinks, loggedIn, errBox goquery.Matcher
 	bold, quote, spoiler, code, strike                                                   goquery.Matcher
@@ -57,7 +57,7 @@ func New(p forum.Profile) (*Parser, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	x := &Parser{P: p}
+	x := &Parser{Profile: p}
 	var err error
 	x.loc, err = p.Location()
 	if err != nil {
@@ -133,7 +133,7 @@ func (x *Parser) Thread(doc *goquery.Document) Thread {
 	t := Thread{LoggedIn: x.LoggedIn(doc)}
 	t.Page, t.Pages = x.pagination(doc)
 	doc.FindMatcher(x.post).Each(func(_ int, s *goquery.Selection) {
-		id := group(x.rePostID, attr(s, x.P.Selectors.PostIDAttr))
+		id := group(x.rePostID, attr(s, x.Profile.Selectors.PostIDAttr))
 		if id == "" {
 			return // not a post node (a PM, a preview)
 		}
@@ -198,7 +198,7 @@ func (x *Parser) authorOf(s *goquery.Selection) forum.Author {
 	if s.Length() == 0 {
 		return a
 	}
-	idAttr := x.P.Selectors.AuthorIDAttr
+	idAttr := x.Profile.Selectors.AuthorIDAttr
 	if id := group(x.reAuthorID, attr(s, idAttr)); id != "" {
 		a.ID = id
 		return a
@@ -216,7 +216,7 @@ func (x *Parser) postTime(s *goquery.Selection) time.Time {
 	if s.Length() == 0 {
 		return time.Time{}
 	}
-	if a := x.P.Selectors.TimeAttr; a != "" {
+	if a := x.Profile.Selectors.TimeAttr; a != "" {
 		for _, n := range append([]*goquery.Selection{s}, s.Find("["+a+"]")) {
 			if v := attr(n.First(), a); v != "" {
 				if t, err := time.Parse(time.RFC3339, strings.TrimSpace(v)); err == nil {
@@ -264,7 +264,7 @@ func (x *Parser) ParseTime(texts ...string) time.Time {
 		if txt == "" {
 			continue
 		}
-		for _, l := range x.P.TimeLayouts {
+		for _, l := range x.Profile.TimeLayouts {
 			if t, err := time.ParseInLocation(l, txt, x.loc); err == nil {
 				return t.UTC()
 			}
@@ -299,7 +299,7 @@ func (x *Parser) PM(doc *goquery.Document) (forum.PrivateMessage, bool) {
 	}
 	m := forum.PrivateMessage{}
 	if x.rePMID != nil {
-		m.ID = group(x.rePMID, attr(n, x.P.Selectors.PMIDAttr))
+		m.ID = group(x.rePMID, attr(n, x.Profile.Selectors.PMIDAttr))
 	}
 	subj := n.FindMatcher(x.pmSubject).First()
 	if subj.Length() == 0 {
@@ -318,7 +318,7 @@ func (x *Parser) PM(doc *goquery.Document) (forum.PrivateMessage, bool) {
 func (x *Parser) Kind(doc *goquery.Document) string {
 	found := false
 	doc.FindMatcher(x.post).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		found = group(x.rePostID, attr(s, x.P.Selectors.PostIDAttr)) != ""
+		found = group(x.rePostID, attr(s, x.Profile.Selectors.PostIDAttr)) != ""
 		return !found
 	})
 	switch {
@@ -343,7 +343,7 @@ func (x *Parser) PMIDFromURL(u string) string { return group(x.reURLPM, u) }
 func (x *Parser) FloodWait(doc *goquery.Document) (bool, time.Duration) {
 	text := strings.ToLower(collapse(doc.Text()))
 	hit := false
-	for _, f := range x.P.FloodText {
+	for _, f := range x.Profile.FloodText {
 		if f != "" && strings.Contains(text, strings.ToLower(f)) {
 			hit = true
 			break

@@ -88,7 +88,7 @@ func (x *Parser) MakeReport(page []byte) (Report, error) {
 		r.PM = &ReportPM{ID: m.ID, Subject: m.Subject, From: m.From.Name, FromID: m.From.ID,
 			Time: stamp(m.Time), Lines: lines}
 	default:
-		return r, fmt.Errorf("not a %s thread page, inbox or PM page (no post, PM or inbox row matched the profile's selectors)", x.P.Name)
+		return r, fmt.Errorf("not a %s thread page, inbox or PM page (no post, PM or inbox row matched the profile's selectors)", x.Profile.Name)
 	}
 	return r, nil
 }

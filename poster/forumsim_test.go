@@ -14,6 +14,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/poster"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper"
 )
 
@@ -149,7 +150,7 @@ func TestForumsimRepliesUnderFlood(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for i := 1; i <= 3; i++ {
-		id, err := b.p.Reply(ctx, b.topicStr, fmt.Sprintf("m1.day-1.%d", i), "", fmt.Sprintf("Update %d for [b]%s[/b]", i, poster.Esc("[b]x")))
+		id, err := b.p.Reply(ctx, b.topicStr, fmt.Sprintf("m1.day-1.%d", i), "", fmt.Sprintf("Update %d for [b]%s[/b]", i, rules.Esc("[b]x")))
 		if err != nil {
 			t.Fatal(err)
 		}

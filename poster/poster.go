@@ -19,16 +19,8 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/parser"
-	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper"
 )
-
-// Esc makes player-supplied text (names, quoted commands) safe inside the
-// bot's BBCode. It is rules.Esc, re-exported for the poster's callers.
-func Esc(s string) string { return rules.Esc(s) }
-
-// MarkerPrefix starts every marker; the key follows (see forum.Markers).
-const MarkerPrefix = forum.MarkerPrefix
 
 // ValidKey checks a marker key: 1–120 of A-Z a-z 0-9 . _ : / - (nothing
 // BBCode or the board could rewrite). The caller chooses keys naming game,
@@ -41,7 +33,7 @@ func ValidKey(key string) error {
 }
 
 // MarkerLine is the short, small-print last line put in every post and PM.
-func MarkerLine(key string) string { return "[size=85]" + MarkerPrefix + key + "[/size]" }
+func MarkerLine(key string) string { return "[size=85]" + forum.MarkerPrefix + key + "[/size]" }
 
 // WithMarker appends the marker line to a BBCode body.
 func WithMarker(body, key string) string {
@@ -70,8 +62,8 @@ func hasMarker(bodyHTML, key string) bool {
 
 // Poster posts replies and sends PMs as the session's account.
 type Poster struct {
-	S  *scraper.Session
-	Sc *scraper.Scraper
+	Session *scraper.Session
+	reader  *scraper.Scraper // the sent folder, for the marker check
 	// FloodWait is the least time between two submissions by the bot
 	// [profile flood_seconds]; set 0 for a flood-exempt account. A flood
 	// error page is still honoured.
@@ -101,7 +93,7 @@ func (p *Poster) mark(body, key string) string {
 
 // New makes a poster on a session.
 func New(s *scraper.Session) *Poster {
-	return &Poster{S: s, Sc: scraper.New(s), FloodWait: time.Duration(s.Profile.FloodSeconds) * time.Second,
+	return &Poster{Session: s, reader: scraper.New(s), FloodWait: time.Duration(s.Profile.FloodSeconds) * time.Second,
 		Attempts: 6, ScanPages: 2, ScanSent: 10}
 }
 
@@ -119,7 +111,7 @@ func (p *Poster) Reply(ctx context.Context, topic, key, subject, body string) (s
 	if err := ValidKey(key); err != nil {
 		return "", err
 	}
-	f := p.S.Profile.Forms.Reply
+	f := p.Session.Profile.Forms.Reply
 	page := forum.Expand(f.Page, map[string]string{"topic": topic})
 	fields := map[string]string{f.Message: p.mark(body, key)}
 	if subject != "" && f.Subject != "" {
@@ -136,9 +128,9 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 	if err := ValidKey(key); err != nil {
 		return "", err
 	}
-	f := p.S.Profile.Forms.PM
+	f := p.Session.Profile.Forms.PM
 	if strings.Contains(f.Page, "{user}") && to.ID == "" {
-		return "", fmt.Errorf("PM to %q: the %s profile needs the recipient's user id", to.Name, p.S.Profile.Name)
+		return "", fmt.Errorf("PM to %q: the %s profile needs the recipient's user id", to.Name, p.Session.Profile.Name)
 	}
 	page := forum.Expand(f.Page, map[string]string{"user": to.ID, "name": to.Name})
 	if subject == "" {
@@ -157,7 +149,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	check func() (string, bool, error), isPost bool) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	clk := p.S.Clock()
+	clk := p.Session.Clock()
 	backoff := 2 * time.Second
 	unclear := false // a submission may have gone through: check before resubmitting
 	var last error
@@ -173,7 +165,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			}
 			unclear = false
 		}
-		pg, err := p.S.Fetch(ctx, page)
+		pg, err := p.Session.Fetch(ctx, page)
 		if err != nil {
 			// The GET already retried with backoff: the forum is down, or
 			// the page is refused. Report it; the caller retries later.
@@ -181,13 +173,13 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		}
 		form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
 		if err != nil {
-			if flood, d := p.S.Parser.FloodWait(pg.Doc); flood {
+			if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
 				if err := p.waitFlood(ctx, d); err != nil {
 					return "", err
 				}
 				continue
 			}
-			return "", fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.S, pg))
+			return "", fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
 		}
 		for k, v := range fields {
 			form.Values.Set(k, v)
@@ -195,13 +187,13 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		for k, v := range f.Extra {
 			form.Values.Set(k, v)
 		}
-		if err := p.S.FormWait(ctx); err != nil {
+		if err := p.Session.FormWait(ctx); err != nil {
 			return "", err
 		}
 		if err := p.paceFlood(ctx); err != nil {
 			return "", err
 		}
-		res, err := p.S.PostForm(ctx, form.Action, form.Values, pg.URL)
+		res, err := p.Session.PostForm(ctx, form.Action, form.Values, pg.URL)
 		p.lastSubmit = clk.Now()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -227,7 +219,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			backoff = min(backoff*2, time.Minute)
 			continue
 		}
-		if flood, d := p.S.Parser.FloodWait(res.Doc); flood {
+		if flood, d := p.Session.Parser.FloodWait(res.Doc); flood {
 			last = fmt.Errorf("flood control")
 			if err := p.waitFlood(ctx, d); err != nil {
 				return "", err
@@ -242,9 +234,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			id := ""
 			switch {
 			case isPost:
-				id = p.S.Parser.PostIDFromURL(u)
+				id = p.Session.Parser.PostIDFromURL(u)
 			case p.Unmarked:
-				id = p.S.Parser.PMIDFromURL(u)
+				id = p.Session.Parser.PMIDFromURL(u)
 			}
 			if id != "" {
 				return id, nil
@@ -253,17 +245,17 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
 			// The form again: a stale token, or phpBB's "new posts since
 			// you started" review. Resubmit on a fresh form.
-			last = fmt.Errorf("the board returned the form (%s)", boardSays(p.S, res))
+			last = fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))
 			continue
 		}
 		// A message page, a redirect elsewhere: look for the marker.
 		if id, ok, err := check(); err == nil && ok {
 			return id, nil
 		}
-		if t := p.S.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
+		if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
 			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, t)
 		}
-		last, unclear = fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.S, res)), true
+		last, unclear = fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), true
 	}
 	if id, ok, err := check(); err == nil && ok {
 		return id, nil
@@ -276,8 +268,8 @@ func (p *Poster) paceFlood(ctx context.Context) error {
 	if p.lastSubmit.IsZero() || p.FloodWait <= 0 {
 		return nil
 	}
-	if d := p.lastSubmit.Add(p.FloodWait).Sub(p.S.Clock().Now()); d > 0 {
-		return p.S.Clock().Sleep(ctx, d)
+	if d := p.lastSubmit.Add(p.FloodWait).Sub(p.Session.Clock().Now()); d > 0 {
+		return p.Session.Clock().Sleep(ctx, d)
 	}
 	return nil
 }
@@ -286,14 +278,14 @@ func (p *Poster) paceFlood(ctx context.Context) error {
 // profile's interval (at least one second, so it never spins).
 func (p *Poster) waitFlood(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
-		d = time.Duration(p.S.Profile.FloodSeconds) * time.Second
+		d = time.Duration(p.Session.Profile.FloodSeconds) * time.Second
 	}
 	d = max(d, time.Second)
 	if p.FloodWait < d {
 		// The board is stricter than we thought: remember it.
 		p.FloodWait = d
 	}
-	return p.S.Clock().Sleep(ctx, d)
+	return p.Session.Clock().Sleep(ctx, d)
 }
 
 func boardSays(s *scraper.Session, pg *scraper.Page) string {
@@ -306,13 +298,13 @@ func boardSays(s *scraper.Session, pg *scraper.Page) string {
 // PostWithMarker looks for the bot's post carrying the marker key on the
 // last ScanPages pages of the topic and returns its id.
 func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string, bool, error) {
-	last := forum.Expand(p.S.Profile.URLs.LastPage, map[string]string{"topic": topic})
-	pg, err := p.S.Fetch(ctx, last)
+	last := forum.Expand(p.Session.Profile.URLs.LastPage, map[string]string{"topic": topic})
+	pg, err := p.Session.Fetch(ctx, last)
 	if err != nil {
 		return "", false, err
 	}
 	for i := 0; ; i++ {
-		t := p.S.Parser.Thread(pg.Doc)
+		t := p.Session.Parser.Thread(pg.Doc)
 		// Newest first: the marker is most likely near the end.
 		for j := len(t.Posts) - 1; j >= 0; j-- {
 			post := t.Posts[j]
@@ -323,7 +315,7 @@ func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string,
 		if i+1 >= max(p.ScanPages, 1) || t.Page <= 1 {
 			return "", false, nil
 		}
-		pg, err = p.S.Fetch(ctx, p.S.Profile.ThreadPageURL(topic, t.Page-1))
+		pg, err = p.Session.Fetch(ctx, p.Session.Profile.ThreadPageURL(topic, t.Page-1))
 		if err != nil {
 			return "", false, err
 		}
@@ -333,14 +325,14 @@ func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string,
 // mine: posts by the bot account (a player's post quoting or copying a
 // marker is not the bot's).
 func (p *Poster) mine(a forum.Author) bool {
-	u := p.S.Username()
+	u := p.Session.Username()
 	return u == "" || strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(u))
 }
 
 // SentPMWithMarker looks for a sent PM carrying the marker key among the
 // newest ScanSent sent PMs and returns its id.
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
-	hs, err := p.Sc.Sent(ctx)
+	hs, err := p.reader.Sent(ctx)
 	if err != nil {
 		return "", false, err
 	}
@@ -348,7 +340,7 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool
 		if i >= max(p.ScanSent, 1) {
 			break
 		}
-		m, err := p.Sc.ReadPM(ctx, h.ID)
+		m, err := p.reader.ReadPM(ctx, h.ID)
 		if err != nil {
 			return "", false, err
 		}

@@ -60,9 +60,6 @@ func TestMarkers(t *testing.T) {
 	if got := FindMarkers(body); len(got) != 1 || got[0] != "g1.day-1.3" {
 		t.Errorf("FindMarkers = %q", got)
 	}
-	if Esc("[b]x") != "[\u200bb]x" {
-		t.Error("Esc is not rules.Esc")
-	}
 }
 
 func TestReplyFloodAndMarker(t *testing.T) {

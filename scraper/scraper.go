@@ -15,14 +15,14 @@ import (
 
 // Scraper reads threads and PMs through a Session.
 type Scraper struct {
-	S *Session
+	Session *Session
 	// Progress, when set, is called after each thread page of a read with
 	// the pages read so far and the thread's page count (for backfills).
 	Progress func(pagesRead, totalPages int)
 }
 
 // New makes a scraper on a session.
-func New(s *Session) *Scraper { return &Scraper{S: s} }
+func New(s *Session) *Scraper { return &Scraper{Session: s} }
 
 // Cursor is where the last read of a thread stopped: the last post seen
 // and the page it was on. The zero Cursor reads from the first page.
@@ -123,16 +123,16 @@ func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, vis
 	page := max(cur.Page, 1)
 	stepBack, clamped := true, false
 	for {
-		pg, err := sc.S.Fetch(ctx, sc.S.Profile.ThreadPageURL(topic, page))
+		pg, err := sc.Session.Fetch(ctx, sc.Session.Profile.ThreadPageURL(topic, page))
 		if err != nil {
 			return res, fmt.Errorf("thread %s page %d: %w", topic, page, err)
 		}
-		t := sc.S.Parser.Thread(pg.Doc)
+		t := sc.Session.Parser.Thread(pg.Doc)
 		res.PagesRead++
 		res.Pages = t.Pages
 		if len(t.Posts) == 0 {
 			return res, fmt.Errorf("thread %s page %d: %w: no posts matched the %s profile (%s)", topic, page,
-				ErrNotFound, sc.S.Profile.Name, errText(sc, pg))
+				ErrNotFound, sc.Session.Profile.Name, errText(sc, pg))
 		}
 		if !clamped && t.Page != page && page > t.Pages && t.Page != t.Pages {
 			// Asked past the end (the thread shrank) and the board fell back
@@ -176,7 +176,7 @@ func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, vis
 }
 
 func errText(sc *Scraper, pg *Page) string {
-	if t := sc.S.Parser.ErrorText(pg.Doc); t != "" {
+	if t := sc.Session.Parser.ErrorText(pg.Doc); t != "" {
 		return "board says: " + t
 	}
 	return "wrong topic id or profile?"
@@ -184,14 +184,14 @@ func errText(sc *Scraper, pg *Page) string {
 
 // Inbox lists the PM inbox (its first page, newest first).
 func (sc *Scraper) Inbox(ctx context.Context) ([]forum.PMHeader, error) {
-	return sc.folder(ctx, sc.S.Profile.URLs.Inbox)
+	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox)
 }
 
 // Sent lists the bot's sent PMs (the first page of the outbox, if the
 // engine has one, then of the sent folder), newest first in each.
 func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 	var out []forum.PMHeader
-	for _, rel := range []string{sc.S.Profile.URLs.Outbox, sc.S.Profile.URLs.Sent} {
+	for _, rel := range []string{sc.Session.Profile.URLs.Outbox, sc.Session.Profile.URLs.Sent} {
 		if rel == "" {
 			continue
 		}
@@ -205,20 +205,20 @@ func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 }
 
 func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, error) {
-	pg, err := sc.S.Fetch(ctx, rel)
+	pg, err := sc.Session.Fetch(ctx, rel)
 	if err != nil {
 		return nil, fmt.Errorf("PM folder: %w", err)
 	}
-	return sc.S.Parser.Inbox(pg.Doc), nil
+	return sc.Session.Parser.Inbox(pg.Doc), nil
 }
 
 // ReadPM reads one PM by id.
 func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
-	pg, err := sc.S.Fetch(ctx, forum.Expand(sc.S.Profile.URLs.ReadPM, map[string]string{"pm": id}))
+	pg, err := sc.Session.Fetch(ctx, forum.Expand(sc.Session.Profile.URLs.ReadPM, map[string]string{"pm": id}))
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
 	}
-	m, ok := sc.S.Parser.PM(pg.Doc)
+	m, ok := sc.Session.Parser.PM(pg.Doc)
 	if !ok {
 		return m, fmt.Errorf("PM %s: %w (%s)", id, ErrNotFound, errText(sc, pg))
 	}

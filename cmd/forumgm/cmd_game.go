@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/store"
 )
@@ -71,7 +72,7 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 			if c.NArg() != 1 {
 				return cli.Exit("new takes one game file", 2)
 			}
-			gf, err := moderator.LoadGameFile(c.Args().First())
+			gf, err := gameconfig.LoadGameFile(c.Args().First())
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

@@ -7,18 +7,19 @@ import (
 	"github.com/forumgm/forumgm"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 )
 
 // connectForum wires a game's forum settings to a real connection. A long
 // first read of a thread reports its progress in the log.
 func connectForum(clk clock.Clock, log *slog.Logger) moderator.Connector {
-	return func(ctx context.Context, fc moderator.ForumConfig) (moderator.Forum, error) {
+	return func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
 		c, err := forumconn.Connect(fc, clk, forumgm.Version)
 		if err != nil {
 			return nil, err
 		}
-		c.Sc.Progress = func(read, pages int) {
+		c.Scraper.Progress = func(read, pages int) {
 			if read > 2 { // a backfill, not an ordinary poll of the last page or two
 				log.Info("reading the thread", "thread", fc.Thread, "page", read, "of", pages)
 			}

@@ -1,4 +1,4 @@
-package moderator
+package gameconfig
 
 import (
 	"os"
@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/rules"
+	_ "github.com/forumgm/forumgm/rules/nations"
+	_ "github.com/forumgm/forumgm/rules/protest"
+	_ "github.com/forumgm/forumgm/rules/resistance"
 )
 
 // TestExampleGameFiles checks that every documented example game file loads

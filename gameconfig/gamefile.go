@@ -1,4 +1,4 @@
-package moderator
+package gameconfig
 
 import (
 	"bytes"

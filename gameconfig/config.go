@@ -1,7 +1,11 @@
-package moderator
+// Package gameconfig is how a game is set up and where it is played: the game
+// file a GM writes, the game's rules settings, its board and bot account, and
+// reading the bot's password from where the GM put it (an environment
+// variable or an owner-only file). The moderator stores these with the game;
+// the forum connection is opened from them.
+package gameconfig
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -68,14 +72,6 @@ func (f ForumConfig) Poll() time.Duration {
 		return 30 * time.Second
 	}
 	return time.Duration(f.PollSeconds * float64(time.Second))
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 // Credentials reads the bot's password from where the GM put it: an
