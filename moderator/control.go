@@ -11,46 +11,53 @@ import (
 	"github.com/forumgm/forumgm/store"
 )
 
-// GM controls. Each is one transaction on the locked game row, so it never
-// races a running daemon; the daemon sends whatever they queue.
+// GM controls. Each is one step on the locked game row, so it never races
+// a running daemon; the daemon sends whatever they queue.
 
-func (m *Moderator) control(ctx context.Context, name string, fn func(tx *store.Tx, l *loaded) error) error {
-	return m.DB.Tx(ctx, func(tx *store.Tx) error {
+// control runs a GM command as a step: load the game, let fn compute the
+// change (fn may read more through tx, never write), save it once.
+func (m *Moderator) control(ctx context.Context, what, name string, fn func(tx *store.Tx, s *step) error) error {
+	var s *step
+	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
 		g, err := tx.Game(name)
 		if err != nil {
 			return fmt.Errorf("game %q: %w", name, err)
 		}
-		l, err := load(tx, g.ID)
-		if err != nil {
+		if s, err = m.begin(tx, g.ID); err != nil {
 			return err
 		}
-		if err := fn(tx, l); err != nil {
+		if err := fn(tx, s); err != nil {
 			return err
 		}
-		return l.save(tx)
+		return m.commit(tx, s)
 	})
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, name, err)
+	}
+	m.logResolved(s)
+	return nil
 }
 
 func active(l *loaded) error {
-	if l.row.Status != Running && l.row.Status != Paused {
+	if !l.active() {
 		return fmt.Errorf("game %s is %s", l.row.Name, l.row.Status)
 	}
 	return nil
 }
 
-func (m *Moderator) setDeadline(tx *store.Tx, l *loaded, t time.Time) error {
-	l.state = l.game.SetDeadline(l.state, t)
-	return tx.AppendJournal(&store.JournalEntry{GameID: l.row.ID, Kind: "deadline", Time: m.now(), Payload: mustJSON(map[string]time.Time{"deadline": t})})
+func (m *Moderator) setDeadline(s *step, t time.Time) {
+	s.l.state = s.l.game.SetDeadline(s.l.state, t)
+	s.journal("deadline", m.now(), map[string]time.Time{"deadline": t})
 }
 
 // Extend moves the current phase's deadline by d (negative brings it closer).
 func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (time.Time, error) {
 	var nd time.Time
-	err := m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if err := active(l); err != nil {
+	err := m.control(ctx, "extend", name, func(_ *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
 			return err
 		}
-		dl := l.game.Status(l.state).Deadline
+		dl := s.l.game.Status(s.l.state).Deadline
 		if dl.IsZero() {
 			dl = m.now()
 		}
@@ -58,7 +65,8 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 		if nd.Before(m.now()) {
 			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", nd.Format(time.RFC1123))
 		}
-		return m.setDeadline(tx, l, nd)
+		m.setDeadline(s, nd)
+		return nil
 	})
 	return nd, err
 }
@@ -68,26 +76,27 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 // next round opens), zero if at once.
 func (m *Moderator) ResolveNow(ctx context.Context, name string) (time.Time, error) {
 	var held time.Time
-	err := m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if err := active(l); err != nil {
+	err := m.control(ctx, "resolve-now", name, func(tx *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
 			return err
 		}
-		if l.game.Status(l.state).Finished {
+		if s.l.game.Status(s.l.state).Finished {
 			return fmt.Errorf("game %s is over", name)
 		}
-		if l.row.Status == Paused {
-			l.row.PausedAt = m.now() // the new phase's clock stops from here
+		if s.l.row.Status == Paused {
+			s.l.row.PausedAt = m.now() // the new phase's clock stops from here
 		}
-		if err := m.resolve(tx, l, m.now()); err != nil {
+		resolve(s, m.now())
+		un, err := tx.Unsent(s.l.row.ID)
+		if err != nil {
 			return err
 		}
-		un, err := tx.Unsent(l.row.ID)
-		for _, it := range un {
+		for _, it := range append(un, s.ch.Outbox...) {
 			if it.Kind == "post" && it.NotBefore.After(held) {
 				held = it.NotBefore
 			}
 		}
-		return err
+		return nil
 	})
 	return held, err
 }
@@ -95,25 +104,25 @@ func (m *Moderator) ResolveNow(ctx context.Context, name string) (time.Time, err
 // Pause stops the clock: commands are still read and applied, but no
 // deadline passes until Resume, which moves the deadline by the pause.
 func (m *Moderator) Pause(ctx context.Context, name string) error {
-	return m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if l.row.Status != Running {
-			return fmt.Errorf("game %s is %s, not running", name, l.row.Status)
+	return m.control(ctx, "pause", name, func(_ *store.Tx, s *step) error {
+		if s.l.row.Status != Running {
+			return fmt.Errorf("game %s is %s, not running", name, s.l.row.Status)
 		}
-		l.row.Status, l.row.PausedAt = Paused, m.now()
+		s.l.row.Status, s.l.row.PausedAt = Paused, m.now()
 		return nil
 	})
 }
 
 // Resume restarts a paused game.
 func (m *Moderator) Resume(ctx context.Context, name string) error {
-	return m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if l.row.Status != Paused {
-			return fmt.Errorf("game %s is %s, not paused", name, l.row.Status)
+	return m.control(ctx, "resume", name, func(_ *store.Tx, s *step) error {
+		if s.l.row.Status != Paused {
+			return fmt.Errorf("game %s is %s, not paused", name, s.l.row.Status)
 		}
-		paused := m.now().Sub(l.row.PausedAt)
-		l.row.Status, l.row.PausedAt = Running, time.Time{}
-		if dl := l.game.Status(l.state).Deadline; !dl.IsZero() && paused > 0 {
-			return m.setDeadline(tx, l, dl.Add(paused))
+		paused := m.now().Sub(s.l.row.PausedAt)
+		s.l.row.Status, s.l.row.PausedAt = Running, time.Time{}
+		if dl := s.l.game.Status(s.l.state).Deadline; !dl.IsZero() && paused > 0 {
+			m.setDeadline(s, dl.Add(paused))
 		}
 		return nil
 	})
@@ -124,38 +133,31 @@ func (m *Moderator) Resume(ctx context.Context, name string) error {
 //
 // It returns the slot's sign-up name and the account that left it.
 func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID string) (slot, left string, err error) {
-	err = m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if err := active(l); err != nil {
+	err = m.control(ctx, "replace", name, func(_ *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
 			return err
 		}
 		var err error
-		slot, err = l.state.Roster().Match(old)
+		slot, err = s.l.state.Roster().Match(old)
 		if err != nil {
 			return err
 		}
-		left = l.state.Roster().Display(slot)
-		s := rules.Clone(l.game, l.state)
-		if err := s.Roster().Replace(old, newName); err != nil {
+		left = s.l.state.Roster().Display(slot)
+		st := rules.Clone(s.l.game, s.l.state)
+		if err := st.Roster().Replace(old, newName); err != nil {
 			return err
 		}
-		l.state = s
-		if err := tx.AppendJournal(&store.JournalEntry{GameID: l.row.ID, Kind: "replace", Time: m.now(), Payload: mustJSON(map[string]string{"Old": old, "New": newName})}); err != nil {
-			return err
-		}
-		ps, err := tx.Players(l.row.ID)
-		if err != nil {
-			return err
-		}
-		for i := range ps {
-			if ps[i].Slot == slot {
-				ps[i].Aliases = append(ps[i].Aliases, ps[i].ForumName)
-				ps[i].ForumName, ps[i].ForumUserID = newName, forumID
+		s.l.state = st
+		s.journal("replace", m.now(), map[string]string{"Old": old, "New": newName})
+		for i := range s.players {
+			if p := &s.players[i]; p.Slot == slot {
+				p.Aliases = append(p.Aliases, p.ForumName)
+				p.ForumName, p.ForumUserID = newName, forumID
+				s.playersChanged = true
 			}
 		}
-		if err := tx.SetPlayers(l.row.ID, ps); err != nil {
-			return err
-		}
-		return tx.RetargetOutbox(l.row.ID, slot, newName, forumID)
+		s.ch.Retarget = &store.Retarget{GameID: s.l.row.ID, Slot: slot, Name: newName, ForumID: forumID}
+		return nil
 	})
 	return slot, left, err
 }
@@ -163,8 +165,8 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 // Void cancels an accepted command of the current phase and recomputes the
 // state without it.
 func (m *Moderator) Void(ctx context.Context, name string, commandID int64, reason string) error {
-	return m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if err := active(l); err != nil {
+	return m.control(ctx, "void", name, func(tx *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
 			return err
 		}
 		c, err := tx.Command(commandID)
@@ -174,42 +176,36 @@ func (m *Moderator) Void(ctx context.Context, name string, commandID int64, reas
 		if err != nil {
 			return err
 		}
-		if c.GameID != l.row.ID {
+		if c.GameID != s.l.row.ID {
 			return fmt.Errorf("command %d is not from game %s", commandID, name)
 		}
-		if c.Status != "accepted" {
+		if c.Status != store.CommandAccepted {
 			return fmt.Errorf("command %d is %s, not accepted", commandID, c.Status)
 		}
-		if ph := l.game.Status(l.state).Phase; c.Phase != ph {
+		if ph := s.l.phase(); c.Phase != ph {
 			return fmt.Errorf("command %d belongs to phase %s, which has closed (now %s)", commandID, c.Phase, ph)
 		}
 		if reason == "" {
 			reason = "voided by the GM"
 		}
-		if err := tx.SetCommandStatus(c.ID, "voided", reason); err != nil {
-			return err
-		}
-		if err := tx.VoidJournalForCommand(c.ID); err != nil {
-			return err
-		}
-		return m.rebuild(tx, l)
+		s.ch.CommandStatuses = append(s.ch.CommandStatuses, store.CommandStatusChange{ID: c.ID, Status: store.CommandVoided, Reason: reason})
+		return rebuild(tx, s, map[int64]bool{c.ID: true})
 	})
 }
 
 // End closes the game at the GM's word: final standings and reveals go out.
 func (m *Moderator) End(ctx context.Context, name string) error {
-	return m.control(ctx, name, func(tx *store.Tx, l *loaded) error {
-		if err := active(l); err != nil {
+	return m.control(ctx, "end", name, func(_ *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
 			return err
 		}
-		phase := l.game.Status(l.state).Phase
+		phase := s.l.phase()
 		now := m.now()
-		step := referee.End(l.game, l.state, now)
-		l.state = step.State
-		l.row.Status = Ended
-		if err := tx.AppendJournal(&store.JournalEntry{GameID: l.row.ID, Kind: "end", Time: now}); err != nil {
-			return err
-		}
-		return m.emit(tx, l, phase, step, now)
+		r := referee.End(s.l.game, s.l.state, now)
+		s.l.state = r.State
+		s.l.row.Status = Ended
+		s.journal("end", now, nil)
+		s.emit(phase, r, now)
+		return nil
 	})
 }

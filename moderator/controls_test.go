@@ -90,7 +90,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		}
 		statuses := map[string]string{}
 		for _, c := range r.commands("Alice") {
-			statuses[c.Text] = c.Status
+			statuses[c.Text] = string(c.Status)
 		}
 		if statuses["CIV: Fire"] != "superseded" || statuses["CIV: Water"] != "accepted" {
 			t.Errorf("command statuses after an edit: %v", statuses)
@@ -371,7 +371,7 @@ func TestPMsRoutedBetweenGames(t *testing.T) {
 		db.View(ctx, func(tx *store.Tx) error {
 			cs, _ := tx.Commands(id, store.CommandFilter{})
 			for _, c := range cs {
-				out[c.Player+": "+c.Text] = c.Status
+				out[c.Player+": "+c.Text] = string(c.Status)
 			}
 			return nil
 		})

@@ -58,9 +58,9 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			}
 			for _, it := range items {
 				switch it.State {
-				case "sent":
+				case store.OutboxSent:
 					r.Sent++
-				case "failed":
+				case store.OutboxFailed:
 					r.Failed++
 				default:
 					r.Pending++

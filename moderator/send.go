@@ -12,14 +12,10 @@ import (
 )
 
 // drain sends a game's due outbox items in order. Exactly once: an item is
-// marked "sending" (committed) before the forum is touched and "sent" after;
-// an item found still "sending" was interrupted at an unknown point, so the
+// marked sending (committed) before the forum is touched and sent after;
+// an item found still sending was interrupted at an unknown point, so the
 // thread or the sent folder is searched for its marker before any retry.
-func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
-	l, err := m.view(ctx, id)
-	if err != nil {
-		return err
-	}
+func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
 	max := m.MaxAttempts
 	if max <= 0 {
 		max = 20
@@ -28,82 +24,105 @@ func (m *Moderator) drain(ctx context.Context, id int64, f Forum) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var it *store.OutboxItem
-		if err := m.DB.View(ctx, func(tx *store.Tx) error {
-			items, err := tx.Unsent(id)
-			it = nextDue(items, m.now())
-			return err
-		}); err != nil {
-			return err
+		it, err := m.nextItem(ctx, l.row.ID)
+		if err != nil {
+			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 		if it == nil {
 			return nil
 		}
-		if it.State == "sending" {
-			fid, found, err := m.find(ctx, f, l, it)
+		if it.State == store.OutboxSending {
+			done, err := m.confirmInterrupted(ctx, f, l, it)
 			if err != nil {
-				return fmt.Errorf("checking whether %s was sent: %w", it.Marker, err)
+				return fmt.Errorf("send %s: %w", l.row.Name, err)
 			}
-			if found {
-				m.log().Info("found an interrupted send already on the forum", "game", l.row.Name, "marker", it.Marker)
-				if err := m.mark(ctx, it, "sent", fid, ""); err != nil {
-					return err
-				}
+			if done {
 				continue
 			}
 		}
 		if it.Attempts >= max {
-			if err := m.mark(ctx, it, "failed", "", it.LastError); err != nil {
-				return err
+			if err := m.mark(ctx, it, store.OutboxFailed, "", it.LastError); err != nil {
+				return fmt.Errorf("send %s: %w", l.row.Name, err)
 			}
 			m.log().Error("giving up on a message after repeated failures", "game", l.row.Name, "marker", it.Marker)
 			continue
 		}
-		it.Attempts++
-		if err := m.mark(ctx, it, "sending", "", it.LastError); err != nil {
-			return err
+		if err := m.sendOne(ctx, f, l, it); err != nil {
+			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
-		if err := m.crash("before-send"); err != nil {
-			return err
-		}
-		var fid string
-		if it.Kind == "post" {
-			fid, err = f.Reply(ctx, l.forum.Thread, it.Body, it.Marker)
-		} else {
-			fid, err = f.SendPM(ctx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
-		}
-		if errors.Is(err, forum.ErrPermanent) {
-			// The board refused it for good (an unknown recipient, a locked
-			// topic): retrying will not help, and it must not hold up the
-			// game's other messages. The GM sees it and can `retry` it.
-			if merr := m.mark(ctx, it, "failed", "", err.Error()); merr != nil {
-				return merr
-			}
-			m.log().Error("the forum refused a message; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", err)
-			continue
-		}
-		if err != nil {
-			// Stays "sending": whether it went out is unknown until the
-			// marker check on the next try.
-			it.LastError = err.Error()
-			if merr := m.mark(ctx, it, "sending", "", it.LastError); merr != nil {
-				return merr
-			}
-			return fmt.Errorf("sending %s: %w", it.Marker, err)
-		}
-		if err := m.crash("after-send"); err != nil {
-			return err
-		}
-		if err := m.mark(ctx, it, "sent", fid, ""); err != nil {
-			return err
-		}
-		m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
 	}
 }
 
-// find looks for an item that may already be on the forum: first among the
-// thread's posts the bot has already read and stored (however long ago), then
-// on the forum itself (its last pages, its sent folder).
+// nextItem is the next item due, nil when there is none.
+func (m *Moderator) nextItem(ctx context.Context, id int64) (*store.OutboxItem, error) {
+	var it *store.OutboxItem
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		items, err := tx.Unsent(id)
+		it = nextDue(items, m.now())
+		return err
+	})
+	return it, err
+}
+
+// confirmInterrupted looks for an interrupted send on the forum; found, it
+// is marked sent and done is true.
+func (m *Moderator) confirmInterrupted(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (done bool, err error) {
+	fid, found, err := m.find(ctx, f, l, it)
+	if err != nil {
+		return false, fmt.Errorf("checking whether %s was sent: %w", it.Marker, err)
+	}
+	if !found {
+		return false, nil
+	}
+	m.log().Info("found an interrupted send already on the forum", "game", l.row.Name, "marker", it.Marker)
+	return true, m.mark(ctx, it, store.OutboxSent, fid, "")
+}
+
+// sendOne makes one attempt at an item: marked sending first, sent after.
+func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) error {
+	it.Attempts++
+	if err := m.mark(ctx, it, store.OutboxSending, "", it.LastError); err != nil {
+		return err
+	}
+	if err := m.crash("before-send"); err != nil {
+		return err
+	}
+	var fid string
+	var err error
+	if it.Kind == "post" {
+		fid, err = f.Reply(ctx, l.forum.Thread, it.Body, it.Marker)
+	} else {
+		fid, err = f.SendPM(ctx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
+	}
+	if errors.Is(err, forum.ErrPermanent) {
+		// The board refused it for good (an unknown recipient, a locked
+		// topic): retrying will not help, and it must not hold up the
+		// game's other messages. The GM sees it and can `retry` it.
+		if merr := m.mark(ctx, it, store.OutboxFailed, "", err.Error()); merr != nil {
+			return merr
+		}
+		m.log().Error("the forum refused a message; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", err)
+		return nil
+	}
+	if err != nil {
+		// Stays sending: whether it went out is unknown until the marker
+		// check on the next try.
+		it.LastError = err.Error()
+		if merr := m.mark(ctx, it, store.OutboxSending, "", it.LastError); merr != nil {
+			return merr
+		}
+		return fmt.Errorf("sending %s: %w", it.Marker, err)
+	}
+	if err := m.crash("after-send"); err != nil {
+		return err
+	}
+	if err := m.mark(ctx, it, store.OutboxSent, fid, ""); err != nil {
+		return err
+	}
+	m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
+	return nil
+}
+
 // nextDue picks the next item to send. Thread posts go out in order, and so
 // do the PMs to each player; but a post held back (a round report waiting for
 // the next round to open) does not hold up a receipt, nor one player's
@@ -112,7 +131,7 @@ func nextDue(items []store.OutboxItem, now time.Time) *store.OutboxItem {
 	blocked := map[string]bool{}
 	for i := range items {
 		it := &items[i]
-		if it.State != "pending" && it.State != "sending" {
+		if it.State != store.OutboxPending && it.State != store.OutboxSending {
 			continue
 		}
 		lane := "post"
@@ -131,6 +150,9 @@ func nextDue(items []store.OutboxItem, now time.Time) *store.OutboxItem {
 	return nil
 }
 
+// find looks for an item that may already be on the forum: first among the
+// thread's posts the bot has already read and stored (however long ago), then
+// on the forum itself (its last pages, its sent folder).
 func (m *Moderator) find(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (string, bool, error) {
 	if it.Kind == "post" {
 		var id string
@@ -166,10 +188,10 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 		}
 		for i := range items {
 			it := &items[i]
-			if it.State != "failed" || (marker != "" && it.Marker != marker) {
+			if it.State != store.OutboxFailed || (marker != "" && it.Marker != marker) {
 				continue
 			}
-			it.State, it.Attempts = "sending", 0
+			it.State, it.Attempts = store.OutboxSending, 0
 			if err := tx.UpdateOutbox(it); err != nil {
 				return err
 			}
@@ -180,16 +202,22 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 		}
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return n, fmt.Errorf("retry %s: %w", name, err)
+	}
+	return n, nil
 }
 
-func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state, forumID, lastErr string) error {
+func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string) error {
 	it.State, it.LastError = state, lastErr
 	if forumID != "" {
 		it.ForumID = forumID
 	}
-	if state == "sent" {
+	if state == store.OutboxSent {
 		it.SentAt = m.now()
 	}
-	return m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.UpdateOutbox(it) })
+	if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.UpdateOutbox(it) }); err != nil {
+		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
+	}
+	return nil
 }

@@ -119,7 +119,7 @@ func TestLateMessageIsAnswered(t *testing.T) {
 	r.tick()
 	var reasons []string
 	for _, c := range r.commands("Bob") {
-		reasons = append(reasons, c.Status+": "+c.Reason)
+		reasons = append(reasons, string(c.Status)+": "+c.Reason)
 	}
 	if len(reasons) != 1 || !strings.Contains(reasons[0], "rejected: arrived after its phase had closed") {
 		t.Errorf("Bob's commands: %q", reasons)
@@ -152,7 +152,7 @@ func TestNextDue(t *testing.T) {
 	now := start
 	later := start.Add(time.Minute)
 	item := func(id int64, kind, to, state string, nb time.Time) store.OutboxItem {
-		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: state, NotBefore: nb}
+		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: store.OutboxState(state), NotBefore: nb}
 	}
 	tests := []struct {
 		name  string

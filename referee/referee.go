@@ -14,18 +14,20 @@ import (
 	"github.com/forumgm/forumgm/rules"
 )
 
-// Outcome statuses of one segment.
+// Verdict is what the referee made of one segment.
+type Verdict string
+
 const (
-	Accepted = "accepted"
-	Rejected = "rejected"
-	Ignored  = "ignored"
+	Accepted Verdict = "accepted"
+	Rejected Verdict = "rejected"
+	Ignored  Verdict = "ignored" // not an order (chatter)
 )
 
 // Outcome is what became of one segment of a message.
 type Outcome struct {
-	Seq    int            // index of the segment in its message
-	Text   string         // the segment as written
-	Status string         // Accepted, Rejected or Ignored
+	Seq    int    // index of the segment in its message
+	Text   string // the segment as written
+	Status Verdict
 	Reason string         // why, for Rejected (and Ignored when known)
 	Cmd    *rules.Command // the command, when one was parsed
 }

@@ -101,19 +101,19 @@ func TestMessage(t *testing.T) {
 		name     string
 		ch       rules.Channel
 		segs     []string
-		statuses []string
+		statuses []Verdict
 		votes    map[string]string
 		out      map[string][]string // recipient -> substrings of its one message
 	}{
-		{"public vote, no reply", rules.Public, []string{"VOTE bob"}, []string{Accepted}, map[string]string{"Alice": "Bob"}, map[string][]string{}},
-		{"last vote in a post stands", rules.Public, []string{"VOTE bob", "nice day", "VOTE carol"}, []string{Accepted, Ignored, Accepted}, map[string]string{"Alice": "Carol"}, map[string][]string{}},
-		{"public rejection is PMed", rules.Public, []string{"VOTE zed", "SECRET"}, []string{Rejected, Rejected}, map[string]string{},
+		{"public vote, no reply", rules.Public, []string{"VOTE bob"}, []Verdict{Accepted}, map[string]string{"Alice": "Bob"}, map[string][]string{}},
+		{"last vote in a post stands", rules.Public, []string{"VOTE bob", "nice day", "VOTE carol"}, []Verdict{Accepted, Ignored, Accepted}, map[string]string{"Alice": "Carol"}, map[string][]string{}},
+		{"public rejection is PMed", rules.Public, []string{"VOTE zed", "SECRET"}, []Verdict{Rejected, Rejected}, map[string]string{},
 			map[string][]string{"Alice": {"“VOTE zed” — \"zed\" matches no player", "“SECRET” — send that by PM"}}},
-		{"game's own public notice replaces the PM", rules.Public, []string{"VOTE loudzed"}, []string{Rejected}, map[string]string{},
+		{"game's own public notice replaces the PM", rules.Public, []string{"VOTE loudzed"}, []Verdict{Rejected}, map[string]string{},
 			map[string][]string{"": {"Bad vote."}}},
-		{"PM gets one receipt with its events", rules.Private, []string{"VOTE carol", "hello", "SECRET"}, []string{Accepted, Rejected, Accepted}, map[string]string{"Alice": "Carol"},
+		{"PM gets one receipt with its events", rules.Private, []string{"VOTE carol", "hello", "SECRET"}, []Verdict{Accepted, Rejected, Accepted}, map[string]string{"Alice": "Carol"},
 			map[string][]string{"Alice": {"✔ “VOTE carol” — accepted", "✘ “hello” — not an order", "The secret is 42."}, "Bob": {"Someone asked."}}},
-		{"player text is escaped in receipts", rules.Private, []string{"[url=x]hi"}, []string{Rejected}, map[string]string{},
+		{"player text is escaped in receipts", rules.Private, []string{"[url=x]hi"}, []Verdict{Rejected}, map[string]string{},
 			map[string][]string{"Alice": {"[\u200burl=x]hi"}}},
 	}
 	for _, tc := range tests {

@@ -21,7 +21,7 @@ type CommandRow struct {
 	Text      string
 	Kind      string
 	Args      []string
-	Status    string // accepted | rejected | ignored | superseded | voided
+	Status    CommandStatus
 	Reason    string
 	Time      time.Time // the command's (forum) time
 	CreatedAt time.Time
@@ -32,7 +32,7 @@ type CommandFilter struct {
 	Player    string
 	Phase     string
 	MessageID int64
-	Status    string
+	Status    CommandStatus
 }
 
 type commandRow struct {
@@ -54,8 +54,8 @@ type commandRow struct {
 
 func (r commandRow) command() (CommandRow, error) {
 	c := CommandRow{ID: r.ID, GameID: r.GameID, MessageID: r.MessageID.Int64, Seq: r.Seq, Phase: r.Phase,
-		Player: r.Player, Channel: r.Channel, Text: r.Text, Kind: r.Kind, Status: r.Status, Reason: r.Reason,
-		Time: ft(r.Time), CreatedAt: fti(r.CreatedAt)}
+		Player: r.Player, Channel: r.Channel, Text: r.Text, Kind: r.Kind, Status: CommandStatus(r.Status), Reason: r.Reason,
+		Time: timeOfNull(r.Time), CreatedAt: timeOfMicros(r.CreatedAt)}
 	if err := json.Unmarshal([]byte(r.Args), &c.Args); err != nil {
 		return c, fmt.Errorf("store: args of command #%d: %w", r.ID, err)
 	}
@@ -89,7 +89,7 @@ func (tx *Tx) AddCommand(c *CommandRow) error {
 	}
 	id, _, err := tx.insertID(`INSERT INTO commands (game_id, message_id, seq, phase, player, channel, text, kind, args, status, reason, cmd_time, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		c.GameID, nullID(c.MessageID), c.Seq, c.Phase, c.Player, c.Channel, c.Text, c.Kind, string(aj), c.Status, c.Reason, tv(c.Time), c.CreatedAt.UnixMicro())
+		c.GameID, nullID(c.MessageID), c.Seq, c.Phase, c.Player, c.Channel, c.Text, c.Kind, string(aj), c.Status, c.Reason, sqlTime(c.Time), c.CreatedAt.UnixMicro())
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (tx *Tx) Command(id int64) (*CommandRow, error) {
 }
 
 // SetCommandStatus changes a command's status and reason.
-func (tx *Tx) SetCommandStatus(id int64, status, reason string) error {
+func (tx *Tx) SetCommandStatus(id int64, status CommandStatus, reason string) error {
 	res, err := tx.exec(`UPDATE commands SET status = ?, reason = ? WHERE id = ?`, status, reason, id)
 	return mustAffect(res, err, fmt.Sprintf("command #%d", id))
 }
@@ -176,7 +176,7 @@ func (tx *Tx) AppendJournal(e *JournalEntry) error {
 		e.Time = Now()
 	}
 	if _, err := tx.exec(`INSERT INTO journal (game_id, seq, kind, payload, command_id, at, voided) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		e.GameID, seq, e.Kind, jv(e.Payload), nullID(e.CommandID), e.Time.UnixMicro(), e.Voided); err != nil {
+		e.GameID, seq, e.Kind, sqlJSON(e.Payload), nullID(e.CommandID), e.Time.UnixMicro(), e.Voided); err != nil {
 		return wrap(err)
 	}
 	e.Seq = seq
@@ -192,7 +192,7 @@ func (tx *Tx) Journal(gameID int64) ([]JournalEntry, error) {
 	out := make([]JournalEntry, len(rows))
 	for i, r := range rows {
 		out[i] = JournalEntry{Seq: r.Seq, GameID: r.GameID, Kind: r.Kind, Payload: r.Payload,
-			CommandID: r.CommandID.Int64, Time: fti(r.At), Voided: r.Voided}
+			CommandID: r.CommandID.Int64, Time: timeOfMicros(r.At), Voided: r.Voided}
 	}
 	return out, nil
 }
@@ -218,10 +218,10 @@ type EventRow struct {
 
 // AddEvents stores the events one step produced, in order.
 func (tx *Tx) AddEvents(gameID int64, phase string, evs []rules.Event, at time.Time) error {
-	when := tvNow(at)
+	when := microsOrNow(at)
 	for _, e := range evs {
 		if _, err := tx.exec(`INSERT INTO events (game_id, phase, recipient, kind, text, not_before, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			gameID, phase, e.To, e.Kind, e.Text, tv(e.NotBefore), when); err != nil {
+			gameID, phase, e.To, e.Kind, e.Text, sqlTime(e.NotBefore), when); err != nil {
 			return err
 		}
 	}
@@ -246,7 +246,7 @@ func (tx *Tx) Events(gameID int64) ([]EventRow, error) {
 	out := make([]EventRow, len(rows))
 	for i, r := range rows {
 		out[i] = EventRow{ID: r.ID, GameID: r.GameID, Phase: r.Phase, To: r.To, Kind: r.Kind, Text: r.Text,
-			NotBefore: ft(r.NotBefore), At: fti(r.At)}
+			NotBefore: timeOfNull(r.NotBefore), At: timeOfMicros(r.At)}
 	}
 	return out, nil
 }

@@ -54,8 +54,8 @@ func (r gameRow) game() Game {
 	return Game{
 		ID: r.ID, Name: r.Name, Kind: r.Kind, Status: r.Status,
 		Config: r.Config, Forum: r.Forum, State: r.State, Phase: r.Phase,
-		Deadline: ft(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
-		PausedAt: ft(r.PausedAt), CreatedAt: fti(r.CreatedAt), UpdatedAt: fti(r.UpdatedAt),
+		Deadline: timeOfNull(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
+		PausedAt: timeOfNull(r.PausedAt), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
 	}
 }
 
@@ -119,8 +119,8 @@ func (tx *Tx) CreateGame(g *Game) error {
 	id, ok, err := tx.insertID(`INSERT INTO games (name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (name) DO NOTHING RETURNING id`,
-		g.Name, g.Kind, g.Status, jv(g.Config), jv(g.Forum), jv(g.State), g.Phase, tv(g.Deadline),
-		jv(g.ThreadCursor), jv(g.PMCursor), tv(g.PausedAt), g.CreatedAt.UnixMicro(), g.UpdatedAt.UnixMicro())
+		g.Name, g.Kind, g.Status, sqlJSON(g.Config), sqlJSON(g.Forum), sqlJSON(g.State), g.Phase, sqlTime(g.Deadline),
+		sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), g.CreatedAt.UnixMicro(), g.UpdatedAt.UnixMicro())
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (tx *Tx) SaveGame(g *Game) error {
 		g.UpdatedAt = Now()
 	}
 	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, updated_at = ? WHERE id = ?`,
-		g.Status, jv(g.State), g.Phase, tv(g.Deadline), jv(g.ThreadCursor), jv(g.PMCursor), tv(g.PausedAt), g.UpdatedAt.UnixMicro(), g.ID)
+		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), g.UpdatedAt.UnixMicro(), g.ID)
 	return mustAffect(res, err, fmt.Sprintf("game #%d", g.ID))
 }
 
@@ -191,7 +191,7 @@ func (tx *Tx) SetGameSettings(id int64, config, forum []byte) error {
 		return err
 	}
 	res, err := tx.exec(`UPDATE games SET config = ?, forum = ?, updated_at = ? WHERE id = ?`,
-		jv(config), jv(forum), Now().UnixMicro(), id)
+		sqlJSON(config), sqlJSON(forum), Now().UnixMicro(), id)
 	return mustAffect(res, err, fmt.Sprintf("game #%d", id))
 }
 

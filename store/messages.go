@@ -19,7 +19,7 @@ type Message struct {
 	BodyHTML     string    // the current body
 	Hash         string    // of the current body (the caller's choice of hash)
 	FirstSeen    time.Time // for RecordMessage: when this observation was made
-	Status       string    // new | processed | ignored
+	Status       MessageStatus
 	Deleted      bool
 	DeletedSeen  time.Time
 	Edits        int
@@ -77,9 +77,9 @@ type messageRow struct {
 func (r messageRow) message() Message {
 	return Message{
 		ID: r.ID, GameID: r.GameID, Kind: r.Kind, ForumID: r.ForumID,
-		AuthorName: r.AuthorName, AuthorID: r.AuthorID, Time: ft(r.Time),
-		BodyHTML: r.BodyHTML, Hash: r.Hash, FirstSeen: fti(r.FirstSeen), Status: r.Status,
-		Deleted: r.Deleted, DeletedSeen: ft(r.DeletedSeen), Edits: r.Edits, LastEditSeen: ft(r.LastEditSeen),
+		AuthorName: r.AuthorName, AuthorID: r.AuthorID, Time: timeOfNull(r.Time),
+		BodyHTML: r.BodyHTML, Hash: r.Hash, FirstSeen: timeOfMicros(r.FirstSeen), Status: MessageStatus(r.Status),
+		Deleted: r.Deleted, DeletedSeen: timeOfNull(r.DeletedSeen), Edits: r.Edits, LastEditSeen: timeOfNull(r.LastEditSeen),
 	}
 }
 
@@ -106,7 +106,7 @@ func SortKey(forumID string) int64 {
 
 // RecordMessage records one observation of a post or PM, identified by
 // (GameID, Kind, ForumID):
-//   - unknown: inserted with Status "new" → New;
+//   - unknown: inserted with Status MessageNew → New;
 //   - same Hash as stored → Unchanged;
 //   - different Hash: the stored body and hash go to message_versions (with
 //     the time that version was first seen), the new ones replace them,
@@ -118,15 +118,15 @@ func SortKey(forumID string) int64 {
 // record). m is filled from the stored row: ID, Status, FirstSeen, Edits,
 // LastEditSeen, Deleted, DeletedSeen (and Time/author stay the first seen).
 func (tx *Tx) RecordMessage(m *Message) (Change, error) {
-	seen := tvNow(m.FirstSeen)
+	seen := microsOrNow(m.FirstSeen)
 	var r messageRow
 	err := tx.get(&r, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND forum_id = ?`, m.GameID, m.Kind, m.ForumID)
 	switch {
 	case err == sql.ErrNoRows:
 		id, ok, err := tx.insertID(`INSERT INTO messages (game_id, kind, forum_id, sort_key, author_name, author_id, posted_at, body_html, hash, first_seen, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'new')
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (game_id, kind, forum_id) DO NOTHING RETURNING id`,
-			m.GameID, m.Kind, m.ForumID, SortKey(m.ForumID), m.AuthorName, m.AuthorID, tv(m.Time), m.BodyHTML, m.Hash, seen)
+			m.GameID, m.Kind, m.ForumID, SortKey(m.ForumID), m.AuthorName, m.AuthorID, sqlTime(m.Time), m.BodyHTML, m.Hash, seen, MessageNew)
 		if err != nil {
 			return 0, err
 		}
@@ -137,7 +137,7 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 		}
 		*m = Message{ID: id, GameID: m.GameID, Kind: m.Kind, ForumID: m.ForumID,
 			AuthorName: m.AuthorName, AuthorID: m.AuthorID, Time: m.Time.UTC().Truncate(time.Microsecond),
-			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: fti(seen), Status: "new"}
+			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: timeOfMicros(seen), Status: MessageNew}
 		return New, nil
 	case err != nil:
 		return 0, err
@@ -192,7 +192,7 @@ func (tx *Tx) messages(q string, args ...any) ([]Message, error) {
 
 // MessagesByStatus lists a game's messages (posts and PMs) with a status,
 // in forum order: Time, then numeric ForumID, then ID.
-func (tx *Tx) MessagesByStatus(gameID int64, status string) ([]Message, error) {
+func (tx *Tx) MessagesByStatus(gameID int64, status MessageStatus) ([]Message, error) {
 	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ? AND status = ?`+forumOrder, gameID, status)
 }
 
@@ -201,8 +201,8 @@ func (tx *Tx) Messages(gameID int64) ([]Message, error) {
 	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ?`+forumOrder, gameID)
 }
 
-// SetMessageStatus sets a message's status (new | processed | ignored).
-func (tx *Tx) SetMessageStatus(id int64, status string) error {
+// SetMessageStatus sets a message's status.
+func (tx *Tx) SetMessageStatus(id int64, status MessageStatus) error {
 	res, err := tx.exec(`UPDATE messages SET status = ? WHERE id = ?`, status, id)
 	return mustAffect(res, err, fmt.Sprintf("message #%d", id))
 }
@@ -211,7 +211,7 @@ func (tx *Tx) SetMessageStatus(id int64, status string) error {
 // at seen (a later call keeps the first time). ErrNotFound if unknown.
 func (tx *Tx) MarkDeleted(gameID int64, kind, forumID string, seen time.Time) error {
 	res, err := tx.exec(`UPDATE messages SET deleted = ?, deleted_seen = CASE WHEN deleted THEN deleted_seen ELSE ? END
-		WHERE game_id = ? AND kind = ? AND forum_id = ?`, true, tvNow(seen), gameID, kind, forumID)
+		WHERE game_id = ? AND kind = ? AND forum_id = ?`, true, microsOrNow(seen), gameID, kind, forumID)
 	return mustAffect(res, err, fmt.Sprintf("%s %s", kind, forumID))
 }
 
@@ -238,7 +238,7 @@ func (tx *Tx) Versions(messageID int64) ([]MessageVersion, error) {
 	}
 	out := make([]MessageVersion, len(rows))
 	for i, r := range rows {
-		out[i] = MessageVersion{MessageID: r.MessageID, BodyHTML: r.BodyHTML, Hash: r.Hash, Seen: fti(r.Seen)}
+		out[i] = MessageVersion{MessageID: r.MessageID, BodyHTML: r.BodyHTML, Hash: r.Hash, Seen: timeOfMicros(r.Seen)}
 	}
 	return out, nil
 }

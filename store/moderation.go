@@ -17,7 +17,7 @@ func (tx *Tx) LastResolve(gameID int64) (time.Time, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, nil
 	}
-	return ft(at), err
+	return timeOfNull(at), err
 }
 
 // OutboxCount is how many items a game has ever queued.
@@ -31,7 +31,7 @@ func (tx *Tx) OutboxCount(gameID int64) (int, error) {
 // confirmed), in order.
 func (tx *Tx) Unsent(gameID int64) ([]OutboxItem, error) {
 	var rows []outboxRow
-	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN ('pending', 'sending') ORDER BY id`, gameID); err != nil {
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?) ORDER BY id`, gameID, OutboxPending, OutboxSending); err != nil {
 		return nil, err
 	}
 	out := make([]OutboxItem, len(rows))

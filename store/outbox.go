@@ -19,7 +19,7 @@ type OutboxItem struct {
 	Body          string
 	Marker        string // unique across the store
 	NotBefore     time.Time
-	State         string // pending | sending | sent | failed
+	State         OutboxState
 	Attempts      int
 	ForumID       string // the post/PM id once sent
 	LastError     string
@@ -49,13 +49,13 @@ type outboxRow struct {
 func (r outboxRow) item() OutboxItem {
 	return OutboxItem{ID: r.ID, GameID: r.GameID, Kind: r.Kind, Recipient: r.Recipient,
 		RecipientName: r.RecipientName, RecipientID: r.RecipientID, Subject: r.Subject, Body: r.Body,
-		Marker: r.Marker, NotBefore: ft(r.NotBefore), State: r.State, Attempts: r.Attempts,
-		ForumID: r.ForumID, LastError: r.LastError, CreatedAt: fti(r.CreatedAt), SentAt: ft(r.SentAt)}
+		Marker: r.Marker, NotBefore: timeOfNull(r.NotBefore), State: OutboxState(r.State), Attempts: r.Attempts,
+		ForumID: r.ForumID, LastError: r.LastError, CreatedAt: timeOfMicros(r.CreatedAt), SentAt: timeOfNull(r.SentAt)}
 }
 
 const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
 
-// Enqueue adds items in order and sets their IDs (State "pending" and
+// Enqueue adds items in order and sets their IDs (State OutboxPending and
 // CreatedAt now when empty). A Marker already in the store is ErrExists;
 // the caller's transaction should then be rolled back (items before the
 // duplicate were inserted).
@@ -67,7 +67,7 @@ func (tx *Tx) Enqueue(items []OutboxItem) error {
 			return errors.New("store: outbox item needs a marker")
 		}
 		if it.State == "" {
-			it.State = "pending"
+			it.State = OutboxPending
 		}
 		if it.CreatedAt.IsZero() {
 			it.CreatedAt = now
@@ -76,7 +76,7 @@ func (tx *Tx) Enqueue(items []OutboxItem) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (marker) DO NOTHING RETURNING id`,
 			it.GameID, it.Kind, it.Recipient, it.RecipientName, it.RecipientID, it.Subject, it.Body, it.Marker,
-			tv(it.NotBefore), it.State, it.Attempts, it.ForumID, it.LastError, it.CreatedAt.UnixMicro(), tv(it.SentAt))
+			sqlTime(it.NotBefore), it.State, it.Attempts, it.ForumID, it.LastError, it.CreatedAt.UnixMicro(), sqlTime(it.SentAt))
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func (tx *Tx) Enqueue(items []OutboxItem) error {
 // a later one is due. nil, nil when there is nothing to send now.
 func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
 	var r outboxRow
-	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN ('pending', 'sending') ORDER BY id LIMIT 1`, gameID)
+	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?) ORDER BY id LIMIT 1`, gameID, OutboxPending, OutboxSending)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -111,7 +111,7 @@ func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
 // UpdateOutbox writes it's State, Attempts, ForumID, LastError and SentAt.
 func (tx *Tx) UpdateOutbox(it *OutboxItem) error {
 	res, err := tx.exec(`UPDATE outbox SET state = ?, attempts = ?, forum_id = ?, last_error = ?, sent_at = ? WHERE id = ?`,
-		it.State, it.Attempts, it.ForumID, it.LastError, tv(it.SentAt), it.ID)
+		it.State, it.Attempts, it.ForumID, it.LastError, sqlTime(it.SentAt), it.ID)
 	return mustAffect(res, err, fmt.Sprintf("outbox #%d", it.ID))
 }
 

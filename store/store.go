@@ -319,31 +319,35 @@ func mustAffect(res sql.Result, err error, what string) error {
 
 // Time and JSON conversions (see the package comment).
 
-func tv(t time.Time) any {
+// sqlTime is a time as stored: UTC microseconds, NULL for the zero time.
+func sqlTime(t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
 	return t.UnixMicro()
 }
 
-func tvNow(t time.Time) int64 {
+// microsOrNow is t as stored, or now when t is zero.
+func microsOrNow(t time.Time) int64 {
 	if t.IsZero() {
 		t = time.Now()
 	}
 	return t.UnixMicro()
 }
 
-func ft(n sql.NullInt64) time.Time {
+// timeOfNull reads a stored time that may be NULL (the zero time).
+func timeOfNull(n sql.NullInt64) time.Time {
 	if !n.Valid {
 		return time.Time{}
 	}
 	return time.UnixMicro(n.Int64).UTC()
 }
 
-func fti(n int64) time.Time { return time.UnixMicro(n).UTC() }
+// timeOfMicros reads a stored time.
+func timeOfMicros(n int64) time.Time { return time.UnixMicro(n).UTC() }
 
-// jv passes JSON as a string: lib/pq would send a []byte as bytea.
-func jv(b []byte) any {
+// sqlJSON passes JSON as a string: lib/pq would send a []byte as bytea.
+func sqlJSON(b []byte) any {
 	if b == nil {
 		return nil
 	}

@@ -615,7 +615,7 @@ func TestOutbox(t *testing.T) {
 			})
 			return s
 		}
-		send := func(marker, state string, at time.Time) {
+		send := func(marker string, state store.OutboxState, at time.Time) {
 			tx(t, db, func(tx *store.Tx) error {
 				all, err := tx.Outbox(g.ID)
 				must(t, err)

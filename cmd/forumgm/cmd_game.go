@@ -245,7 +245,7 @@ func auditCommand() *cli.Command {
 							to = "PM to " + it.RecipientName
 						}
 						held := ""
-						if it.State != "sent" && it.NotBefore.After(time.Now()) {
+						if it.State != store.OutboxSent && it.NotBefore.After(time.Now()) {
 							held = " held until " + it.NotBefore.Local().Format("15:04:05")
 						}
 						fmt.Printf("  #%d %-7s %-20s %s (attempts %d)%s %s\n", it.ID, it.State, to, it.Marker, it.Attempts, held, it.LastError)
@@ -274,7 +274,7 @@ func printAudit(rows []moderator.AuditRow) {
 			if cmd.Reason != "" {
 				reason = " — " + cmd.Reason
 			}
-			fmt.Fprintf(w, "\t  cmd %d\t%s\t%s %q%s\n", cmd.ID, cmd.Phase, strings.ToUpper(cmd.Status), cmd.Text, reason)
+			fmt.Fprintf(w, "\t  cmd %d\t%s\t%s %q%s\n", cmd.ID, cmd.Phase, strings.ToUpper(string(cmd.Status)), cmd.Text, reason)
 		}
 	}
 	w.Flush()

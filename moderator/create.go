@@ -1,0 +1,51 @@
+package moderator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/referee"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
+)
+
+// Create sets a game up: draws its secrets, saves it, and queues the
+// opening post and the role PMs.
+func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig.GameConfig, fc gameconfig.ForumConfig, players []store.Player) (*store.Game, error) {
+	eng, err := rules.Lookup(kind)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", name, err)
+	}
+	if gc.Instance == "" {
+		gc.Instance = instanceToken()
+	}
+	setup, err := referee.Setup(eng, gc.Rules())
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", name, err)
+	}
+	state, err := json.Marshal(setup.State)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: encoding the state: %w", name, err)
+	}
+	row := &store.Game{Name: name, Kind: kind, Status: Running, Config: mustJSON(gc), Forum: mustJSON(fc), State: state}
+	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
+		if err := tx.CreateGame(row); err != nil {
+			return err
+		}
+		ps := make([]store.Player, len(players))
+		for i, p := range players {
+			p.GameID = row.ID
+			ps[i] = p
+		}
+		s := &step{l: &loaded{row: row, game: eng, cfg: gc, forum: fc, state: setup.State},
+			players: ps, playersChanged: len(ps) > 0, opened: gc.Start}
+		s.emit("setup", setup, m.now())
+		return m.commit(tx, s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", name, err)
+	}
+	return row, nil
+}

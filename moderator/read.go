@@ -1,0 +1,312 @@
+package moderator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/referee"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
+)
+
+// threadRead is what one read of the thread found.
+type threadRead struct {
+	posts       []forum.Post
+	next        []byte // the thread cursor after it
+	first, last string // the range of post ids it covered without gaps
+}
+
+// read records new posts, edits, deletions and new PMs: the forum is read
+// first, then all of it is recorded in one transaction with the cursors.
+// readAt, when the read began, is kept as each new message's FirstSeen: the
+// thread read that starts then is complete up to then, so it is the latest a
+// message with only a minute-precise time can be said to have been made.
+func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Time) error {
+	th, err := readThread(ctx, l, f)
+	if err != nil {
+		return fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
+	}
+	if err := m.crash("after-thread"); err != nil {
+		return err
+	}
+	pms, pmNext, err := f.NewPMs(ctx, l.row.PMCursor)
+	if err != nil {
+		return fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
+	}
+	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
+		s, err := m.begin(tx, l.row.ID)
+		if err != nil {
+			return err
+		}
+		r := &intake{tx: tx, s: s, f: f, seen: readAt}
+		for _, p := range th.posts {
+			if err := r.observe("post", p.ID, p.Author, p.Time, p.BodyHTML); err != nil {
+				return err
+			}
+		}
+		if err := m.deletions(tx, s, th); err != nil {
+			return err
+		}
+		if len(pms) > 0 {
+			if err := m.routePMs(r, pms); err != nil {
+				return err
+			}
+		}
+		if err := m.edits(r); err != nil {
+			return err
+		}
+		s.l.row.ThreadCursor, s.l.row.PMCursor = th.next, pmNext
+		return m.commit(tx, s)
+	})
+	if err != nil {
+		return fmt.Errorf("read %s: recording: %w", l.row.Name, err)
+	}
+	return nil
+}
+
+// readThread reads the thread's new posts (and the cursor's page again, for
+// edits), in forum order.
+func readThread(ctx context.Context, l *loaded, f Forum) (threadRead, error) {
+	var th threadRead
+	var err error
+	th.next, th.first, th.last, err = f.ReadThread(ctx, l.forum.Thread, l.row.ThreadCursor, func(p forum.Post) error {
+		th.posts = append(th.posts, p)
+		return nil
+	})
+	return th, err
+}
+
+// deletions marks the stored posts inside the read's range that the read
+// did not see.
+func (m *Moderator) deletions(tx *store.Tx, s *step, th threadRead) error {
+	if th.first == "" || th.last == "" {
+		return nil
+	}
+	ids, err := tx.PostIDsBetween(s.l.row.ID, th.first, th.last)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, p := range th.posts {
+		seen[p.ID] = true
+	}
+	for _, pid := range ids {
+		if !seen[pid] {
+			s.ch.Deleted = append(s.ch.Deleted, store.Deletion{GameID: s.l.row.ID, Kind: "post", ForumID: pid, Seen: m.now()})
+			m.log().Info("post deleted; its commands stand unless the GM voids them", "game", s.l.row.Name, "post", pid)
+		}
+	}
+	return nil
+}
+
+// intake keeps the posts and PMs of one read as first seen, and the
+// edits among them for the step to judge.
+type intake struct {
+	tx     *store.Tx
+	s      *step
+	f      Forum
+	seen   time.Time
+	edited []store.Message
+}
+
+// observe records one post or PM. It is the store's one upsert per message:
+// whether it is new, unchanged or edited is known only once compared with
+// what is stored.
+func (r *intake) observe(kind, forumID string, a forum.Author, t time.Time, body string) error {
+	msg := &store.Message{GameID: r.s.l.row.ID, Kind: kind, ForumID: forumID, AuthorName: a.Name, AuthorID: a.ID,
+		Time: t.UTC(), BodyHTML: body, Hash: r.f.Hash(body), FirstSeen: r.seen}
+	ch, err := r.tx.RecordMessage(msg)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", kind, forumID, err)
+	}
+	if ch == store.Edited && msg.Status != store.MessageNew {
+		// (Not read yet: the new body is what will be read.)
+		r.edited = append(r.edited, *msg)
+	}
+	return nil
+}
+
+// edits judges the edits of messages already read. One seen while the phase
+// it was made in is still open replaces its commands (they are superseded
+// and the message is read again); a later one is only flagged for the GM.
+func (m *Moderator) edits(r *intake) error {
+	if len(r.edited) == 0 {
+		return nil
+	}
+	s := r.s
+	st := s.l.game.Status(s.l.state)
+	// Seen only after the deadline: it cannot be shown to predate it, so it
+	// does not change the phase (nor does an edit of an earlier phase's post).
+	late := s.l.row.Status == Running && !st.Deadline.IsZero() && !r.seen.Before(st.Deadline)
+	voided := map[int64]bool{}
+	again := false
+	for _, msg := range r.edited {
+		if st.Finished || late || before(msg.Time, s.opened) {
+			s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Phase: st.Phase, Player: msg.AuthorName,
+				Channel: string(channelOf(msg.Kind)), Text: "(edit)", Kind: "edit", Status: store.CommandIgnored, Time: m.now(),
+				Reason: "edited after its phase's deadline: the edit does not change that phase"})
+			continue
+		}
+		cmds, err := r.tx.Commands(s.l.row.ID, store.CommandFilter{MessageID: msg.ID})
+		if err != nil {
+			return fmt.Errorf("commands of %s %s: %w", msg.Kind, msg.ForumID, err)
+		}
+		for _, c := range cmds {
+			if c.Status == store.CommandSuperseded || c.Status == store.CommandVoided {
+				continue
+			}
+			s.ch.CommandStatuses = append(s.ch.CommandStatuses, store.CommandStatusChange{ID: c.ID, Status: store.CommandSuperseded,
+				Reason: "the post was edited before the deadline; the edit replaces it"})
+			voided[c.ID] = true
+		}
+		s.setMessage(msg.ID, store.MessageNew)
+		again = true
+	}
+	if !again {
+		return nil
+	}
+	return rebuild(r.tx, s, voided)
+}
+
+// routePMs records the new PMs meant for this game. The bot's inbox may be
+// shared by several games on the same board: a PM from someone who plays
+// in more than one must name its game.
+func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
+	s := r.s
+	siblings, err := m.siblings(r.tx, s.l)
+	if err != nil {
+		return err
+	}
+	// The roster as it is now (a GM may have just replaced someone).
+	roster := s.l.state.Roster()
+	for _, pm := range pms {
+		slot, ok := roster.Author(pm.From.Name)
+		if !ok {
+			if !playsIn(siblings, pm.From.Name) && !strings.EqualFold(pm.From.Name, s.l.forum.Bot) {
+				// Nobody's player: keep it in the audit log (a replacement
+				// writing before the GM's replace, a stranger).
+				if err := r.observe("pm", pm.ID, pm.From, pm.Time, pm.BodyHTML); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		switch pmFor(s.l, siblings, pm) {
+		case notMine:
+			continue
+		case ambiguous:
+			// This game (the oldest the player is in) tells them once.
+			if err := askWhichGame(r, siblings, slot, pm); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.observe("pm", pm.ID, pm.From, pm.Time, pm.BodyHTML); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// siblings are the other running games moderated on the same board by the
+// same bot account: a PM in the inbox they share may be for any of them.
+func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*loaded, error) {
+	games, err := tx.Games(Running, Paused)
+	if err != nil {
+		return nil, fmt.Errorf("other games on the board: %w", err)
+	}
+	var out []*loaded
+	for i := range games {
+		if games[i].ID == l.row.ID {
+			continue
+		}
+		o, err := decodeGame(&games[i])
+		if err != nil {
+			continue // a broken game must not stop this one
+		}
+		if strings.EqualFold(o.forum.URL, l.forum.URL) && strings.EqualFold(o.forum.Bot, l.forum.Bot) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+func playsIn(games []*loaded, forumName string) bool {
+	for _, g := range games {
+		if _, ok := g.state.Roster().Author(forumName); ok {
+			return true
+		}
+	}
+	return false
+}
+
+type pmRoute int
+
+const (
+	mine pmRoute = iota
+	notMine
+	ambiguous // the sender plays in several games and the subject names none
+)
+
+// pmFor decides whether a PM from one of this game's players is for this
+// game: always, unless the sender also plays in a sibling game; then the
+// subject must name the game ("[name]", as the bot's own PM subjects do, so
+// a reply to the bot finds its game by itself).
+func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
+	var also []*loaded
+	for _, o := range siblings {
+		if _, ok := o.state.Roster().Author(pm.From.Name); ok {
+			also = append(also, o)
+		}
+	}
+	if len(also) == 0 {
+		return mine
+	}
+	subj := strings.ToLower(pm.Subject)
+	names := func(g *loaded) bool { return strings.Contains(subj, "["+strings.ToLower(g.row.Name)+"]") }
+	if names(l) {
+		return mine
+	}
+	for _, o := range also {
+		if names(o) {
+			return notMine
+		}
+	}
+	for _, o := range also {
+		if o.row.ID < l.row.ID {
+			return notMine // the oldest game answers
+		}
+	}
+	return ambiguous
+}
+
+// askWhichGame records an unroutable PM in the audit log and asks its sender
+// to name the game.
+func askWhichGame(r *intake, siblings []*loaded, slot string, pm forum.PrivateMessage) error {
+	s := r.s
+	msg := &store.Message{GameID: s.l.row.ID, Kind: "pm", ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
+		Time: pm.Time.UTC(), BodyHTML: pm.BodyHTML, Hash: r.f.Hash(pm.BodyHTML), FirstSeen: r.seen}
+	ch, err := r.tx.RecordMessage(msg)
+	if err != nil {
+		return fmt.Errorf("pm %s: %w", pm.ID, err)
+	}
+	if ch != store.New {
+		return nil
+	}
+	names := []string{"[" + s.l.row.Name + "]"}
+	for _, o := range siblings {
+		if _, ok := o.state.Roster().Author(pm.From.Name); ok {
+			names = append(names, "["+o.row.Name+"]")
+		}
+	}
+	reason := "you play in several games here: put the game's name in the subject (" + strings.Join(names, ", ") + ") and send it again"
+	phase := s.l.phase()
+	s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Player: slot, Channel: string(rules.Private),
+		Text: "(" + pm.Subject + ")", Status: store.CommandRejected, Reason: reason, Time: msg.Time, Phase: phase})
+	s.setMessage(msg.ID, store.MessageIgnored)
+	s.emit(phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
+	return nil
+}

@@ -1,0 +1,34 @@
+package store
+
+// The statuses of what the store keeps. They are stored as these strings;
+// the audit log and `forumgm audit --json` show them as they are.
+
+// MessageStatus is how far the moderator has got with a post or PM.
+type MessageStatus string
+
+const (
+	MessageNew       MessageStatus = "new"       // recorded, its commands not read yet
+	MessageProcessed MessageStatus = "processed" // its commands were read and applied
+	MessageIgnored   MessageStatus = "ignored"   // kept for the audit log only
+)
+
+// CommandStatus is what became of one command (one segment of a message).
+type CommandStatus string
+
+const (
+	CommandAccepted   CommandStatus = "accepted"
+	CommandRejected   CommandStatus = "rejected"
+	CommandIgnored    CommandStatus = "ignored"    // not an order (chatter, a late edit)
+	CommandSuperseded CommandStatus = "superseded" // its post was edited in time; the edit counts
+	CommandVoided     CommandStatus = "voided"     // cancelled by the GM
+)
+
+// OutboxState is where a post or PM to send stands.
+type OutboxState string
+
+const (
+	OutboxPending OutboxState = "pending" // not tried yet
+	OutboxSending OutboxState = "sending" // tried; whether it went out is checked by its marker before any retry
+	OutboxSent    OutboxState = "sent"
+	OutboxFailed  OutboxState = "failed" // given up; the GM can retry it
+)
