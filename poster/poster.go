@@ -17,6 +17,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/scraper"
@@ -144,13 +145,15 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 	return p.submit(ctx, "PM to "+to.Name, page, f, fields, check, false)
 }
 
-// submit runs the form loop shared by replies and PMs.
+// submit runs the form loop shared by replies and PMs: before a resubmit
+// after an unclear outcome, check for the marker; fetch a fresh form; submit
+// it; judge the board's answer.
 func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fields map[string]string,
 	check func() (string, bool, error), isPost bool) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clk := p.Session.Clock()
-	backoff := 2 * time.Second
+	bo := newBackoff()
 	unclear := false // a submission may have gone through: check before resubmitting
 	var last error
 	for attempt := 1; attempt <= max(p.Attempts, 1); attempt++ {
@@ -165,32 +168,11 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			}
 			unclear = false
 		}
-		pg, err := p.Session.Fetch(ctx, page)
+		form, pg, err := p.freshForm(ctx, what, page, f, fields)
+		if errors.Is(err, errFlooded) {
+			continue
+		}
 		if err != nil {
-			// The GET already retried with backoff: the forum is down, or
-			// the page is refused. Report it; the caller retries later.
-			return "", fmt.Errorf("%s: %w", what, err)
-		}
-		form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
-		if err != nil {
-			if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
-				if err := p.waitFlood(ctx, d); err != nil {
-					return "", err
-				}
-				continue
-			}
-			return "", fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
-		}
-		for k, v := range fields {
-			form.Values.Set(k, v)
-		}
-		for k, v := range f.Extra {
-			form.Values.Set(k, v)
-		}
-		if err := p.Session.FormWait(ctx); err != nil {
-			return "", err
-		}
-		if err := p.paceFlood(ctx); err != nil {
 			return "", err
 		}
 		res, err := p.Session.PostForm(ctx, form.Action, form.Values, pg.URL)
@@ -200,67 +182,140 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 				return "", ctx.Err()
 			}
 			last, unclear = err, true
-			if err := clk.Sleep(ctx, backoff); err != nil {
+			if err := bo.wait(ctx, clk, 0); err != nil {
 				return "", err
 			}
-			backoff = min(backoff*2, time.Minute)
 			continue
 		}
+		a := p.judge(res, f, check, isPost)
 		switch {
-		case res.Status == http.StatusTooManyRequests || res.Status >= 500:
-			last, unclear = fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, res.Status), true
-			wait := backoff
-			if d, ok := scraper.RetryAfter(res.Header, clk.Now()); ok {
-				wait = min(d, 10*time.Minute)
-			}
-			if err := clk.Sleep(ctx, wait); err != nil {
+		case a.id != "":
+			return a.id, nil
+		case a.rejected != "":
+			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, a.rejected)
+		case a.busy:
+			if err := bo.wait(ctx, clk, a.retryAfter); err != nil {
 				return "", err
 			}
-			backoff = min(backoff*2, time.Minute)
-			continue
-		}
-		if flood, d := p.Session.Parser.FloodWait(res.Doc); flood {
-			last = fmt.Errorf("flood control")
-			if err := p.waitFlood(ctx, d); err != nil {
+		case a.flood:
+			if err := p.waitFlood(ctx, a.floodWait); err != nil {
 				return "", err
 			}
-			continue
 		}
-		// Success is the redirect to the new post (an HTTP redirect, or a
-		// meta refresh where the board shows a message page first). A PM is
-		// confirmed by its marker in the sent folder below; an unmarked one
-		// has only the board's redirect to its page to go by.
-		for _, u := range []string{res.Location(), parser.MetaRefresh(res.Doc)} {
-			id := ""
-			switch {
-			case isPost:
-				id = p.Session.Parser.PostIDFromURL(u)
-			case p.Unmarked:
-				id = p.Session.Parser.PMIDFromURL(u)
-			}
-			if id != "" {
-				return id, nil
-			}
-		}
-		if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
-			// The form again: a stale token, or phpBB's "new posts since
-			// you started" review. Resubmit on a fresh form.
-			last = fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))
-			continue
-		}
-		// A message page, a redirect elsewhere: look for the marker.
-		if id, ok, err := check(); err == nil && ok {
-			return id, nil
-		}
-		if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
-			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, t)
-		}
-		last, unclear = fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), true
+		last, unclear = a.why, a.unclear
 	}
 	if id, ok, err := check(); err == nil && ok {
 		return id, nil
 	}
 	return "", fmt.Errorf("%s: not confirmed after %d attempts: %w", what, p.Attempts, last)
+}
+
+// backoff is the wait between submissions after a failure: doubling from
+// two seconds up to a minute, or what the board's Retry-After asks (at most
+// ten minutes).
+type backoff struct{ next time.Duration }
+
+func newBackoff() *backoff { return &backoff{next: 2 * time.Second} }
+
+func (b *backoff) wait(ctx context.Context, clk clock.Clock, retryAfter time.Duration) error {
+	d := b.next
+	if retryAfter > 0 {
+		d = min(retryAfter, 10*time.Minute)
+	}
+	b.next = min(b.next*2, time.Minute)
+	return clk.Sleep(ctx, d)
+}
+
+// errFlooded: the form page was a flood notice, already waited out.
+var errFlooded = errors.New("flood control")
+
+// freshForm fetches the form page and fills the form in, ready to submit
+// after the board's form delay and the bot's flood pacing.
+func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (parser.Form, *scraper.Page, error) {
+	pg, err := p.Session.Fetch(ctx, page)
+	if err != nil {
+		// The GET already retried with backoff: the forum is down, or
+		// the page is refused. Report it; the caller retries later.
+		return parser.Form{}, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
+	if err != nil {
+		if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
+			if err := p.waitFlood(ctx, d); err != nil {
+				return parser.Form{}, nil, err
+			}
+			return parser.Form{}, nil, errFlooded
+		}
+		return parser.Form{}, nil, fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
+	}
+	for k, v := range fields {
+		form.Values.Set(k, v)
+	}
+	for k, v := range f.Extra {
+		form.Values.Set(k, v)
+	}
+	if err := p.Session.FormWait(ctx); err != nil {
+		return parser.Form{}, nil, err
+	}
+	if err := p.paceFlood(ctx); err != nil {
+		return parser.Form{}, nil, err
+	}
+	return form, pg, nil
+}
+
+// answer is what the board's response to a submission says.
+type answer struct {
+	id         string        // confirmed: the new post's or PM's id
+	rejected   string        // refused for good: the board's words
+	busy       bool          // 429 or 5xx: back off
+	retryAfter time.Duration // the board's Retry-After, if any
+	flood      bool          // flood control: wait floodWait
+	floodWait  time.Duration
+	why        error // for another attempt: what went wrong
+	unclear    bool  // it may have gone through: check the marker first
+}
+
+// judge reads the board's answer to a submission.
+func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bool, error), isPost bool) answer {
+	if res.Status == http.StatusTooManyRequests || res.Status >= 500 {
+		a := answer{busy: true, why: fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, res.Status), unclear: true}
+		if d, ok := scraper.RetryAfter(res.Header, p.Session.Clock().Now()); ok {
+			a.retryAfter = max(d, time.Nanosecond)
+		}
+		return a
+	}
+	if flood, d := p.Session.Parser.FloodWait(res.Doc); flood {
+		return answer{flood: true, floodWait: d, why: fmt.Errorf("flood control")}
+	}
+	// Success is the redirect to the new post (an HTTP redirect, or a
+	// meta refresh where the board shows a message page first). A PM is
+	// confirmed by its marker in the sent folder below; an unmarked one
+	// has only the board's redirect to its page to go by.
+	for _, u := range []string{res.Location(), parser.MetaRefresh(res.Doc)} {
+		id := ""
+		switch {
+		case isPost:
+			id = p.Session.Parser.PostIDFromURL(u)
+		case p.Unmarked:
+			id = p.Session.Parser.PMIDFromURL(u)
+		}
+		if id != "" {
+			return answer{id: id}
+		}
+	}
+	if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
+		// The form again: a stale token, or phpBB's "new posts since
+		// you started" review. Resubmit on a fresh form.
+		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
+	}
+	// A message page, a redirect elsewhere: look for the marker.
+	if id, ok, err := check(); err == nil && ok {
+		return answer{id: id}
+	}
+	if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
+		return answer{rejected: t}
+	}
+	return answer{why: fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), unclear: true}
 }
 
 // paceFlood waits until FloodWait has passed since the last submission.
