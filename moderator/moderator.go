@@ -112,7 +112,7 @@ func (m *Moderator) Forget(id int64) {
 func (m *Moderator) Tick(ctx context.Context, id int64) error {
 	l, err := m.view(ctx, id)
 	if err != nil {
-		return err
+		return fmt.Errorf("game #%d: %w", id, err)
 	}
 	f, err := m.conn(ctx, l)
 	if err != nil {

@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/forumgm/forumgm/rules"
@@ -70,7 +71,10 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("status %s: %w", name, err)
+	}
+	return out, nil
 }
 
 // AuditRow is one line of the audit log: a post or PM and what became of
@@ -137,7 +141,10 @@ func (m *Moderator) Audit(ctx context.Context, name string, f AuditFilter) ([]Au
 		}
 		return nil
 	})
-	return rows, out, err
+	if err != nil {
+		return nil, nil, fmt.Errorf("audit %s: %w", name, err)
+	}
+	return rows, out, nil
 }
 
 func matchesPlayer(p string, msg store.Message, cmds []store.CommandRow) bool {
