@@ -49,7 +49,7 @@ func (Game) View(st rules.State, viewer string) any {
 	s := st.(*State)
 	v := View{
 		Viewer:         viewer,
-		Players:        s.R.IDs(),
+		Players:        s.Seats.IDs(),
 		LeaderOrder:    append([]string{}, s.Order...),
 		Mission:        s.Mission,
 		Proposal:       s.Proposal,
@@ -71,7 +71,7 @@ func (Game) View(st rules.State, viewer string) any {
 	if len(s.Dealt) == 0 {
 		v.Dealer = ""
 	}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if s.DoubleVotes[id] {
 			v.DoubleVotes = append(v.DoubleVotes, id)
 		}
@@ -88,7 +88,7 @@ func (Game) View(st rules.State, viewer string) any {
 			v.Roles[id] = r
 		}
 	}
-	if !s.R.Has(viewer) {
+	if !s.Seats.Has(viewer) {
 		return v
 	}
 	v.Role = s.Roles[viewer]
