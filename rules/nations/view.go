@@ -62,7 +62,7 @@ func (Game) View(st rules.State, viewer string) any {
 	return v
 }
 
-// Bot implements rules.Game: a simulated player posts a CIV at the start,
+// Bot implements rules.Bot: a simulated player posts a CIV at the start,
 // then sends one random legal order a round by PM; about one time in ten it
 // sends a bad one instead (an unknown name, a self-invasion, or the order
 // posted in the thread), to exercise rejections.

@@ -107,7 +107,7 @@ func (Game) View(st rules.State, viewer string) any {
 	return v
 }
 
-// Bot implements rules.Game: a simulated player acting on its View only.
+// Bot implements rules.Bot: a simulated player acting on its View only.
 // About one move in ten is bad on purpose (wrong team size, unknown name,
 // SABOTAGE in the thread, a vote inside a quote).
 func (g Game) Bot(st rules.State, player string, r *rules.Rand) []rules.Move {
