@@ -33,7 +33,7 @@ import (
 
 // Config says what to play.
 type Config struct {
-	Game  string  // resistance (default) | protest | nations
+	Game  string  // one of Games() (default: DefaultGame)
 	Speed float64 // 1: about a minute; 2: twice as fast; 0.5: half
 	DSN   string  // database; "" = a SQLite file in a temporary folder
 	Addr  string  // where the forum listens ("127.0.0.1:0": any free port)
@@ -83,20 +83,19 @@ type Board struct {
 
 // NewBoard starts a local forum for a game on addr.
 func NewBoard(game, addr string) (*Board, error) {
-	su, ok := setups[game]
-	if !ok {
-		return nil, fmt.Errorf("no demo for %q (try %s)", game, strings.Join(Games(), ", "))
+	su, err := table(game, 1)
+	if err != nil {
+		return nil, err
 	}
 	// Post review off (a board setting many forums use): a dozen simulated
 	// players answering within the same second would otherwise keep bouncing
 	// each other's replies, which real threads are far too slow to do.
 	b := &Board{Game: game, Sim: forumsim.New(forumsim.Options{FloodInterval: time.Second, Sitename: "forumgm demo board", NoPostReview: true})}
 	b.BotPW = secret()
-	var err error
 	if b.BotID, err = b.Sim.AddUser(BotName, b.BotPW, true); err != nil {
 		return nil, err
 	}
-	for _, p := range su.players {
+	for _, p := range su.Players {
 		pw := secret()
 		id, err := b.Sim.AddUser(p, pw, false)
 		if err != nil {
@@ -105,8 +104,7 @@ func NewBoard(game, addr string) (*Board, error) {
 		b.Seats = append(b.Seats, Seat{p, pw, id})
 	}
 	fid := b.Sim.AddForum("Forum Games", "Mafia, Resistance and other games run in threads")
-	title := map[string]string{"resistance": "The Resistance: Spies vs. Spies (demo)", "protest": "Protest (demo)", "nations": "Nations (demo)"}[game]
-	if b.Topic, _, err = b.Sim.AddTopic(fid, b.BotID, title, "Sign-ups are closed. The game starts below; forumgm is your GM."); err != nil {
+	if b.Topic, _, err = b.Sim.AddTopic(fid, b.BotID, su.Title, "Sign-ups are closed. The game starts below; forumgm is your GM."); err != nil {
 		return nil, err
 	}
 	if b.Base, b.stop, err = b.Sim.Start(addr); err != nil {
@@ -132,8 +130,8 @@ func (b *Board) Players() []store.Player {
 
 // GameConfig is the game's setup at a speed (1: about a minute).
 func (b *Board) GameConfig(speed float64, seed int64, start time.Time) gameconfig.GameConfig {
-	su := setups[b.Game]
-	return gameconfig.GameConfig{Players: su.players, Options: su.options(speed), Setup: su.setup, Seed: seed, Start: start.UTC()}
+	su, _ := table(b.Game, speed) // NewBoard checked the game
+	return gameconfig.GameConfig{Players: su.Players, Options: su.Options, Setup: su.Setup, Seed: seed, Start: start.UTC()}
 }
 
 // ForumConfig is how the bot reaches the board; its password is in the
@@ -162,32 +160,32 @@ func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error
 	return &Senders{conns: conns, topic: fmt.Sprint(b.Topic), bot: forum.Author{Name: BotName, ID: fmt.Sprint(b.BotID)}, verbose: verbose, say: say}, nil
 }
 
-// setups are the demo's games, with phases short enough to finish in about
-// a minute at speed 1.
-var setups = map[string]struct {
-	players []string
-	options func(speed float64) map[string]any
-	setup   map[string]any
-}{
-	"resistance": {
-		players: []string{"Ann", "Ben", "Cat", "Dan", "Eli", "Fay", "Zoë"},
-		options: func(sp float64) map[string]any { return map[string]any{"phase_hours": 25 / sp / 3600} },
-	},
-	"nations": {
-		players: []string{"Alice", "Bob", "Carol", "Dave"},
-		options: func(sp float64) map[string]any {
-			return map[string]any{"rounds": 3, "round_minutes": 12 / sp / 60, "break_minutes": 3 / sp / 60}
-		},
-	},
-	"protest": {
-		players: []string{"Pia", "Quin", "Rob", "Sue", "Tom"},
-		options: func(sp float64) map[string]any { return map[string]any{"turn_hours": 8 / sp / 3600, "sites": 4} },
-		setup:   map[string]any{"map": map[string]any{"columns": 6, "rows": 5, "layout": "odd-q"}},
-	},
+// Games lists the registered games the demo can play: those that implement
+// rules.Demo.
+func Games() []string {
+	var out []string
+	for _, n := range rules.Names() {
+		if g, _ := rules.Lookup(n); g != nil {
+			if _, ok := g.(rules.Demo); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
-// Games lists the games the demo can play.
-func Games() []string { return []string{"resistance", "protest", "nations"} }
+// DefaultGame is what the demo plays when told no game.
+const DefaultGame = "resistance"
+
+// table is the demo's setup of a game at a speed (1: about a minute).
+func table(game string, speed float64) (rules.DemoTable, error) {
+	g, _ := rules.Lookup(game) // nil when unknown: no demo either
+	d, ok := g.(rules.Demo)
+	if !ok {
+		return rules.DemoTable{}, fmt.Errorf("no demo for %q (try %s)", game, strings.Join(Games(), ", "))
+	}
+	return d.DemoTable(speed), nil
+}
 
 // BotName is the bot's account on the demo board.
 const BotName = "GameMaster"
@@ -195,7 +193,7 @@ const BotName = "GameMaster"
 // Run plays one game to its end.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Game == "" {
-		cfg.Game = "resistance"
+		cfg.Game = DefaultGame
 	}
 	if cfg.Speed <= 0 {
 		cfg.Speed = 1

@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forumsim"
+	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/poster"
-	_ "github.com/forumgm/forumgm/rules/nations"
-	_ "github.com/forumgm/forumgm/rules/protest"
-	_ "github.com/forumgm/forumgm/rules/resistance"
 	"github.com/forumgm/forumgm/store"
 )
 

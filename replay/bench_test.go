@@ -12,11 +12,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/replay"
-	_ "github.com/forumgm/forumgm/rules/nations"
-	_ "github.com/forumgm/forumgm/rules/protest"
-	_ "github.com/forumgm/forumgm/rules/resistance"
 	"github.com/forumgm/forumgm/scenario"
 )
 

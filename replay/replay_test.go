@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/forumgm/forumgm/rules/nations"
-	_ "github.com/forumgm/forumgm/rules/protest"
-	_ "github.com/forumgm/forumgm/rules/resistance"
+	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/scenario"
 )
 

@@ -136,10 +136,51 @@ type Game interface {
 	View(s State, viewer string) any
 	// Decode reads a state written with json.Marshal.
 	Decode(data []byte) (State, error)
+}
+
+// The optional capabilities below are asked of a Game with a type
+// assertion, so a new game implements only what it wants to offer.
+
+// Bot is a game whose players a program can play: simplayers (and through
+// it the demo and the end-to-end tests) need it.
+type Bot interface {
+	Game
 	// Bot returns what a simulated player would send now, using only what
 	// View(s, player) shows. It may return nothing. Some moves may be bad on
 	// purpose (when r says so) to exercise rejections.
 	Bot(s State, player string, r *Rand) []Move
+}
+
+// Demo is a game `forumgm demo` can play: simulated players and a table set
+// up to finish quickly.
+type Demo interface {
+	Bot
+	// DemoTable is the demo's setup; at speed 1 the game takes about a
+	// minute, at 2 half that.
+	DemoTable(speed float64) DemoTable
+}
+
+// DemoTable is what the demo sets a game up with.
+type DemoTable struct {
+	Title   string         // the game thread's title
+	Players []string       // the simulated players' forum names
+	Options Options        // as in Config
+	Setup   map[string]any // as in Config (nil: drawn from the seed)
+}
+
+// Drawer is a game with a map to picture: `replay --map-out` writes what
+// Draw returns after every resolution.
+type Drawer interface {
+	Game
+	// Draw pictures s after its turn-th resolution (0: as the game opened).
+	Draw(s State, turn int) ([]Picture, error)
+}
+
+// Picture is one image of a game's map.
+type Picture struct {
+	GM     bool   // shows what only the GM may see (never for players)
+	Format string // the file extension: "svg", "png"
+	Data   []byte
 }
 
 var registry = map[string]Game{}

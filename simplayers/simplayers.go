@@ -1,6 +1,6 @@
 // Package simplayers plays a game's players from the outside: each looks at
-// what it may see (the game's view for that player), asks the game's Bot for
-// moves, and sends them through whatever channel the caller gives (the demo
+// what it may see (the game's view for that player), asks the game for moves
+// (the optional rules.Bot capability), and sends them through whatever channel the caller gives (the demo
 // and the end-to-end tests use the forum's own web forms).
 package simplayers
 
@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 
 	"github.com/forumgm/forumgm/rules"
 )
@@ -18,7 +19,8 @@ type Sender interface {
 	PM(ctx context.Context, player, text string) error
 }
 
-// Table is the simulated players of one game.
+// Table is the simulated players of one game. Game must implement
+// rules.Bot; Act says so when it does not.
 type Table struct {
 	Game rules.Game
 	Seed int64
@@ -40,6 +42,10 @@ func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, er
 		t.last = map[string][32]byte{}
 		t.rngs = map[string]*rules.Rand{}
 	}
+	bot, ok := t.Game.(rules.Bot)
+	if !ok {
+		return nil, fmt.Errorf("%s has no simulated players (it does not implement rules.Bot)", t.Game.Name())
+	}
 	if t.Game.Status(s).Finished {
 		return nil, nil
 	}
@@ -59,7 +65,7 @@ func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, er
 			r = rules.NewRand(t.Seed, "simplayer/"+p)
 			t.rngs[p] = r
 		}
-		for _, mv := range t.Game.Bot(s, p, r) {
+		for _, mv := range bot.Bot(s, p, r) {
 			name := s.Roster().Display(p)
 			if mv.Private {
 				err = send.PM(ctx, name, mv.Text)

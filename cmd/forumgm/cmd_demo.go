@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +21,7 @@ func demoCommand() *cli.Command {
 a game and lets them play it through the forum's own forms while forumgm moderates
 it to the end. Open the printed thread URL in a browser to read it as players would.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "game", Value: "resistance", Usage: "resistance, protest or nations"},
+			&cli.StringFlag{Name: "game", Value: demo.DefaultGame, Usage: "the game to play: " + strings.Join(demo.Games(), ", ")},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "phase speed: 0.5 is half as fast, 2 twice"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "where the forum listens (port 0: any free port)"},
 			&cli.StringFlag{Name: "db", Usage: "keep the game in this database (default: a temporary SQLite file)"},

@@ -4,38 +4,38 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/forumgm/forumgm/rules"
-	"github.com/forumgm/forumgm/rules/protest"
 )
 
 // mapWriter returns what replay calls after each resolution to write the
 // map pictures of that turn: turn-N.svg/.png for players, turn-N-gm.svg/.png
-// also showing the hidden sites. Only Protest has a map.
+// also showing what only the GM sees. Only games that implement rules.Drawer
+// have a map.
 func mapWriter(game, dir string) (func(s rules.State, n int) error, error) {
-	if game != "protest" {
-		return nil, fmt.Errorf("--map-out: %s has no map (only protest does)", game)
+	g, err := rules.Lookup(game)
+	if err != nil {
+		return nil, err
+	}
+	drawer, ok := g.(rules.Drawer)
+	if !ok {
+		return nil, fmt.Errorf("--map-out: %s has no map (%s)", game, mapGames())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	write := func(name string, data []byte) error {
-		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
-	}
 	draw := func(s rules.State, turn int) error {
-		pub, gm, err := protest.Pictures(s, turn)
+		pics, err := drawer.Draw(s, turn)
 		if err != nil {
 			return err
 		}
-		ppub, pgm, err := protest.PicturesPNG(s, turn)
-		if err != nil {
-			return err
-		}
-		for name, data := range map[string][]byte{
-			fmt.Sprintf("turn-%d.svg", turn): pub, fmt.Sprintf("turn-%d-gm.svg", turn): gm,
-			fmt.Sprintf("turn-%d.png", turn): ppub, fmt.Sprintf("turn-%d-gm.png", turn): pgm,
-		} {
-			if err := write(name, data); err != nil {
+		for _, p := range pics {
+			name := fmt.Sprintf("turn-%d", turn)
+			if p.GM {
+				name += "-gm"
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+"."+p.Format), p.Data, 0o644); err != nil {
 				return err
 			}
 		}
@@ -51,4 +51,20 @@ func mapWriter(game, dir string) (func(s rules.State, n int) error, error) {
 		}
 		return draw(s, n)
 	}, nil
+}
+
+// mapGames says which registered games have a map, for help and errors.
+func mapGames() string {
+	var with []string
+	for _, n := range rules.Names() {
+		if g, _ := rules.Lookup(n); g != nil {
+			if _, ok := g.(rules.Drawer); ok {
+				with = append(with, n)
+			}
+		}
+	}
+	if len(with) == 0 {
+		return "no game has one"
+	}
+	return "games with a map: " + strings.Join(with, ", ")
 }

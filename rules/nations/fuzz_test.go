@@ -35,7 +35,7 @@ func withOthersOrders(t testing.TB, g rules.Game, s rules.State, sender string) 
 	t.Helper()
 	ns := s.(*nations.State)
 	var alive []string
-	for _, id := range ns.R.IDs() {
+	for _, id := range ns.Seats.IDs() {
 		if ns.Alive(id) {
 			alive = append(alive, id)
 		}

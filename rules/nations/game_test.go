@@ -534,7 +534,7 @@ func TestAwards(t *testing.T) {
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			s := newGame(t, []string{"A1", "B1", "C1"}, nil).clone()
-			for i, id := range s.R.IDs() {
+			for i, id := range s.Seats.IDs() {
 				s.VP[id] = r.vp[i]
 				s.Tallies[id] = r.tallies[i]
 			}

@@ -91,8 +91,8 @@ type Tally struct {
 
 // State is the whole game. It is never mutated in place (see clone).
 type State struct {
-	R        *rules.Roster `json:"roster"`
-	Opt      Settings      `json:"options"`
+	Seats    *rules.Roster `json:"roster"` // the player slots: ids, names shown, aliases
+	Settings Settings      `json:"options"`
 	Round    int           `json:"round"`    // the round orders now go to (1-based)
 	Opens    time.Time     `json:"opens"`    // when that round opens (after the break)
 	Deadline time.Time     `json:"deadline"` // when that round's orders close
@@ -109,7 +109,7 @@ type State struct {
 }
 
 // Roster implements rules.State.
-func (s *State) Roster() *rules.Roster { return s.R }
+func (s *State) Roster() *rules.Roster { return s.Seats }
 
 // CivOf is a player's civilisation (Air unless they chose one).
 func (s *State) CivOf(id string) string {
@@ -122,13 +122,13 @@ func (s *State) CivOf(id string) string {
 // Alive says whether a player is still in the game.
 func (s *State) Alive(id string) bool {
 	_, out := s.OutRound[id]
-	return s.R.Has(id) && !out
+	return s.Seats.Has(id) && !out
 }
 
 // AliveIDs lists the players still in, in roster order.
 func (s *State) AliveIDs() []string {
 	var out []string
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if s.Alive(id) {
 			out = append(out, id)
 		}
@@ -139,7 +139,7 @@ func (s *State) AliveIDs() []string {
 // OutIDs lists eliminated players, in roster order.
 func (s *State) OutIDs() []string {
 	out := []string{}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if _, ok := s.OutRound[id]; ok {
 			out = append(out, id)
 		}
@@ -155,7 +155,7 @@ func (Game) Decode(data []byte) (rules.State, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("nations: bad state: %w", err)
 	}
-	if s.R == nil {
+	if s.Seats == nil {
 		return nil, fmt.Errorf("nations: state has no roster")
 	}
 	// Maps that were empty come back nil; keep them usable.
@@ -295,7 +295,7 @@ func (Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 		return nil, nil, err
 	}
 	s := &State{
-		R: r, Opt: st, Round: 1,
+		Seats: r, Settings: st, Round: 1,
 		Opens:    cfg.Start,
 		Deadline: cfg.Start.Add(minutes(st.RoundMinutes)),
 		VP:       map[string]int{},
@@ -333,7 +333,7 @@ func (Game) Status(st rules.State) rules.Status {
 	s := st.(*State)
 	out := rules.Status{
 		Phase:    fmt.Sprintf("round-%d", s.Round),
-		Title:    fmt.Sprintf("Round %d of %d", s.Round, s.Opt.Rounds),
+		Title:    fmt.Sprintf("Round %d of %d", s.Round, s.Settings.Rounds),
 		Deadline: s.Deadline,
 		Waiting:  []string{},
 		Acted:    []string{},
@@ -346,7 +346,7 @@ func (Game) Status(st rules.State) rules.Status {
 		out.Scores[id] = v
 	}
 	civs := map[string]string{}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		civs[id] = s.CivOf(id)
 	}
 	out.Extra = map[string]any{"round": s.Round, "civs": civs}
@@ -356,7 +356,7 @@ func (Game) Status(st rules.State) rules.Status {
 		out.Deadline = time.Time{}
 		out.Winners = bestOf(s, func(id string) int { return s.VP[id] })
 		aw := map[string][]string{}
-		for _, a := range s.Opt.Awards {
+		for _, a := range s.Settings.Awards {
 			aw[a.Title] = awardHolders(s, a.Key)
 		}
 		out.Extra["awards"] = aw

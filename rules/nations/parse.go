@@ -90,7 +90,7 @@ func matchOne(s *State, list, many string) (string, error) {
 	if len(parts) > 1 {
 		return "", fmt.Errorf("%s", many)
 	}
-	return s.R.Match(list)
+	return s.Seats.Match(list)
 }
 
 // MatchCiv reads a civilisation name: a unique prefix of Fire, Water, Earth
@@ -127,7 +127,7 @@ func (Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event, 
 	s := st.(*State)
 	p := c.Src.Player
 	switch {
-	case !s.R.Has(p):
+	case !s.Seats.Has(p):
 		return s, nil, fmt.Errorf("you are not a player in this game")
 	case s.Finished:
 		return s, nil, fmt.Errorf("the game is over")
@@ -171,12 +171,12 @@ func (Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event, 
 		}
 		o.Target = c.Args[0]
 		switch {
-		case !s.R.Has(o.Target):
+		case !s.Seats.Has(o.Target):
 			return s, nil, fmt.Errorf("%s is not a player", rules.Esc(o.Target))
 		case o.Target == p:
 			return s, nil, fmt.Errorf("you cannot invade yourself")
 		case !s.Alive(o.Target):
-			return s, nil, fmt.Errorf("%s is out of the game and cannot be invaded", s.R.Name(o.Target))
+			return s, nil, fmt.Errorf("%s is out of the game and cannot be invaded", s.Seats.Name(o.Target))
 		}
 	case KindDefend:
 		if len(c.Args) > 1 {
@@ -185,12 +185,12 @@ func (Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event, 
 		if len(c.Args) == 1 {
 			o.Target = c.Args[0]
 			switch {
-			case !s.R.Has(o.Target):
+			case !s.Seats.Has(o.Target):
 				return s, nil, fmt.Errorf("%s is not a player", rules.Esc(o.Target))
 			case o.Target == p:
 				return s, nil, fmt.Errorf("you cannot guess yourself as your own invader")
 			case !s.Alive(o.Target):
-				return s, nil, fmt.Errorf("%s is out of the game and cannot invade you", s.R.Name(o.Target))
+				return s, nil, fmt.Errorf("%s is out of the game and cannot invade you", s.Seats.Name(o.Target))
 			}
 		}
 	}
@@ -200,7 +200,7 @@ func (Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event, 
 	if s.late(c) {
 		// Made in the break after this round's deadline but applied before
 		// Resolve: it counts for the next round, as the rulings say.
-		if s.Round >= s.Opt.Rounds {
+		if s.Round >= s.Settings.Rounds {
 			return s, nil, fmt.Errorf("round %d was the last round and its deadline has passed", s.Round)
 		}
 		round++
@@ -218,12 +218,12 @@ func (Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event, 
 func describeOrder(s *State, o Order) string {
 	switch o.Kind {
 	case KindInvade:
-		return "invade " + s.R.Name(o.Target)
+		return "invade " + s.Seats.Name(o.Target)
 	case KindDefend:
 		if o.Target == "" {
 			return "defend (no guess)"
 		}
-		return "defend, guessing " + s.R.Name(o.Target)
+		return "defend, guessing " + s.Seats.Name(o.Target)
 	case KindProsper:
 		return "prosper"
 	}

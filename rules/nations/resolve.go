@@ -175,7 +175,7 @@ func (Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event) 
 	ns.Orders = map[string]Order{}
 	// The game ends after the last round, or as soon as fewer than two
 	// nations remain (nobody left to invade).
-	last := s.Round >= s.Opt.Rounds || len(ns.AliveIDs()) < 2
+	last := s.Round >= s.Settings.Rounds || len(ns.AliveIDs()) < 2
 	var notBefore time.Time
 	var evs []rules.Event
 	if last {
@@ -185,13 +185,13 @@ func (Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event) 
 		res.Published = now
 	} else {
 		ns.Round++
-		ns.Opens = now.Add(minutes(s.Opt.BreakMinutes))
-		ns.Deadline = ns.Opens.Add(minutes(s.Opt.RoundMinutes))
+		ns.Opens = now.Add(minutes(s.Settings.BreakMinutes))
+		ns.Deadline = ns.Opens.Add(minutes(s.Settings.RoundMinutes))
 		notBefore = ns.Opens
 		res.Published = ns.Opens
 		// Orders made after the deadline but applied before it resolved:
 		// they stand for the new round unless someone involved is now out.
-		for _, id := range ns.R.IDs() {
+		for _, id := range ns.Seats.IDs() {
 			o, ok := s.Next[id]
 			if !ok || !ns.Alive(id) {
 				continue
@@ -199,7 +199,7 @@ func (Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event) 
 			if o.Target != "" && !ns.Alive(o.Target) {
 				evs = append(evs, rules.Event{To: id, Kind: "order-dropped", NotBefore: notBefore,
 					Text: fmt.Sprintf("Your order for round %d (%s) no longer counts: %s is out of the game. Send a new one.",
-						ns.Round, describeOrder(s, o), ns.R.Name(o.Target))})
+						ns.Round, describeOrder(s, o), ns.Seats.Name(o.Target))})
 				continue
 			}
 			ns.Orders[id] = o
@@ -238,7 +238,7 @@ func (Game) End(st rules.State, now time.Time) (rules.State, []rules.Event) {
 func bestOf(s *State, val func(id string) int) []string {
 	best := 0
 	out := []string{}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		v := val(id)
 		switch {
 		case v <= 0 || v < best:
@@ -271,7 +271,7 @@ func awardHolders(s *State, key string) []string { return bestOf(s, awardValue(s
 
 // ranking is the players by VP, highest first (roster order breaks ties).
 func ranking(s *State) []string {
-	ids := s.R.IDs()
+	ids := s.Seats.IDs()
 	sort.SliceStable(ids, func(i, j int) bool { return s.VP[ids[i]] > s.VP[ids[j]] })
 	return ids
 }

@@ -10,7 +10,7 @@ func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC")
 
 func openingText(s *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[b]Nations begins[/b]: %d nations, %d VP each, %d round(s).\n", len(s.R.Slots), StartVP, s.Opt.Rounds)
+	fmt.Fprintf(&b, "[b]Nations begins[/b]: %d nations, %d VP each, %d round(s).\n", len(s.Seats.Slots), StartVP, s.Settings.Rounds)
 	b.WriteString("Pick your civilisation here in the thread, in bold, before round 1 closes: [b]CIV: Fire[/b], Water, Earth or Air. ")
 	b.WriteString("Fire steals 2 more whenever it steals by invading; Water makes 4 more when it prospers uninvaded; ")
 	b.WriteString("Earth steals 2 more when it guesses its invader; Air has no bonus. Whoever picks nothing is Air.\n")
@@ -38,8 +38,8 @@ func plural(n int, one, many string) string {
 // reportText is the public report of one round.
 func reportText(s *State, res Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[b]Round %d of %d: results[/b]\n\n[b]Orders[/b]\n", res.Round, s.Opt.Rounds)
-	for _, id := range s.R.IDs() {
+	fmt.Fprintf(&b, "[b]Round %d of %d: results[/b]\n\n[b]Orders[/b]\n", res.Round, s.Settings.Rounds)
+	for _, id := range s.Seats.IDs() {
 		o, ok := res.Orders[id]
 		if !ok {
 			continue // already out
@@ -47,22 +47,22 @@ func reportText(s *State, res Result) string {
 		did := "did nothing"
 		switch o.Kind {
 		case KindInvade:
-			did = "invaded " + s.R.Name(o.Target)
+			did = "invaded " + s.Seats.Name(o.Target)
 		case KindDefend:
 			if o.Target == "" {
 				did = "defended, with no guess"
 			} else {
-				did = "defended, guessing " + s.R.Name(o.Target)
+				did = "defended, guessing " + s.Seats.Name(o.Target)
 			}
 		case KindProsper:
 			did = "prospered"
 		}
-		fmt.Fprintf(&b, "%s (%s): %s\n", s.R.Name(id), s.civName(id, res), did)
+		fmt.Fprintf(&b, "%s (%s): %s\n", s.Seats.Name(id), s.civName(id, res), did)
 	}
 	b.WriteString("\n[b]What happened[/b]\n")
 	lines := 0
 	for _, st := range res.Steals {
-		a, t := s.R.Name(st.Invader), s.R.Name(st.Target)
+		a, t := s.Seats.Name(st.Invader), s.Seats.Name(st.Target)
 		bonus := func(civ string) string {
 			if st.Bonus == 0 {
 				return ""
@@ -83,17 +83,17 @@ func reportText(s *State, res Result) string {
 		}
 		lines++
 	}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if g, ok := res.Generated[id]; ok {
 			extra := ""
 			if g > ProsperGain {
 				extra = fmt.Sprintf(" (Water +%d)", g-ProsperGain)
 			}
-			fmt.Fprintf(&b, "%s prospered undisturbed: +%d VP%s.\n", s.R.Name(id), g, extra)
+			fmt.Fprintf(&b, "%s prospered undisturbed: +%d VP%s.\n", s.Seats.Name(id), g, extra)
 			lines++
 		}
 	}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if _, ok := res.After[id]; !ok {
 			continue
 		}
@@ -104,29 +104,29 @@ func reportText(s *State, res Result) string {
 			}
 		}
 		if lost > 0 && res.After[id] == 0 {
-			fmt.Fprintf(&b, "%s could not pay all %d VP; the rest appeared out of thin air.\n", s.R.Name(id), lost)
+			fmt.Fprintf(&b, "%s could not pay all %d VP; the rest appeared out of thin air.\n", s.Seats.Name(id), lost)
 		}
 	}
 	if lines == 0 {
 		b.WriteString("Nobody invaded and nobody prospered.\n")
 	}
 	b.WriteString("\n[b]VP[/b]\n")
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		after, ok := res.After[id]
 		if !ok {
-			fmt.Fprintf(&b, "%s: 0 (out since round %d)\n", s.R.Name(id), s.OutRound[id])
+			fmt.Fprintf(&b, "%s: 0 (out since round %d)\n", s.Seats.Name(id), s.OutRound[id])
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %d (%+d)\n", s.R.Name(id), after, after-res.Before[id])
+		fmt.Fprintf(&b, "%s: %d (%+d)\n", s.Seats.Name(id), after, after-res.Before[id])
 	}
 	if len(res.Eliminated) > 0 {
-		fmt.Fprintf(&b, "\n[b]Eliminated this round[/b]: %s (0 VP).\n", s.R.Names(res.Eliminated))
+		fmt.Fprintf(&b, "\n[b]Eliminated this round[/b]: %s (0 VP).\n", s.Seats.Names(res.Eliminated))
 	}
 	if out := s.OutIDs(); len(out) > 0 {
-		fmt.Fprintf(&b, "[b]Out[/b]: %s\n", s.R.Names(out))
+		fmt.Fprintf(&b, "[b]Out[/b]: %s\n", s.Seats.Names(out))
 	}
 	if !s.Finished {
-		fmt.Fprintf(&b, "\n[b]Round %d of %d[/b] is open: send your order by PM before %s.", s.Round, s.Opt.Rounds, when(s.Deadline))
+		fmt.Fprintf(&b, "\n[b]Round %d of %d[/b] is open: send your order by PM before %s.", s.Round, s.Settings.Rounds, when(s.Deadline))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -135,12 +135,12 @@ func reportText(s *State, res Result) string {
 func finalText(s *State) string {
 	var b strings.Builder
 	switch {
-	case s.EndedAt >= s.Opt.Rounds:
+	case s.EndedAt >= s.Settings.Rounds:
 		fmt.Fprintf(&b, "[b]Final scoreboard[/b] after %d round(s)\n", s.EndedAt)
 	case s.EndedAt == s.Round && len(s.AliveIDs()) < 2:
 		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: fewer than two nations remain after round %d, so the game is over\n", s.EndedAt)
 	default:
-		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: the GM ended the game after %d of %d round(s)\n", s.EndedAt, s.Opt.Rounds)
+		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: the GM ended the game after %d of %d round(s)\n", s.EndedAt, s.Settings.Rounds)
 	}
 	rank, prev := 0, -1
 	for i, id := range ranking(s) {
@@ -151,12 +151,12 @@ func finalText(s *State) string {
 		if r, ok := s.OutRound[id]; ok {
 			out = fmt.Sprintf(", out in round %d", r)
 		}
-		fmt.Fprintf(&b, "%d. %s (%s Nation): %d VP%s\n", rank, s.R.Name(id), s.CivOf(id), s.VP[id], out)
+		fmt.Fprintf(&b, "%d. %s (%s Nation): %d VP%s\n", rank, s.Seats.Name(id), s.CivOf(id), s.VP[id], out)
 	}
-	if len(s.Opt.Awards) > 0 {
+	if len(s.Settings.Awards) > 0 {
 		b.WriteString("\n[b]Awards[/b]\n")
 	}
-	for _, a := range s.Opt.Awards {
+	for _, a := range s.Settings.Awards {
 		who := awardHolders(s, a.Key)
 		if len(who) == 0 {
 			fmt.Fprintf(&b, "%s: not awarded (%s)\n", a.Title, map[string]string{
@@ -174,7 +174,7 @@ func finalText(s *State) string {
 			AwardFortress:    fmt.Sprintf("%d %s guessed", v, plural(v, "invader", "invaders")),
 			AwardBreadbasket: fmt.Sprintf("%d VP generated by prospering", v),
 		}[a.Key]
-		fmt.Fprintf(&b, "%s: %s (%s)\n", a.Title, s.R.Names(who), what)
+		fmt.Fprintf(&b, "%s: %s (%s)\n", a.Title, s.Seats.Names(who), what)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -40,17 +40,17 @@ type View struct {
 func (Game) View(st rules.State, viewer string) any {
 	s := st.(*State)
 	v := View{
-		Round: s.Round, Rounds: s.Opt.Rounds, Opens: s.Opens, Deadline: s.Deadline,
+		Round: s.Round, Rounds: s.Settings.Rounds, Opens: s.Opens, Deadline: s.Deadline,
 		Finished: s.Finished, CivLock: s.Round > 1 || s.Finished,
 		Results: append([]Result(nil), s.History...),
 	}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		_, picked := s.Civ[id]
 		_, out := s.OutRound[id]
-		v.Players = append(v.Players, PlayerView{ID: id, Name: s.R.Display(id),
+		v.Players = append(v.Players, PlayerView{ID: id, Name: s.Seats.Display(id),
 			Civ: s.CivOf(id), CivPicked: picked, VP: s.VP[id], Out: out})
 	}
-	if s.R.Has(viewer) {
+	if s.Seats.Has(viewer) {
 		v.You = viewer
 		if o, ok := s.Orders[viewer]; ok {
 			v.Order = &o
@@ -62,7 +62,7 @@ func (Game) View(st rules.State, viewer string) any {
 	return v
 }
 
-// Bot implements rules.Game: a simulated player posts a CIV at the start,
+// Bot implements rules.Bot: a simulated player posts a CIV at the start,
 // then sends one random legal order a round by PM; about one time in ten it
 // sends a bad one instead (an unknown name, a self-invasion, or the order
 // posted in the thread), to exercise rejections.

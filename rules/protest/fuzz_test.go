@@ -52,7 +52,7 @@ func checkHidden(t testing.TB, evs []rules.Event, st rules.State, _, what string
 	}
 	for _, e := range gametest.Public(evs) {
 		text := e.Text
-		for _, p := range s.P {
+		for _, p := range s.Players {
 			if p.Org != "" {
 				text = strings.ReplaceAll(text, rules.Esc(p.Org), " ")
 			}

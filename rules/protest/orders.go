@@ -142,7 +142,7 @@ func (g Game) Apply(s rules.State, c rules.Command) (rules.State, []rules.Event,
 		return s, nil, fmt.Errorf("the game is over")
 	}
 	id := c.Src.Player
-	p, ok := st.P[id]
+	p, ok := st.Players[id]
 	if !ok {
 		return s, nil, fmt.Errorf("you are not playing in this game")
 	}
@@ -155,13 +155,13 @@ func (g Game) Apply(s rules.State, c rules.Command) (rules.State, []rules.Event,
 		if err := checkOrg(name); err != nil {
 			return s, nil, err
 		}
-		for _, other := range st.Players.IDs() {
-			if other != id && rules.NormName(st.P[other].Org) == rules.NormName(name) {
-				return s, nil, fmt.Errorf("%s already goes by that name", st.Players.Display(other))
+		for _, other := range st.Seats.IDs() {
+			if other != id && rules.NormName(st.Players[other].Org) == rules.NormName(name) {
+				return s, nil, fmt.Errorf("%s already goes by that name", st.Seats.Display(other))
 			}
 		}
 		n := g.clone(st)
-		n.P[id].Org = name
+		n.Players[id].Org = name
 		return n, nil, nil
 	case KindScan, KindProtest, KindCancel:
 	default:
@@ -174,7 +174,7 @@ func (g Game) Apply(s rules.State, c rules.Command) (rules.State, []rules.Event,
 		return s, nil, fmt.Errorf("you are out of the game (no Prestige Points left); your orders are ignored")
 	}
 	n := g.clone(st)
-	np := n.P[id]
+	np := n.Players[id]
 	var evs []rules.Event
 	switch c.Kind {
 	case KindScan:

@@ -74,6 +74,23 @@ func PicturesPNG(s rules.State, turn int) (public, gm []byte, err error) {
 	return draw(s, turn, picture.png)
 }
 
+// Draw implements rules.Drawer: the public and the GM picture of turn, each
+// as SVG and as PNG.
+func (Game) Draw(s rules.State, turn int) ([]rules.Picture, error) {
+	pub, gm, err := Pictures(s, turn)
+	if err != nil {
+		return nil, err
+	}
+	ppub, pgm, err := PicturesPNG(s, turn)
+	if err != nil {
+		return nil, err
+	}
+	return []rules.Picture{
+		{Format: "svg", Data: pub}, {GM: true, Format: "svg", Data: gm},
+		{Format: "png", Data: ppub}, {GM: true, Format: "png", Data: pgm},
+	}, nil
+}
+
 // draw works out the public and the GM picture of turn and renders both.
 func draw(s rules.State, turn int, render func(picture) ([]byte, error)) (public, gm []byte, err error) {
 	st, ok := s.(*State)

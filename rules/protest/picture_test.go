@@ -167,3 +167,30 @@ func TestPicturesRejectOtherState(t *testing.T) {
 type otherState struct{}
 
 func (*otherState) Roster() *rules.Roster { return nil }
+
+// TestDraw: the rules.Drawer capability hands out the same four pictures,
+// each labelled with whom it is for and its format, and passes errors on.
+func TestDraw(t *testing.T) {
+	s := newGame(t, 4, 10, 8, "odd-q", "C3", "F5", "H2")
+	s = pm(t, s, "Alice", "Protest C3")
+	n, _ := resolve(s)
+	pics, err := Game{}.Draw(n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubSVG, gmSVG, _ := Pictures(n, 1)
+	pubPNG, gmPNG, _ := PicturesPNG(n, 1)
+	want := map[[2]string][]byte{{"public", "svg"}: pubSVG, {"gm", "svg"}: gmSVG, {"public", "png"}: pubPNG, {"gm", "png"}: gmPNG}
+	if len(pics) != len(want) {
+		t.Fatalf("%d pictures, want %d", len(pics), len(want))
+	}
+	for _, p := range pics {
+		who := map[bool]string{false: "public", true: "gm"}[p.GM]
+		if w, ok := want[[2]string{who, p.Format}]; !ok || !bytes.Equal(w, p.Data) {
+			t.Errorf("the %s %s picture differs from Pictures'", who, p.Format)
+		}
+	}
+	if _, err := (Game{}).Draw(n, 2); err == nil {
+		t.Error("drew an unplayed turn")
+	}
+}

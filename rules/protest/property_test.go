@@ -85,7 +85,7 @@ func TestRandomGames(t *testing.T) {
 			// The expected change, worked out from the state before the turn.
 			hidden := before.hidden()
 			at := map[string]int{}
-			for _, p := range before.P {
+			for _, p := range before.Players {
 				if !p.Out && p.Protest != "" {
 					at[p.Protest]++
 				}
@@ -93,8 +93,8 @@ func TestRandomGames(t *testing.T) {
 			wantPP := map[string]int{}
 			wantRevealed := len(before.Revealed)
 			newSites := map[string]bool{}
-			for _, id := range before.Players.IDs() {
-				p := before.P[id]
+			for _, id := range before.Seats.IDs() {
+				p := before.Players[id]
 				pp := p.PP
 				if !p.Out && p.Protest != "" {
 					d := -1
@@ -120,11 +120,11 @@ func TestRandomGames(t *testing.T) {
 			n, evs := g.Resolve(s, before.Deadline)
 			after := n.(*State)
 			for id, want := range wantPP {
-				if got := after.P[id].PP; got != want {
+				if got := after.Players[id].PP; got != want {
 					rt.Fatalf("turn %d: %s has %d PP, want %d", turn, id, got, want)
 				}
-				if after.P[id].Out != (before.P[id].Out || want == 0) {
-					rt.Fatalf("turn %d: %s out=%v with %d PP", turn, id, after.P[id].Out, want)
+				if after.Players[id].Out != (before.Players[id].Out || want == 0) {
+					rt.Fatalf("turn %d: %s out=%v with %d PP", turn, id, after.Players[id].Out, want)
 				}
 			}
 			if len(after.Revealed) != wantRevealed {
@@ -146,7 +146,7 @@ func TestRandomGames(t *testing.T) {
 				}
 			}
 			active := 0
-			for _, p := range after.P {
+			for _, p := range after.Players {
 				if !p.Out {
 					active++
 				}

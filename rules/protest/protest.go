@@ -46,7 +46,7 @@ func (Game) Name() string { return "protest" }
 
 // State is the whole game. Sites is secret until the end.
 type State struct {
-	Players   *rules.Roster      `json:"roster"`
+	Seats     *rules.Roster      `json:"roster"` // the player slots: ids, names shown, aliases
 	Map       hexmap.Map         `json:"map"`
 	Terrain   map[string]string  `json:"terrain,omitempty"` // hex name → kind (sea, land, …); picture only
 	Sites     []string           `json:"sites"`             // every site, canonical hex names
@@ -54,7 +54,7 @@ type State struct {
 	Turn      int                `json:"turn"`
 	Deadline  time.Time          `json:"deadline"`
 	TurnHours float64            `json:"turn_hours"`
-	P         map[string]*Player `json:"players"` // by slot id
+	Players   map[string]*Player `json:"players"` // each player's standing and pending orders, by slot id
 	History   []TurnLog          `json:"history"` // one per resolved turn
 	Finished  bool               `json:"finished"`
 	EndReason string             `json:"end_reason,omitempty"`
@@ -62,7 +62,7 @@ type State struct {
 }
 
 // Roster is the player slots.
-func (s *State) Roster() *rules.Roster { return s.Players }
+func (s *State) Roster() *rules.Roster { return s.Seats }
 
 // Player is one player's standing and this turn's pending orders.
 type Player struct {
@@ -121,7 +121,7 @@ func (Game) Decode(data []byte) (rules.State, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, err
 	}
-	if s.Players == nil {
+	if s.Seats == nil {
 		return nil, fmt.Errorf("protest: state has no roster")
 	}
 	// Resolution trusts every stored hex to be on the map: check it here once.
@@ -133,7 +133,7 @@ func (Game) Decode(data []byte) (rules.State, error) {
 	for _, r := range s.Revealed {
 		hexes = append(hexes, r.Hex)
 	}
-	for _, p := range s.P {
+	for _, p := range s.Players {
 		hexes = append(hexes, p.Protest)
 		for _, o := range p.Scans {
 			hexes = append(hexes, o.Hex)
@@ -188,12 +188,12 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 		return nil, nil, err
 	}
 	s := &State{
-		Players: roster, Map: m, Terrain: terrain, Sites: sites, Revealed: []Reveal{},
-		Turn: 1, TurnHours: hours, P: map[string]*Player{}, History: []TurnLog{},
+		Seats: roster, Map: m, Terrain: terrain, Sites: sites, Revealed: []Reveal{},
+		Turn: 1, TurnHours: hours, Players: map[string]*Player{}, History: []TurnLog{},
 	}
 	s.Deadline = cfg.Start.Add(hoursDur(hours))
 	for _, id := range roster.IDs() {
-		s.P[id] = &Player{PP: StartPP}
+		s.Players[id] = &Player{PP: StartPP}
 	}
 	return s, []rules.Event{rules.PublicEvent("opening", openingText(s))}, nil
 }
@@ -375,8 +375,8 @@ func (Game) Status(s rules.State) rules.Status {
 		out.Deadline = st.Deadline
 	}
 	scans := map[string][]ScanReport{}
-	for _, id := range st.Players.IDs() {
-		p := st.P[id]
+	for _, id := range st.Seats.IDs() {
+		p := st.Players[id]
 		out.Scores[id] = p.PP
 		if p.Out {
 			out.Out = append(out.Out, id)
@@ -438,8 +438,8 @@ func (s *State) hex(name string) hexmap.Hex {
 
 // who is a player's display name, with the organisation when given.
 func (s *State) who(id string) string {
-	n := s.Players.Name(id)
-	if org := s.P[id].Org; org != "" {
+	n := s.Seats.Name(id)
+	if org := s.Players[id].Org; org != "" {
 		n += " (" + rules.Esc(org) + ")"
 	}
 	return n
@@ -447,9 +447,9 @@ func (s *State) who(id string) string {
 
 // standings orders players by PP, then successful protests, then sign-up order.
 func (s *State) standings() []string {
-	ids := s.Players.IDs()
+	ids := s.Seats.IDs()
 	sort.SliceStable(ids, func(i, j int) bool {
-		a, b := s.P[ids[i]], s.P[ids[j]]
+		a, b := s.Players[ids[i]], s.Players[ids[j]]
 		if a.PP != b.PP {
 			return a.PP > b.PP
 		}
@@ -461,10 +461,10 @@ func (s *State) standings() []string {
 // winners: most PP; tie → most successful protests; tie on both → shared.
 func (s *State) winners() []string {
 	ids := s.standings()
-	top := s.P[ids[0]]
+	top := s.Players[ids[0]]
 	var out []string
 	for _, id := range ids {
-		if p := s.P[id]; p.PP == top.PP && p.Hits == top.Hits {
+		if p := s.Players[id]; p.PP == top.PP && p.Hits == top.Hits {
 			out = append(out, id)
 		}
 	}
@@ -497,7 +497,7 @@ func openingText(s *State) string {
 	fmt.Fprintf(&b, "[b]Protest begins.[/b]\n")
 	fmt.Fprintf(&b, "Map: %d columns (A–%s) × %d rows (1–%d), layout %s. %d secret sites are hidden on it.\n",
 		s.Map.Columns, hexmap.ColumnName(s.Map.Columns-1), s.Map.Rows, s.Map.Rows, s.Map.Layout, len(s.Sites))
-	fmt.Fprintf(&b, "Players, %d Prestige Points each: %s.\n", StartPP, s.Players.Names(s.Players.IDs()))
+	fmt.Fprintf(&b, "Players, %d Prestige Points each: %s.\n", StartPP, s.Seats.Names(s.Seats.IDs()))
 	b.WriteString(strings.ReplaceAll(ordersHelp, "K10", s.exampleHex()))
 	fmt.Fprintf(&b, "Turn 1 orders by PM before %s.", when(s.Deadline))
 	return b.String()

@@ -177,14 +177,14 @@ func TestParse(t *testing.T) {
 func TestOrdersReplaceAndCancel(t *testing.T) {
 	s := newGame(t, 4, 10, 10, "odd-q", "E5")
 	s = pm(t, s, "Alice", "A 1 B2", "B 2 C3", "A 3 D4", "Protest E6", "Protest E7")
-	p := s.P["Alice"]
+	p := s.Players["Alice"]
 	want := []ScanOrder{{"A", 3, "D4"}, {"B", 2, "C3"}}
 	if !reflect.DeepEqual(p.Scans, want) || p.Protest != "E7" {
 		t.Fatalf("orders = %+v %q", p.Scans, p.Protest)
 	}
 	s = pm(t, s, "Alice", "C 1 A1", "D 1 A1", "E 1 A1", "cancel B", "cancel protest")
-	if len(s.P["Alice"].Scans) != 4 || s.P["Alice"].Protest != "" {
-		t.Fatalf("after cancel: %+v", s.P["Alice"])
+	if len(s.Players["Alice"].Scans) != 4 || s.Players["Alice"].Protest != "" {
+		t.Fatalf("after cancel: %+v", s.Players["Alice"])
 	}
 	if r := pmErr(t, s, "Alice", "cancel B"); !strings.Contains(r, "no scan B") {
 		t.Errorf("cancel twice: %q", r)
@@ -231,7 +231,7 @@ func TestScanEveryRadius(t *testing.T) {
 	s = pm(t, s, "Bob", "A 1 F7", "B 1 A2", "C 1 B1", "D 1 C2", "E 1 K1")
 	n, evs := resolve(s)
 	for i, tc := range tests {
-		r := n.P["Alice"].Results[i]
+		r := n.Players["Alice"].Results[i]
 		if r.Label != tc.label || r.Count != tc.count || r.Turn != 1 {
 			t.Errorf("%s: got %+v, want count %d", tc.order, r, tc.count)
 		}
@@ -240,7 +240,7 @@ func TestScanEveryRadius(t *testing.T) {
 	// C 1 B1: odd-q B1 touches A1 → 1. D 1 C2: C2 (even col) touches B1, B2, not A1 → 0. E 1 K1: 0.
 	want := []int{2, 1, 1, 0, 0}
 	for i, c := range want {
-		if got := n.P["Bob"].Results[i].Count; got != c {
+		if got := n.Players["Bob"].Results[i].Count; got != c {
 			t.Errorf("Bob scan %d: %d, want %d", i, got, c)
 		}
 	}
@@ -299,8 +299,8 @@ func TestProtestOutcomes(t *testing.T) {
 			s = pm(t, s, "Alice", "Protest "+tc.protest)
 			n, evs := resolve(s)
 			got := n.History[0].Protests[0]
-			if got.Outcome != tc.outcome || got.Delta != tc.delta || n.P["Alice"].PP != 10+tc.delta {
-				t.Fatalf("protest %s: %+v, PP %d; want %s %+d", tc.protest, got, n.P["Alice"].PP, tc.outcome, tc.delta)
+			if got.Outcome != tc.outcome || got.Delta != tc.delta || n.Players["Alice"].PP != 10+tc.delta {
+				t.Fatalf("protest %s: %+v, PP %d; want %s %+d", tc.protest, got, n.Players["Alice"].PP, tc.outcome, tc.delta)
 			}
 			pub := publicText(evs)
 			switch tc.outcome {
@@ -334,8 +334,8 @@ func TestSimultaneous(t *testing.T) {
 	s = pm(t, s, "Bob", "Protest C4")   // adjacent to C3, found by Alice this turn
 	s = pm(t, s, "Carol", "Protest C6") // 3 below C3 (the nearest as the turn began); J10 is 8 away
 	n, _ := resolve(s)
-	if n.P["Alice"].PP != 22 || n.P["Bob"].PP != 10 || n.P["Carol"].PP != 7 {
-		t.Errorf("PP = %d %d %d", n.P["Alice"].PP, n.P["Bob"].PP, n.P["Carol"].PP)
+	if n.Players["Alice"].PP != 22 || n.Players["Bob"].PP != 10 || n.Players["Carol"].PP != 7 {
+		t.Errorf("PP = %d %d %d", n.Players["Alice"].PP, n.Players["Bob"].PP, n.Players["Carol"].PP)
 	}
 }
 
@@ -351,8 +351,8 @@ func TestSplitPoints(t *testing.T) {
 			if i < tc.players {
 				want = 10 + tc.each
 			}
-			if n.P[p].PP != want {
-				t.Errorf("%d protesters: %s has %d PP, want %d", tc.players, p, n.P[p].PP, want)
+			if n.Players[p].PP != want {
+				t.Errorf("%d protesters: %s has %d PP, want %d", tc.players, p, n.Players[p].PP, want)
 			}
 		}
 		if len(n.Revealed) != 1 || !reflect.DeepEqual(n.Revealed[0].By, players(tc.players)) {
@@ -366,8 +366,8 @@ func TestSplitPoints(t *testing.T) {
 
 func TestElimination(t *testing.T) {
 	s := newGame(t, 4, 12, 12, "odd-q", "A1", "B1")
-	s.P["Alice"].PP = 3
-	s.P["Bob"].PP = 4
+	s.Players["Alice"].PP = 3
+	s.Players["Bob"].PP = 4
 	s = pm(t, s, "Alice", "Protest A5") // 4 from A1 → −4: 3 → −1, shown as 0
 	s = pm(t, s, "Bob", "Protest A5")   // 4 → 0: out as well
 	s = pm(t, s, "Carol", "Protest A5") // 10 → 6
@@ -394,10 +394,10 @@ func TestElimination(t *testing.T) {
 func TestNoActivePlayerEnds(t *testing.T) {
 	s := newGame(t, 4, 12, 12, "odd-q", "A1")
 	for _, p := range players(4) {
-		s.P[p].PP = 2
+		s.Players[p].PP = 2
 		s = pm(t, s, p, "Protest A5")
 	}
-	s.P["Dave"].Hits = 1 // a tie on PP (all 0) goes to successful protests
+	s.Players["Dave"].Hits = 1 // a tie on PP (all 0) goes to successful protests
 	n, evs := resolve(s)
 	st := g.Status(n)
 	if !st.Finished || len(st.Out) != 4 || !reflect.DeepEqual(st.Winners, []string{"Dave"}) {
@@ -423,7 +423,7 @@ func TestWinnersTieBreaks(t *testing.T) {
 	for _, tc := range tests {
 		s := newGame(t, 4, 8, 8, "odd-q", "A1")
 		for _, p := range players(4) {
-			s.P[p].PP, s.P[p].Hits = tc.pp[p], tc.hits[p]
+			s.Players[p].PP, s.Players[p].Hits = tc.pp[p], tc.hits[p]
 		}
 		n, evs := g.End(s, start)
 		st := g.Status(n)
@@ -652,7 +652,7 @@ func TestBot(t *testing.T) {
 	}
 	// With scans saying "one site within 1 of F5" and "none within 2 of H5",
 	// the bot protests inside the first area and outside the second.
-	s.P["Alice"].Results = []ScanResult{
+	s.Players["Alice"].Results = []ScanResult{
 		{Turn: 1, Label: "A", Radius: 2, Hex: "H5", Count: 0},
 		{Turn: 1, Label: "B", Radius: 1, Hex: "F5", Count: 1},
 	}
@@ -672,7 +672,7 @@ func TestBot(t *testing.T) {
 	if mv := g.Bot(s, "Bob", r); mv != nil {
 		t.Errorf("bot orders twice: %v", mv)
 	}
-	s.P["Carol"].Out = true
+	s.Players["Carol"].Out = true
 	if mv := g.Bot(s, "Carol", r); mv != nil {
 		t.Errorf("out bot orders: %v", mv)
 	}

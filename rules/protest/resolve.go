@@ -30,12 +30,12 @@ func (g Game) Resolve(s rules.State, now time.Time) (rules.State, []rules.Event)
 	}
 	n := g.clone(st)
 	hidden := st.hidden() // as the turn began
-	ids := n.Players.IDs()
+	ids := n.Seats.IDs()
 	var evs []rules.Event
 
 	// Scans count every site, revealed or not.
 	for _, id := range ids {
-		p := n.P[id]
+		p := n.Players[id]
 		if p.Out || len(p.Scans) == 0 {
 			continue
 		}
@@ -57,14 +57,14 @@ func (g Game) Resolve(s rules.State, now time.Time) (rules.State, []rules.Event)
 	// Protests, grouped by hex so a shared hit is split.
 	at := map[string][]string{}
 	for _, id := range ids {
-		if p := n.P[id]; !p.Out && p.Protest != "" {
+		if p := n.Players[id]; !p.Out && p.Protest != "" {
 			at[p.Protest] = append(at[p.Protest], id)
 		}
 	}
 	log := TurnLog{Turn: n.Turn, Protests: []ProtestLog{}, PP: map[string]int{}}
 	var newlyRevealed []Reveal
 	for _, id := range ids {
-		p := n.P[id]
+		p := n.Players[id]
 		if p.Out || p.Protest == "" {
 			continue
 		}
@@ -87,7 +87,7 @@ func (g Game) Resolve(s rules.State, now time.Time) (rules.State, []rules.Event)
 	}
 	n.Revealed = append(n.Revealed, newlyRevealed...)
 	for _, id := range ids {
-		p := n.P[id]
+		p := n.Players[id]
 		if !p.Out && p.PP <= 0 {
 			p.PP, p.Out, p.OutTurn = 0, true, n.Turn
 			log.NewOut = append(log.NewOut, id)
@@ -99,7 +99,7 @@ func (g Game) Resolve(s rules.State, now time.Time) (rules.State, []rules.Event)
 
 	active := 0
 	for _, id := range ids {
-		if !n.P[id].Out {
+		if !n.Players[id].Out {
 			active++
 		}
 	}
@@ -124,7 +124,7 @@ func (s *State) finish(reason string) {
 	s.Finished, s.EndReason = true, reason
 	s.Deadline = time.Time{}
 	s.Winners = s.winners()
-	for _, p := range s.P {
+	for _, p := range s.Players {
 		p.Scans, p.Protest = nil, ""
 	}
 }
@@ -177,9 +177,9 @@ func (s *State) reportText(l TurnLog) string {
 		fmt.Fprintf(&b, "%s has lost all public credibility and is out of the game.\n", s.who(id))
 	}
 	var out []string
-	for _, id := range s.Players.IDs() {
-		if s.P[id].Out {
-			out = append(out, s.Players.Name(id))
+	for _, id := range s.Seats.IDs() {
+		if s.Players[id].Out {
+			out = append(out, s.Seats.Name(id))
 		}
 	}
 	if len(out) > 0 {
@@ -187,7 +187,7 @@ func (s *State) reportText(l TurnLog) string {
 	}
 	b.WriteString("Prestige Points:\n")
 	for _, id := range s.standings() {
-		p := s.P[id]
+		p := s.Players[id]
 		tag := ""
 		if p.Out {
 			tag = " (out)"
@@ -216,7 +216,7 @@ func (s *State) finalText() string {
 	}
 	b.WriteString("Final standings:\n")
 	for i, id := range s.standings() {
-		p := s.P[id]
+		p := s.Players[id]
 		fmt.Fprintf(&b, "%d. %s: %d PP, %d successful protest(s)%s\n", i+1, s.who(id), p.PP, p.Hits, map[bool]string{true: ", out", false: ""}[p.Out])
 	}
 	b.WriteString("The sites:\n")
@@ -226,13 +226,13 @@ func (s *State) finalText() string {
 		found := "never found"
 		for _, r := range s.Revealed {
 			if r.Hex == x {
-				found = fmt.Sprintf("revealed in turn %d by %s", r.Turn, s.Players.Names(r.By))
+				found = fmt.Sprintf("revealed in turn %d by %s", r.Turn, s.Seats.Names(r.By))
 			}
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", x, found)
 	}
 	b.WriteString("Each player's history:\n")
-	for _, id := range s.Players.IDs() {
+	for _, id := range s.Seats.IDs() {
 		fmt.Fprintf(&b, "[b]%s[/b]\n", s.who(id))
 		for _, l := range s.History {
 			var parts []string
@@ -250,7 +250,7 @@ func (s *State) finalText() string {
 				}
 			}
 			var scans []string
-			for _, r := range s.P[id].Results {
+			for _, r := range s.Players[id].Results {
 				if r.Turn == l.Turn {
 					scans = append(scans, fmt.Sprintf("%s %d %s → %d", r.Label, r.Radius, r.Hex, r.Count))
 				}

@@ -52,8 +52,8 @@ func (Game) View(s rules.State, viewer string) any {
 		Terrain: st.Terrain, Revealed: append([]Reveal{}, st.Revealed...),
 		Hidden: len(st.hidden()), Total: len(st.Sites), Winners: st.Winners,
 	}
-	for _, id := range st.Players.IDs() {
-		p := st.P[id]
+	for _, id := range st.Seats.IDs() {
+		p := st.Players[id]
 		v.Players = append(v.Players, PublicPlayer{ID: id, Org: p.Org, PP: p.PP, Out: p.Out, Hits: p.Hits})
 	}
 	for _, l := range st.History {
@@ -68,7 +68,7 @@ func (Game) View(s rules.State, viewer string) any {
 	if st.Finished {
 		v.Sites = append([]string{}, st.Sites...)
 	}
-	if p, ok := st.P[viewer]; ok {
+	if p, ok := st.Players[viewer]; ok {
 		me := &Private{ID: viewer, Scans: p.Scans, Protest: p.Protest, Results: p.Results}
 		for _, l := range st.History {
 			for _, pl := range l.Protests {

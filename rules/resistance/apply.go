@@ -15,7 +15,7 @@ func (g Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event
 	if s.Finished {
 		return st, nil, errors.New("the game is over")
 	}
-	if !s.R.Has(p) {
+	if !s.Seats.Has(p) {
 		return st, nil, fmt.Errorf("%s is not a player in this game", p)
 	}
 	pub := c.Src.Channel == rules.Public
@@ -56,10 +56,10 @@ func (g Game) Apply(st rules.State, c rules.Command) (rules.State, []rules.Event
 func (s *State) propose(p, names string) ([]rules.Event, error) {
 	fail := func(f string, a ...any) ([]rules.Event, error) {
 		msg := fmt.Sprintf(f, a...)
-		return []rules.Event{rules.PublicEvent("notice", fmt.Sprintf("Proposal by %s not accepted: %s.", s.R.Name(p), msg))}, errors.New(msg)
+		return []rules.Event{rules.PublicEvent("notice", fmt.Sprintf("Proposal by %s not accepted: %s.", s.Seats.Name(p), msg))}, errors.New(msg)
 	}
 	if p != s.Leader {
-		return fail("only the leader, %s, proposes the team", s.R.Name(s.Leader))
+		return fail("only the leader, %s, proposes the team", s.Seats.Name(s.Leader))
 	}
 	if len(s.Dealt) > 0 {
 		return fail("the mission's cards must be handed out first (%s)", strings.Join(s.Dealt, ", "))
@@ -67,14 +67,14 @@ func (s *State) propose(p, names string) ([]rules.Event, error) {
 	if len(s.Votes) > 0 {
 		return fail("the team is locked once the first vote is cast")
 	}
-	ids, err := s.R.MatchList(names)
+	ids, err := s.Seats.MatchList(names)
 	if err != nil {
 		return fail("%s", rules.Esc(err.Error()))
 	}
 	seen := map[string]bool{}
 	for _, id := range ids {
 		if seen[id] {
-			return fail("%s is named twice", s.R.Name(id))
+			return fail("%s is named twice", s.Seats.Name(id))
 		}
 		seen[id] = true
 	}
@@ -98,12 +98,12 @@ func (s *State) propose(p, names string) ([]rules.Event, error) {
 			continue
 		}
 		s.Hands[e.Holder] = append(s.Hands[e.Holder], CloseEye)
-		ev = append(ev, rules.PrivateEvent(e.Holder, "card", fmt.Sprintf("%s is not on the new team: your %s card returns to your hand.", s.R.Name(e.Target), CloseEye)))
+		ev = append(ev, rules.PrivateEvent(e.Holder, "card", fmt.Sprintf("%s is not on the new team: your %s card returns to your hand.", s.Seats.Name(e.Target), CloseEye)))
 	}
 	s.Eyes = eyes
 	if s.Spot != nil && !seen[s.Spot.Target] {
 		s.Hands[s.Spot.Holder] = append(s.Hands[s.Spot.Holder], Spotlight)
-		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s is not on the new team: %s returns to %s's hand.", s.R.Name(s.Spot.Target), Spotlight, s.R.Name(s.Spot.Holder))))
+		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s is not on the new team: %s returns to %s's hand.", s.Seats.Name(s.Spot.Target), Spotlight, s.Seats.Name(s.Spot.Holder))))
 		s.Spot = nil
 	}
 	verb := "proposes"
@@ -111,7 +111,7 @@ func (s *State) propose(p, names string) ([]rules.Event, error) {
 		verb = "replaces the proposal with"
 	}
 	ev = append([]rules.Event{rules.PublicEvent("proposal", fmt.Sprintf("%s %s the team: [b]%s[/b] (mission %d, proposal %d). Vote [b]APPROVE[/b] or [b]REJECT[/b]; team members send SUPPORT or SABOTAGE by PM.",
-		s.R.Name(p), verb, s.R.Names(ids), s.Mission, s.Proposal))}, ev...)
+		s.Seats.Name(p), verb, s.Seats.Names(ids), s.Mission, s.Proposal))}, ev...)
 	return ev, nil
 }
 
@@ -150,7 +150,7 @@ func (s *State) give(p, card, name string, pub bool) ([]rules.Event, error) {
 	if !contains(s.Dealt, card) {
 		return nil, fmt.Errorf("you were not dealt %s (still to give: %s)", card, strings.Join(s.Dealt, ", "))
 	}
-	to, err := s.R.Match(name)
+	to, err := s.Seats.Match(name)
 	if err != nil {
 		return nil, err
 	}
@@ -158,27 +158,27 @@ func (s *State) give(p, card, name string, pub bool) ([]rules.Event, error) {
 		return nil, errors.New("you cannot keep a card: give it to another player")
 	}
 	s.Dealt = remove(s.Dealt, card)
-	ev := []rules.Event{rules.PublicEvent("give", fmt.Sprintf("%s gives [b]%s[/b] to %s.", s.R.Name(p), card, s.R.Name(to)))}
+	ev := []rules.Event{rules.PublicEvent("give", fmt.Sprintf("%s gives [b]%s[/b] to %s.", s.Seats.Name(p), card, s.Seats.Name(to)))}
 	switch card {
 	case Successor:
 		s.Nominee = to
-		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s will lead the first proposal of the next mission.", s.R.Name(to))))
+		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s will lead the first proposal of the next mission.", s.Seats.Name(to))))
 	case Overheard:
 		a, b := s.adjacent(to)
 		s.Pending[to] = append(s.Pending[to], Overheard)
 		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s must now name a player next to them in the leader order (%s or %s) with [b]OVERHEAR name[/b] (in the thread or by PM), and will learn that player's role by PM.",
-			s.R.Name(to), s.R.Name(a), s.R.Name(b))))
+			s.Seats.Name(to), s.Seats.Name(a), s.Seats.Name(b))))
 	case OpenUp:
 		s.Pending[to] = append(s.Pending[to], OpenUp)
 		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s must now name one other player with [b]OPEN UP TO name[/b] (in the thread or by PM); that player will learn %s's role by PM.",
-			s.R.Name(to), s.R.Name(to))))
+			s.Seats.Name(to), s.Seats.Name(to))))
 	case Confidence:
 		ev = append(ev, s.learn(to, p, Confidence))
 	default:
 		s.Hands[to] = append(s.Hands[to], card)
 	}
 	if len(s.Dealt) == 0 {
-		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("All cards are handed out: %s may propose the team.", s.R.Name(s.Leader))))
+		ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("All cards are handed out: %s may propose the team.", s.Seats.Name(s.Leader))))
 	}
 	return ev, nil
 }
@@ -189,7 +189,7 @@ func (s *State) learn(viewer, target, card string) rules.Event {
 		s.Known[viewer] = map[string]string{}
 	}
 	s.Known[viewer][target] = s.Roles[target]
-	return rules.PrivateEvent(viewer, "reveal", fmt.Sprintf("%s: %s is %s.", card, s.R.Name(target), roleText(s.Roles[target])))
+	return rules.PrivateEvent(viewer, "reveal", fmt.Sprintf("%s: %s is %s.", card, s.Seats.Name(target), roleText(s.Roles[target])))
 }
 
 // adjacent returns the players before and after id in the leader order.
@@ -246,7 +246,7 @@ func (s *State) play(p, card, name string, pub bool) ([]rules.Event, error) {
 		} else {
 			s.spend(p, card)
 		}
-		return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s plays [b]%s[/b]: their vote on this team counts double.", s.R.Name(p), card))}, nil
+		return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s plays [b]%s[/b]: their vote on this team counts double.", s.Seats.Name(p), card))}, nil
 	case StrongLeader:
 		if err := publicOnly(); err != nil {
 			return nil, err
@@ -264,27 +264,27 @@ func (s *State) play(p, card, name string, pub bool) ([]rules.Event, error) {
 		if name == "" {
 			return nil, fmt.Errorf("name a team member: PLAY %s ON name", card)
 		}
-		t, err := s.R.Match(name)
+		t, err := s.Seats.Match(name)
 		if err != nil {
 			return nil, err
 		}
 		if !s.onTeam(t) {
-			return nil, fmt.Errorf("%s is not on the proposed team", s.R.Display(t))
+			return nil, fmt.Errorf("%s is not on the proposed team", s.Seats.Display(t))
 		}
 		s.spend(p, card)
 		if card == CloseEye {
 			s.Eyes = append(s.Eyes, Play{Holder: p, Target: t})
 			if pub {
-				return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s plays [b]%s[/b] on %s.", s.R.Name(p), card, s.R.Name(t)))}, nil
+				return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s plays [b]%s[/b] on %s.", s.Seats.Name(p), card, s.Seats.Name(t)))}, nil
 			}
-			return []rules.Event{rules.PrivateEvent(p, "card", fmt.Sprintf("If this team goes ahead you will learn %s's mission order.", s.R.Name(t)))}, nil
+			return []rules.Event{rules.PrivateEvent(p, "card", fmt.Sprintf("If this team goes ahead you will learn %s's mission order.", s.Seats.Name(t)))}, nil
 		}
 		if s.Spot != nil {
 			s.Hands[p] = append(s.Hands[p], card)
 			return nil, errors.New("this team is already in the spotlight")
 		}
 		s.Spot = &Play{Holder: p, Target: t}
-		return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s plays [b]%s[/b] on %s: if this team goes ahead, %s's mission order will be revealed.", s.R.Name(p), card, s.R.Name(t), s.R.Name(t)))}, nil
+		return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s plays [b]%s[/b] on %s: if this team goes ahead, %s's mission order will be revealed.", s.Seats.Name(p), card, s.Seats.Name(t), s.Seats.Name(t)))}, nil
 	}
 	return nil, fmt.Errorf("%s cannot be played", card)
 }
@@ -299,7 +299,7 @@ func (s *State) strongLeader(p string) ([]rules.Event, error) {
 	if s.Team != nil {
 		s.StrongNext = p
 		s.spend(p, StrongLeader)
-		return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s declares [b]%s[/b] and will lead the next proposal.", s.R.Name(p), StrongLeader))}, nil
+		return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s declares [b]%s[/b] and will lead the next proposal.", s.Seats.Name(p), StrongLeader))}, nil
 	}
 	if s.Proposal == 1 {
 		return nil, errors.New("the first proposal of a mission cannot be taken over (its cards are already dealt); declare Strong Leader while a team is up for votes to lead the next one")
@@ -310,20 +310,20 @@ func (s *State) strongLeader(p string) ([]rules.Event, error) {
 	s.spend(p, StrongLeader)
 	s.Override = p
 	s.Leader = p
-	return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s declares [b]%s[/b] and takes over this proposal from %s, who leads the one after.", s.R.Name(p), StrongLeader, s.R.Name(s.Order[s.Turn])))}, nil
+	return []rules.Event{rules.PublicEvent("card", fmt.Sprintf("%s declares [b]%s[/b] and takes over this proposal from %s, who leads the one after.", s.Seats.Name(p), StrongLeader, s.Seats.Name(s.Order[s.Turn])))}, nil
 }
 
 func (s *State) overhear(p, name string) ([]rules.Event, error) {
 	if !contains(s.Pending[p], Overheard) {
 		return nil, fmt.Errorf("you have no %s choice to make", Overheard)
 	}
-	t, err := s.R.Match(name)
+	t, err := s.Seats.Match(name)
 	if err != nil {
 		return nil, err
 	}
 	a, b := s.adjacent(p)
 	if t != a && t != b {
-		return nil, fmt.Errorf("%s is not next to you in the leader order (%s or %s)", s.R.Display(t), s.R.Display(a), s.R.Display(b))
+		return nil, fmt.Errorf("%s is not next to you in the leader order (%s or %s)", s.Seats.Display(t), s.Seats.Display(a), s.Seats.Display(b))
 	}
 	s.Pending[p] = remove(s.Pending[p], Overheard)
 	return []rules.Event{s.learn(p, t, Overheard)}, nil
@@ -333,7 +333,7 @@ func (s *State) openUp(p, name string) ([]rules.Event, error) {
 	if !contains(s.Pending[p], OpenUp) {
 		return nil, fmt.Errorf("you have no %s choice to make", OpenUp)
 	}
-	t, err := s.R.Match(name)
+	t, err := s.Seats.Match(name)
 	if err != nil {
 		return nil, err
 	}
@@ -343,6 +343,6 @@ func (s *State) openUp(p, name string) ([]rules.Event, error) {
 	s.Pending[p] = remove(s.Pending[p], OpenUp)
 	return []rules.Event{
 		s.learn(t, p, OpenUp),
-		rules.PrivateEvent(p, "card", fmt.Sprintf("%s: your role has been revealed to %s.", OpenUp, s.R.Name(t))),
+		rules.PrivateEvent(p, "card", fmt.Sprintf("%s: your role has been revealed to %s.", OpenUp, s.Seats.Name(t))),
 	}, nil
 }

@@ -71,7 +71,7 @@ func TestPropertyRandomBotGames(t *testing.T) {
 			t.Fatal("a played-out game has a winning side")
 		}
 		// Exactly one role PM each.
-		for _, id := range s.R.IDs() {
+		for _, id := range s.Seats.IDs() {
 			c := 0
 			for _, txt := range r.Private[id] {
 				if strings.HasPrefix(txt, "You are ") {
@@ -103,7 +103,7 @@ func checkPublicSecrets(t interface{ Fatalf(string, ...any) }, s *State, public 
 			}
 		}
 		for _, line := range strings.Split(txt, "\n") {
-			for _, id := range s.R.IDs() {
+			for _, id := range s.Seats.IDs() {
 				if !strings.Contains(line, id) {
 					continue
 				}

@@ -69,7 +69,7 @@ type Play struct {
 
 // State is the whole game. Player keys are slot ids.
 type State struct {
-	R              *rules.Roster `json:"roster"`
+	Seats          *rules.Roster `json:"roster"` // the player slots: ids, names shown, aliases
 	RejectionLimit int           `json:"rejection_limit"`
 	MissingVote    string        `json:"missing_vote"`
 	PhaseHours     float64       `json:"phase_hours"`
@@ -114,7 +114,7 @@ type State struct {
 }
 
 // Roster implements rules.State.
-func (s *State) Roster() *rules.Roster { return s.R }
+func (s *State) Roster() *rules.Roster { return s.Seats }
 
 func (s *State) init() {
 	if s.Votes == nil {
@@ -141,8 +141,8 @@ func (s *State) init() {
 	if s.Roles == nil {
 		s.Roles = map[string]string{}
 	}
-	if s.R == nil {
-		s.R = &rules.Roster{}
+	if s.Seats == nil {
+		s.Seats = &rules.Roster{}
 	}
 }
 
@@ -179,7 +179,7 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &State{R: r}
+	s := &State{Seats: r}
 	s.init()
 	if s.RejectionLimit, err = cfg.Options.Int("rejection_limit", 5); err != nil {
 		return nil, nil, err
@@ -419,7 +419,7 @@ func (s *State) deadlineFrom(t time.Time) time.Time {
 // side lists the players of one side in roster order.
 func (s *State) side(role string) []string {
 	var out []string
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if s.Roles[id] == role {
 			out = append(out, id)
 		}
@@ -440,7 +440,7 @@ func (s *State) rolePM(id string) string {
 	if s.Roles[id] == Spy {
 		if len(s.Chain) > 0 {
 			next := s.chainNext(id)
-			fmt.Fprintf(&b, "\nChain spies are in effect: the spies form a one-way ring and each knows only the next. The spy you know: %s.", s.R.Name(next))
+			fmt.Fprintf(&b, "\nChain spies are in effect: the spies form a one-way ring and each knows only the next. The spy you know: %s.", s.Seats.Name(next))
 		} else {
 			var others []string
 			for _, o := range s.side(Spy) {
@@ -448,7 +448,7 @@ func (s *State) rolePM(id string) string {
 					others = append(others, o)
 				}
 			}
-			fmt.Fprintf(&b, "\nThe other spies: %s.", s.R.Names(others))
+			fmt.Fprintf(&b, "\nThe other spies: %s.", s.Seats.Names(others))
 		}
 		b.WriteString("\nOn a mission you may SUPPORT or SABOTAGE (by PM); with no order you SABOTAGE.")
 	} else {
@@ -523,9 +523,9 @@ func remove(xs []string, x string) []string {
 // mission's cards to its first leader at 7+ players).
 func (s *State) openProposal(newMission bool) []rules.Event {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[b]Mission %d, proposal %d.[/b] Leader: %s", s.Mission, s.Proposal, s.R.Name(s.Leader))
+	fmt.Fprintf(&b, "[b]Mission %d, proposal %d.[/b] Leader: %s", s.Mission, s.Proposal, s.Seats.Name(s.Leader))
 	if s.Override != "" {
-		fmt.Fprintf(&b, " (in place of %s, who leads the proposal after)", s.R.Name(s.Order[s.Turn]))
+		fmt.Fprintf(&b, " (in place of %s, who leads the proposal after)", s.Seats.Name(s.Order[s.Turn]))
 	}
 	fmt.Fprintf(&b, ". Team size: %d", s.teamSize())
 	if s.failsAt() == 2 {
@@ -541,7 +541,7 @@ func (s *State) openProposal(newMission bool) []rules.Event {
 		s.Deck = append([]string(nil), s.Deck[k:]...)
 		s.Dealer = s.Leader
 		fmt.Fprintf(&b, "\nCards dealt to %s: %s. Each goes to another player with [b]GIVE card TO name[/b]; the team can be proposed once both are given.",
-			s.R.Name(s.Leader), strings.Join(s.Dealt, " and "))
+			s.Seats.Name(s.Leader), strings.Join(s.Dealt, " and "))
 	}
 	return []rules.Event{rules.PublicEvent("proposal-open", b.String())}
 }
@@ -549,7 +549,7 @@ func (s *State) openProposal(newMission bool) []rules.Event {
 // SortedIDs returns ids in roster order.
 func (s *State) rosterOrder(ids map[string]bool) []string {
 	var out []string
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if ids[id] {
 			out = append(out, id)
 		}
@@ -567,7 +567,7 @@ func (s *State) voted() []string {
 
 func (s *State) notVoted() []string {
 	var out []string
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if _, ok := s.Votes[id]; !ok {
 			out = append(out, id)
 		}

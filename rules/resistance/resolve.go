@@ -40,12 +40,12 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 		// The leader let the time limit pass without a valid team: the
 		// turn counts as a rejected proposal.
 		s.Missing = []string{s.Leader}
-		msg := fmt.Sprintf("Time is up and %s proposed no team: this counts as a rejected proposal.", s.R.Name(s.Leader))
+		msg := fmt.Sprintf("Time is up and %s proposed no team: this counts as a rejected proposal.", s.Seats.Name(s.Leader))
 		if len(s.Dealt) > 0 {
 			msg += fmt.Sprintf(" The cards not handed out (%s) are discarded.", strings.Join(s.Dealt, ", "))
 			s.Dealt = nil
 		}
-		msg += "\nNo team from: " + s.R.Name(s.Leader) + "."
+		msg += "\nNo team from: " + s.Seats.Name(s.Leader) + "."
 		ev = append(ev, rules.PublicEvent("missing", msg))
 		ev = append(ev, s.reject(now)...)
 		return s, ev
@@ -54,13 +54,13 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 	s.Missing = missing
 	approveW, rejectW := 0, 0
 	var yes, no []string
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		v, ok := s.Votes[id]
 		w := 1
 		if s.Doubled[id] {
 			w = 2
 		}
-		name := s.R.Name(id)
+		name := s.Seats.Name(id)
 		if w == 2 {
 			name += " (x2)"
 		}
@@ -78,7 +78,7 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 	}
 	approved := approveW > rejectW
 	var b strings.Builder
-	fmt.Fprintf(&b, "[b]Votes on %s's team[/b] (%s), mission %d, proposal %d:\n", s.R.Name(s.Leader), s.R.Names(s.Team), s.Mission, s.Proposal)
+	fmt.Fprintf(&b, "[b]Votes on %s's team[/b] (%s), mission %d, proposal %d:\n", s.Seats.Name(s.Leader), s.Seats.Names(s.Team), s.Mission, s.Proposal)
 	fmt.Fprintf(&b, "APPROVE (%d): %s\n", approveW, listOrNone(yes))
 	fmt.Fprintf(&b, "REJECT (%d): %s\n", rejectW, listOrNone(no))
 	if len(missing) > 0 {
@@ -86,7 +86,7 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 		if s.MissingVote == "reject" {
 			how = "counted as REJECT"
 		}
-		fmt.Fprintf(&b, "No vote from: %s (%s).\n", s.R.Names(missing), how)
+		fmt.Fprintf(&b, "No vote from: %s (%s).\n", s.Seats.Names(missing), how)
 	}
 	if approved {
 		b.WriteString("The team is [b]APPROVED[/b].")
@@ -102,7 +102,7 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 		}
 		if s.Spot != nil {
 			s.Hands[s.Spot.Holder] = append(s.Hands[s.Spot.Holder], Spotlight)
-			ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("The team was rejected: %s returns to %s's hand.", Spotlight, s.R.Name(s.Spot.Holder))))
+			ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("The team was rejected: %s returns to %s's hand.", Spotlight, s.Seats.Name(s.Spot.Holder))))
 		}
 		ev = append(ev, s.reject(now)...)
 		return s, ev
@@ -155,7 +155,7 @@ func (s *State) mission(now time.Time) []rules.Event {
 	}
 	text := fmt.Sprintf("[b]Mission %d: %s[/b] — %d sabotage%s.", s.Mission, strings.ToUpper(res), sab, plural)
 	if s.Spot != nil {
-		text += fmt.Sprintf("\nIn The Spotlight: %s sent %s.", s.R.Name(s.Spot.Target), strings.ToUpper(order[s.Spot.Target]))
+		text += fmt.Sprintf("\nIn The Spotlight: %s sent %s.", s.Seats.Name(s.Spot.Target), strings.ToUpper(order[s.Spot.Target]))
 	}
 	succ, fails := 0, 0
 	for _, m := range s.Missions {
@@ -169,7 +169,7 @@ func (s *State) mission(now time.Time) []rules.Event {
 	ev = append(ev, rules.PublicEvent("result", text))
 	for _, e := range s.Eyes {
 		word := map[string]string{"support": "SUPPORTED", "sabotage": "SABOTAGED"}[order[e.Target]]
-		ev = append(ev, rules.PrivateEvent(e.Holder, "reveal", fmt.Sprintf("%s: on mission %d, %s %s.", CloseEye, s.Mission, s.R.Name(e.Target), word)))
+		ev = append(ev, rules.PrivateEvent(e.Holder, "reveal", fmt.Sprintf("%s: on mission %d, %s %s.", CloseEye, s.Mission, s.Seats.Name(e.Target), word)))
 	}
 	ev = append(ev, s.settlePending()...)
 	switch {
@@ -192,11 +192,11 @@ func (s *State) settlePending() []rules.Event {
 	for _, p := range sortedKeys(s.Pending) {
 		for _, card := range s.Pending[p] {
 			_, next := s.adjacent(p)
-			ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s made no %s choice before the mission resolved; the bot names %s, next in the leader order.", s.R.Name(p), card, s.R.Name(next))))
+			ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("%s made no %s choice before the mission resolved; the bot names %s, next in the leader order.", s.Seats.Name(p), card, s.Seats.Name(next))))
 			if card == Overheard {
 				ev = append(ev, s.learn(p, next, Overheard))
 			} else {
-				ev = append(ev, s.learn(next, p, OpenUp), rules.PrivateEvent(p, "card", fmt.Sprintf("%s: your role has been revealed to %s.", OpenUp, s.R.Name(next))))
+				ev = append(ev, s.learn(next, p, OpenUp), rules.PrivateEvent(p, "card", fmt.Sprintf("%s: your role has been revealed to %s.", OpenUp, s.Seats.Name(next))))
 			}
 		}
 	}
@@ -218,7 +218,7 @@ func (s *State) advance(now time.Time, newMission bool) []rules.Event {
 		s.Override = s.StrongNext
 		s.StrongNext = ""
 		if newMission && s.Nominee != "" {
-			ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("Strong Leader wins over Successor Nomination: %s's nomination is spent.", s.R.Name(s.Nominee))))
+			ev = append(ev, rules.PublicEvent("card", fmt.Sprintf("Strong Leader wins over Successor Nomination: %s's nomination is spent.", s.Seats.Name(s.Nominee))))
 			s.Nominee = ""
 		}
 	case newMission && s.Nominee != "":
@@ -256,15 +256,15 @@ func (s *State) finish(side, why string) []rules.Event {
 func (s *State) rolesText() string {
 	var b strings.Builder
 	b.WriteString("Roles:")
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		role := "Resistance"
 		if s.Roles[id] == Spy {
 			role = "Spy"
 		}
-		fmt.Fprintf(&b, "\n%s — %s", s.R.Name(id), role)
+		fmt.Fprintf(&b, "\n%s — %s", s.Seats.Name(id), role)
 	}
 	if len(s.Chain) > 0 {
-		fmt.Fprintf(&b, "\nSpy chain: %s → %s", strings.Join(names(s.R, s.Chain), " → "), s.R.Name(s.Chain[0]))
+		fmt.Fprintf(&b, "\nSpy chain: %s → %s", strings.Join(names(s.Seats, s.Chain), " → "), s.Seats.Name(s.Chain[0]))
 	}
 	return b.String()
 }

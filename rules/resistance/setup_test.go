@@ -27,7 +27,7 @@ func TestRolesByPlayerCount(t *testing.T) {
 				if got := len(s.side(Resistance)); got != tc.res {
 					t.Errorf("resistance = %d, want %d", got, tc.res)
 				}
-				if !sameSet(s.Order, s.R.IDs()) {
+				if !sameSet(s.Order, s.Seats.IDs()) {
 					t.Errorf("leader order %v is not a permutation", s.Order)
 				}
 				if s.Leader != s.Order[0] {
@@ -39,7 +39,7 @@ func TestRolesByPlayerCount(t *testing.T) {
 						rolePMs[e.To]++
 					}
 				}
-				for _, id := range s.R.IDs() {
+				for _, id := range s.Seats.IDs() {
 					if rolePMs[id] != 1 {
 						t.Errorf("%s got %d role PMs", id, rolePMs[id])
 					}
@@ -118,9 +118,9 @@ func TestSpyKnowledge(t *testing.T) {
 				if tc.ring && !sameSet(s.Chain, spies) {
 					t.Fatalf("chain %v is not the spies %v", s.Chain, spies)
 				}
-				for _, id := range s.R.IDs() {
+				for _, id := range s.Seats.IDs() {
 					pm := pms[id]
-					for _, o := range s.R.IDs() {
+					for _, o := range s.Seats.IDs() {
 						if o == id {
 							continue
 						}

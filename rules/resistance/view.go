@@ -49,7 +49,7 @@ func (Game) View(st rules.State, viewer string) any {
 	s := st.(*State)
 	v := View{
 		Viewer:         viewer,
-		Players:        s.R.IDs(),
+		Players:        s.Seats.IDs(),
 		LeaderOrder:    append([]string{}, s.Order...),
 		Mission:        s.Mission,
 		Proposal:       s.Proposal,
@@ -71,7 +71,7 @@ func (Game) View(st rules.State, viewer string) any {
 	if len(s.Dealt) == 0 {
 		v.Dealer = ""
 	}
-	for _, id := range s.R.IDs() {
+	for _, id := range s.Seats.IDs() {
 		if s.DoubleVotes[id] {
 			v.DoubleVotes = append(v.DoubleVotes, id)
 		}
@@ -88,7 +88,7 @@ func (Game) View(st rules.State, viewer string) any {
 			v.Roles[id] = r
 		}
 	}
-	if !s.R.Has(viewer) {
+	if !s.Seats.Has(viewer) {
 		return v
 	}
 	v.Role = s.Roles[viewer]
@@ -107,7 +107,7 @@ func (Game) View(st rules.State, viewer string) any {
 	return v
 }
 
-// Bot implements rules.Game: a simulated player acting on its View only.
+// Bot implements rules.Bot: a simulated player acting on its View only.
 // About one move in ten is bad on purpose (wrong team size, unknown name,
 // SABOTAGE in the thread, a vote inside a quote).
 func (g Game) Bot(st rules.State, player string, r *rules.Rand) []rules.Move {

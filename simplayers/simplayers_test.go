@@ -1,0 +1,71 @@
+package simplayers
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/rules/nations"
+)
+
+type recorder struct{ posts, pms []string }
+
+func (r *recorder) Post(_ context.Context, player, text string) error {
+	r.posts = append(r.posts, player+": "+text)
+	return nil
+}
+
+func (r *recorder) PM(_ context.Context, player, text string) error {
+	r.pms = append(r.pms, player+": "+text)
+	return nil
+}
+
+// noBot is a game without the rules.Bot capability: embedding the
+// interface keeps only rules.Game's methods.
+type noBot struct{ rules.Game }
+
+func setup(t *testing.T) rules.State {
+	t.Helper()
+	s, _, err := nations.Game{}.Setup(rules.Config{Players: []string{"Alice", "Bob", "Carol"}, Seed: 1,
+		Start: time.Date(2026, 3, 2, 18, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestActNeedsTheBotCapability(t *testing.T) {
+	tbl := &Table{Game: noBot{nations.Game{}}, Seed: 1}
+	rec := &recorder{}
+	_, err := tbl.Act(context.Background(), setup(t), rec)
+	if err == nil || !strings.Contains(err.Error(), "rules.Bot") {
+		t.Fatalf("err = %v, want one naming rules.Bot", err)
+	}
+	if len(rec.posts)+len(rec.pms) != 0 {
+		t.Errorf("sent moves without a bot: %v %v", rec.posts, rec.pms)
+	}
+}
+
+// TestActOnceUntilTheViewChanges: every player moves at the start, and
+// nobody moves again while what they see is the same.
+func TestActOnceUntilTheViewChanges(t *testing.T) {
+	tbl := &Table{Game: nations.Game{}, Seed: 1}
+	s := setup(t)
+	rec := &recorder{}
+	sent, err := tbl.Act(context.Background(), s, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) == 0 || len(sent) != len(rec.posts)+len(rec.pms) {
+		t.Fatalf("sent %d moves, recorder has %d posts and %d PMs", len(sent), len(rec.posts), len(rec.pms))
+	}
+	again, err := tbl.Act(context.Background(), s, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again) != 0 {
+		t.Errorf("acted again on an unchanged view: %v", again)
+	}
+}
