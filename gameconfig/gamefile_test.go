@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/rules"
-	_ "github.com/forumgm/forumgm/rules/nations"
-	_ "github.com/forumgm/forumgm/rules/protest"
-	_ "github.com/forumgm/forumgm/rules/resistance"
 )
 
 // TestExampleGameFiles checks that every documented example game file loads

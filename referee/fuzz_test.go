@@ -7,11 +7,9 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
-	_ "github.com/forumgm/forumgm/rules/nations"
-	_ "github.com/forumgm/forumgm/rules/protest"
-	_ "github.com/forumgm/forumgm/rules/resistance"
 )
 
 var fuzzStart = time.Date(2026, 3, 2, 18, 0, 0, 0, time.UTC)

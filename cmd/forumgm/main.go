@@ -9,9 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/forumgm/forumgm"
-	_ "github.com/forumgm/forumgm/rules/nations"
-	_ "github.com/forumgm/forumgm/rules/protest"
-	_ "github.com/forumgm/forumgm/rules/resistance"
+	_ "github.com/forumgm/forumgm/games"
 )
 
 func main() {
