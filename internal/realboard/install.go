@@ -17,7 +17,7 @@ import (
 
 // harnessVersion is part of the cache key: bump it when an install step
 // changes so no stale pristine copy is reused.
-const harnessVersion = "1"
+const harnessVersion = "2"
 
 // rootFile, inside a pristine copy, holds the directory the board was
 // installed in (its config names paths under it).
