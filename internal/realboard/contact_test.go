@@ -190,4 +190,3 @@ func countPMs(t *testing.T, b *realboard.Board, key string, to int) int {
 	}
 	return n
 }
-
