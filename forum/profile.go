@@ -437,11 +437,12 @@ func myBB() Profile {
 			InboxTime:      "span.smalltext",
 			InboxUnread:    "a.new_pm",
 			PM:             "div.post:has(div.post_body)",
-			PMSubject:      "td.thead strong",
-			PMFrom:         "div.author_information .largetext",
-			PMTime:         "span.post_date",
-			PMTimeTitle:    "span[title]",
-			PMBody:         "div.post_body",
+			// Real MyBB: the usercp menu ("Menu") comes first in td.thead.
+			PMSubject:   "table.tborder:not(:has(.usercp_nav_item)) td.thead strong",
+			PMFrom:      "div.author_information .largetext",
+			PMTime:      "span.post_date",
+			PMTimeTitle: "span[title]",
+			PMBody:      "div.post_body",
 		},
 		Forms: Forms{
 			Login: Form{Page: "member.php?action=login", Selector: `form:has(input[name="password"])`,
