@@ -74,7 +74,7 @@ func firstContact(t *testing.T, engine string) {
 	}
 
 	var got []forum.Post
-	res, err := c.Sc.ReadThread(ctx, b.ThreadIDString(), scraper.Cursor{}, func(p forum.Post) error {
+	res, err := c.Scraper.ReadThread(ctx, b.ThreadIDString(), scraper.Cursor{}, func(p forum.Post) error {
 		got = append(got, p)
 		return nil
 	})
