@@ -288,8 +288,8 @@ func (x *Parser) timeOf(s *goquery.Selection, title goquery.Matcher, re *regexp.
 	}
 	cands = append(cands, full)
 	st, err := x.ParseTime(f, cands...)
-	if err == nil && st.Text != normTime(full) {
-		st.Text = normTime(full) + " [" + st.Text + "]"
+	if err == nil && st.Text != full {
+		st.Text = full + " [" + st.Text + "]"
 	}
 	return st
 }

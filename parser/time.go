@@ -97,10 +97,10 @@ func (x *Parser) ParseTime(f Fetch, texts ...string) (forum.Stamp, error) {
 		if txt == "" {
 			continue
 		}
-		shown = append(shown, txt)
+		shown = append(shown, collapse(strings.ReplaceAll(raw, "\u00a0", " ")))
 		st, err := x.parseOne(f, txt)
 		if err == nil {
-			st.Text = txt
+			st.Text = shown[len(shown)-1] // as the page showed it
 			return st, nil
 		}
 		if specific == nil && !errors.Is(err, errNoMatch) {

@@ -228,7 +228,7 @@ func TestRealPhpBBStamps(t *testing.T) {
 		t.Fatal("no PM")
 	}
 	if m.Stamp.Precision != forum.PrecisionMinute || !m.Stamp.Earliest.Equal(utc("2026-11-30T20:09:00Z")) ||
-		!m.Stamp.Latest.Equal(utc("2026-11-30T20:10:00Z")) || m.Stamp.Text != "Mon Nov 30, 2026 8:09 PM" || !m.Time.Equal(m.Stamp.Earliest) {
+		!m.Stamp.Latest.Equal(utc("2026-11-30T20:10:00Z")) || m.Stamp.Text != "Mon Nov 30, 2026 8:09 pm" || !m.Time.Equal(m.Stamp.Earliest) {
 		t.Errorf("PM stamp %+v", m.Stamp)
 	}
 	doc, _ = Doc(readReal(t, "phpbb3310_pm_inbox.html"))
