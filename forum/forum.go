@@ -24,9 +24,14 @@ type Author struct {
 
 // Post is one post of a thread as read from a page.
 type Post struct {
-	ID     string    `json:"id"`
-	Author Author    `json:"author"`
-	Time   time.Time `json:"time"`
+	ID     string `json:"id"`
+	Author Author `json:"author"`
+	// Time is Stamp.Earliest (zero when the stamp is unreadable); kept for
+	// callers that want one instant.
+	Time time.Time `json:"time"`
+	// Stamp is what the board's time stamp allows (an interval, or an
+	// unreadable-time marker with the raw text).
+	Stamp Stamp `json:"stamp"`
 	// BodyHTML is the inner HTML of the post's content node.
 	BodyHTML string `json:"body_html"`
 	// Edited is true when the page shows an edit notice; EditNotice is its text.
@@ -41,7 +46,8 @@ type PMHeader struct {
 	ID      string    `json:"id"`
 	Subject string    `json:"subject"`
 	From    Author    `json:"from"`
-	Time    time.Time `json:"time,omitzero"` // zero where the list shows no parseable time
+	Time    time.Time `json:"time,omitzero"` // Stamp.Earliest; zero where the list shows no readable time
+	Stamp   Stamp     `json:"stamp"`
 	Unread  bool      `json:"unread"`
 }
 
@@ -50,7 +56,8 @@ type PrivateMessage struct {
 	ID       string    `json:"id"`
 	Subject  string    `json:"subject"`
 	From     Author    `json:"from"`
-	Time     time.Time `json:"time"`
+	Time     time.Time `json:"time"` // Stamp.Earliest (zero when unreadable)
+	Stamp    Stamp     `json:"stamp"`
 	BodyHTML string    `json:"body_html"`
 }
 

@@ -30,11 +30,19 @@ type Profile struct {
 	// FormWaitSeconds is how long to wait between fetching a form and
 	// submitting it (phpBB rejects a token used in the second it was made).
 	FormWaitSeconds int `yaml:"form_wait_seconds"`
-	// TimeZone (IANA name) in which the board renders textual times for the
-	// bot account; machine-readable attributes do not need it.
+	// TimeZone in which the board renders textual times for the bot
+	// account (its profile setting): an IANA name ("America/New_York") or a
+	// fixed offset ("UTC-5", "+05:30", as MyBB's offsets are). Default UTC;
+	// machine-readable attributes do not need it.
 	TimeZone string `yaml:"time_zone"`
-	// TimeLayouts are Go layouts tried in order on textual times.
+	// TimeLayouts are Go layouts tried in order on absolute textual times;
+	// relative ones ("Today at 08:15 PM", "9 hours ago") are read without
+	// layouts, resolved against the time the page was fetched.
 	TimeLayouts []string `yaml:"time_layouts"`
+	// ClockSkewSeconds is how far the board's clock may be from the bot's;
+	// relative times are widened by it. Pages that show the board's own
+	// current time (Selectors.PageTime) do not need it.
+	ClockSkewSeconds int `yaml:"clock_skew_seconds"`
 
 	URLs      URLs      `yaml:"urls"`
 	Selectors Selectors `yaml:"selectors"`
@@ -97,7 +105,11 @@ type Selectors struct {
 	// is no attribute (phpBB 3.0: "by Alice » Mon Nov 30, 2026 10:00 am").
 	TimeRegexp string `yaml:"time_regexp"`
 	// TimeStrip (within the time node) is removed before reading its text.
-	TimeStrip  string `yaml:"time_strip"`
+	TimeStrip string `yaml:"time_strip"`
+	// PageTime is a node whose TimeAttr (RFC 3339) is the board's own
+	// current time when it rendered the page (SMF's header); relative
+	// times are then resolved against it instead of the fetch time.
+	PageTime   string `yaml:"page_time"`
 	Body       string `yaml:"body"`
 	EditNotice string `yaml:"edit_notice"`
 	// PageCurrent is the current page number in the pagination; PageLinks
@@ -245,12 +257,61 @@ func (p Profile) Validate() error {
 	return nil
 }
 
-// Location is the profile's time zone (UTC when unset).
+// Location is the profile's time zone (UTC when unset): an IANA name or a
+// fixed offset from UTC ("UTC+2", "GMT-5", "+05:30", "-0330").
 func (p Profile) Location() (*time.Location, error) {
-	if p.TimeZone == "" {
+	z := strings.TrimSpace(p.TimeZone)
+	if z == "" {
 		return time.UTC, nil
 	}
-	return time.LoadLocation(p.TimeZone)
+	if m := offsetRe.FindStringSubmatch(z); m != nil {
+		h, _ := strconv.Atoi(m[2])
+		mins := 0
+		if m[3] != "" {
+			mins, _ = strconv.Atoi(m[3])
+		}
+		if h > 14 || mins > 59 {
+			return nil, fmt.Errorf("offset %q out of range", z)
+		}
+		off := h*3600 + mins*60
+		if m[1] == "-" {
+			off = -off
+		}
+		return time.FixedZone(z, off), nil
+	}
+	return time.LoadLocation(z)
+}
+
+var offsetRe = regexp.MustCompile(`^(?i:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$`)
+
+// LayoutUnit is the finest unit a Go time layout shows: a second, a
+// minute, an hour or a day (found by formatting instants that differ by
+// each, so any spelling of the fields is recognised).
+func LayoutUnit(layout string) time.Duration {
+	ref := time.Date(2006, 1, 2, 15, 4, 5, 0, time.UTC)
+	for _, u := range []time.Duration{time.Second, time.Minute, time.Hour} {
+		if ref.Format(layout) != ref.Add(u).Format(layout) {
+			return u
+		}
+	}
+	return 24 * time.Hour
+}
+
+// DeadlineUnit is the unit deadlines should fall on for this board: the
+// coarsest of its textual layouts that show a time of day (phpBB's PM
+// pages and MyBB's posts: a minute). Date-only layouts are fallbacks and
+// do not count; a board with no such layout gets a minute.
+func (p Profile) DeadlineUnit() time.Duration {
+	var unit time.Duration
+	for _, l := range p.TimeLayouts {
+		if u := LayoutUnit(l); u < 24*time.Hour && u > unit {
+			unit = u
+		}
+	}
+	if unit == 0 {
+		return time.Minute
+	}
+	return unit
 }
 
 // Expand fills a URL template's placeholders (values are query-escaped).
@@ -315,9 +376,13 @@ func phpBB() Profile {
 		FloodSeconds:    15,
 		FormWaitSeconds: 1,
 		TimeZone:        "UTC",
-		// The board default "D M d, Y g:i a" (PM pages and lists have no
-		// machine-readable time).
-		TimeLayouts: []string{"Mon Jan 02, 2006 3:04 pm", "Mon Jan 02, 2006 3:04 PM", "Mon Jan 2, 2006 3:04 pm", time.RFC3339},
+		// The board default "D M d, Y g:i a" first, then the other formats
+		// phpBB offers its users (language/en/common.php 'dateformats'; an
+		// ordinal "1st" is read as "1"). PM pages and lists have no
+		// machine-readable time.
+		TimeLayouts: []string{"Mon Jan 02, 2006 3:04 pm", "Mon Jan 2, 2006 3:04 pm",
+			"02 Jan 2006, 15:04", "02 Jan 2006 15:04", "Jan 2, '06, 15:04", "January 2, 2006, 3:04 pm",
+			time.RFC3339},
 		URLs: URLs{
 			Thread:       "viewtopic.php?t={topic}",
 			PageParam:    "start",
@@ -393,7 +458,9 @@ func myBB() Profile {
 		PostsPerPage: 10,
 		FloodSeconds: 60,
 		TimeZone:     "UTC",
-		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", ".
+		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", "
+		// (install/resources/settings.xml); "01-02-2006" alone is the
+		// title of a "Today"/"Yesterday" span when no time follows.
 		TimeLayouts: []string{"01-02-2006, 03:04 PM", "01-02-2006 03:04 PM", "01-02-2006"},
 		URLs: URLs{
 			Thread:       "showthread.php?tid={topic}",

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 )
@@ -95,6 +96,65 @@ func FuzzSegments(f *testing.F) {
 				if strings.Contains(s, sentinel) {
 					t.Fatalf("quoted text leaked: %q from %q", s, body)
 				}
+			}
+		}
+	})
+}
+
+var fuzzZones = []string{"UTC", "America/New_York", "UTC-5", "+05:30", "Australia/Lord_Howe"}
+
+// FuzzParseTime: whatever the text, fetch time and zone, ParseTime either
+// reads an interval (ordered, in UTC, of a sane width, the same twice) or
+// returns an error with an unreadable-time stamp carrying it; never a
+// zero time passed off as read, never a panic.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"9 hours ago", "Today, 08:15 PM", "Less than 1 minute ago", "Sun Nov 01, 2026 1:30 am",
+		"2026-11-30T20:06:51+00:00", "In 5 minutes", "yesterday at 11:59 pm", "11-30-2026", "Jan 1st, '27, 13:37"} {
+		for z := range fuzzZones {
+			f.Add(s, int64(1796068800), uint8(z))
+		}
+	}
+	parsers := map[string][]*Parser{}
+	for _, z := range fuzzZones {
+		for _, e := range []string{"phpbb", "mybb"} {
+			p := mustProfile(f, e)
+			p.TimeZone = z
+			x, err := New(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			parsers[z] = append(parsers[z], x)
+		}
+	}
+	const span = 300 * 365 * 24 * 3600 // fetch times from 1970 to about 2270
+	f.Fuzz(func(t *testing.T, text string, fetch int64, zone uint8) {
+		if fetch < 0 {
+			fetch = -(fetch + 1)
+		}
+		at := At(time.Unix(fetch%span, 0))
+		for _, x := range parsers[fuzzZones[int(zone)%len(fuzzZones)]] {
+			st, err := x.ParseTime(at, text)
+			again, err2 := x.ParseTime(at, text)
+			if st != again || (err == nil) != (err2 == nil) {
+				t.Fatalf("%q: not deterministic: %+v / %+v", text, st, again)
+			}
+			if err != nil {
+				if st.Known() || st.Precision != forum.PrecisionUnknown || !st.Earliest.IsZero() || st.Err != err.Error() {
+					t.Fatalf("%q: error %v with stamp %+v", text, err, st)
+				}
+				continue
+			}
+			if !st.Known() || st.Err != "" || st.Latest.Before(st.Earliest) {
+				t.Fatalf("%q: bad stamp %+v", text, st)
+			}
+			if st.Earliest.Location() != time.UTC || st.Latest.Location() != time.UTC {
+				t.Fatalf("%q: stamp not in UTC %+v", text, st)
+			}
+			if w := st.Width(); w > 50*time.Hour {
+				t.Fatalf("%q: interval %s wide", text, w)
+			}
+			if st.Relative && (st.Latest.Before(at.Sent.AddDate(-1, 0, -3)) || st.Earliest.After(at.Sent.AddDate(1, 0, 3))) {
+				t.Fatalf("%q: relative stamp %+v far from the fetch time %s", text, st, at.Sent)
 			}
 		}
 	})

@@ -5,6 +5,7 @@ package parser
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -24,11 +25,13 @@ import (
 type Parser struct {
 	Profile forum.Profile
 	loc     *time.Location
+	skew    time.Duration
+	layouts []layout
 
 	post, author, tm, tmTitle, tmStrip, body, edit, pageCur, pageLinks, loggedIn, errBox goquery.Matcher
 	bold, quote, spoiler, code, strike                                                   goquery.Matcher
 	inRow, inLink, inFrom, inTime, inUnread                                              goquery.Matcher
-	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody                                   goquery.Matcher
+	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                         goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
 }
@@ -63,6 +66,8 @@ func New(p forum.Profile) (*Parser, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.layouts = compileLayouts(p.TimeLayouts)
+	x.skew = time.Duration(max(p.ClockSkewSeconds, 0)) * time.Second
 	s := p.Selectors
 	for _, c := range []struct {
 		dst  *goquery.Matcher
@@ -81,7 +86,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.inUnread, "inbox_unread", s.InboxUnread},
 		{&x.pm, "pm", s.PM}, {&x.pmSubject, "pm_subject", s.PMSubject}, {&x.pmFrom, "pm_from", s.PMFrom},
 		{&x.pmTime, "pm_time", s.PMTime}, {&x.pmTimeTitle, "pm_time_title", s.PMTimeTitle},
-		{&x.pmBody, "pm_body", s.PMBody},
+		{&x.pmBody, "pm_body", s.PMBody}, {&x.pageTime, "page_time", s.PageTime},
 	} {
 		if *c.dst, err = compileSel(c.name, c.sel); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
@@ -128,8 +133,14 @@ type Thread struct {
 	LoggedIn bool `json:"logged_in"`
 }
 
-// Thread parses a thread page.
-func (x *Parser) Thread(doc *goquery.Document) Thread {
+// Thread parses a thread page with no fetch time: relative post times
+// come out unreadable (see ThreadAt).
+func (x *Parser) Thread(doc *goquery.Document) Thread { return x.ThreadAt(doc, Fetch{}) }
+
+// ThreadAt parses a thread page fetched at f; each post carries the stamp
+// its time allows (relative times resolved against f).
+func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
+	f = x.anchor(doc, f)
 	t := Thread{LoggedIn: x.LoggedIn(doc)}
 	t.Page, t.Pages = x.pagination(doc)
 	doc.FindMatcher(x.post).Each(func(_ int, s *goquery.Selection) {
@@ -139,7 +150,8 @@ func (x *Parser) Thread(doc *goquery.Document) Thread {
 		}
 		p := forum.Post{ID: id, Page: t.Page}
 		p.Author = x.authorOf(s.FindMatcher(x.author).First())
-		p.Time = x.postTime(s.FindMatcher(x.tm).First())
+		p.Stamp = x.postTime(s.FindMatcher(x.tm).First(), f)
+		p.Time = p.Stamp.Earliest
 		if b := s.FindMatcher(x.body).First(); b.Length() > 0 {
 			p.BodyHTML, _ = b.Html()
 		}
@@ -153,12 +165,32 @@ func (x *Parser) Thread(doc *goquery.Document) Thread {
 }
 
 // ParseThread is Thread on raw bytes.
-func (x *Parser) ParseThread(page []byte) (Thread, error) {
+func (x *Parser) ParseThread(page []byte) (Thread, error) { return x.ParseThreadAt(page, Fetch{}) }
+
+// ParseThreadAt is ThreadAt on raw bytes.
+func (x *Parser) ParseThreadAt(page []byte, f Fetch) (Thread, error) {
 	doc, err := Doc(page)
 	if err != nil {
 		return Thread{}, err
 	}
-	return x.Thread(doc), nil
+	return x.ThreadAt(doc, f), nil
+}
+
+// anchor replaces the fetch time by the board's own clock when the page
+// shows it (Selectors.PageTime): PHP renders it from the same time() as
+// the relative stamps, so no skew or request time blurs them.
+func (x *Parser) anchor(doc *goquery.Document, f Fetch) Fetch {
+	a := x.Profile.Selectors.TimeAttr
+	if a == "" {
+		a = "datetime"
+	}
+	n := doc.FindMatcher(x.pageTime).First()
+	if v := attr(n, a); v != "" {
+		if t, err := time.Parse(time.RFC3339, strings.TrimSpace(v)); err == nil {
+			return Fetch{Sent: t, Received: t, board: true}
+		}
+	}
+	return f
 }
 
 func (x *Parser) pagination(doc *goquery.Document) (page, pages int) {
@@ -212,29 +244,31 @@ func (x *Parser) authorOf(s *goquery.Selection) forum.Author {
 
 // postTime reads a post's time node: a machine-readable attribute on it
 // or a descendant if the profile names one, else its text.
-func (x *Parser) postTime(s *goquery.Selection) time.Time {
+func (x *Parser) postTime(s *goquery.Selection, f Fetch) forum.Stamp {
 	if s.Length() == 0 {
-		return time.Time{}
+		return forum.UnreadableStamp("", fmt.Errorf("unreadable time: no time node (selector %q) in the post", x.Profile.Selectors.Time))
 	}
 	if a := x.Profile.Selectors.TimeAttr; a != "" {
 		for _, n := range append([]*goquery.Selection{s}, s.Find("["+a+"]")) {
-			if v := attr(n.First(), a); v != "" {
-				if t, err := time.Parse(time.RFC3339, strings.TrimSpace(v)); err == nil {
-					return t.UTC()
+			if v := strings.TrimSpace(attr(n.First(), a)); v != "" {
+				if t, err := time.Parse(time.RFC3339, v); err == nil {
+					return forum.ExactStamp(t, v)
 				}
 			}
 		}
 	}
-	return x.timeOf(s, x.tmTitle, x.reTime)
+	return x.timeOf(s, x.tmTitle, x.reTime, f)
 }
 
 // timeOf reads a textual time: the node's text (through re when set) in
 // the profile's layouts and time zone. A title descendant (MyBB's "Today"
-// with the date in its title) is tried first, joined with the rest of the
-// text (", 10:00 AM").
-func (x *Parser) timeOf(s *goquery.Selection, title goquery.Matcher, re *regexp.Regexp) time.Time {
+// or "9 hours ago" with the date and time in its title) is tried first,
+// joined with the rest of the text (", 10:00 AM"); the visible text is the
+// fallback. The stamp's Text is what the page showed, with the title's
+// text after it in brackets when that is what was read.
+func (x *Parser) timeOf(s *goquery.Selection, title goquery.Matcher, re *regexp.Regexp, f Fetch) forum.Stamp {
 	if s.Length() == 0 {
-		return time.Time{}
+		return forum.UnreadableStamp("", errors.New("unreadable time: no time node on the page"))
 	}
 	c := s.Clone()
 	c.FindMatcher(x.tmStrip).Remove()
@@ -253,28 +287,19 @@ func (x *Parser) timeOf(s *goquery.Selection, title goquery.Matcher, re *regexp.
 		}
 	}
 	cands = append(cands, full)
-	return x.ParseTime(cands...)
-}
-
-// ParseTime tries each text with each of the profile's layouts, in its
-// time zone, and returns the first match in UTC (zero when none matches).
-func (x *Parser) ParseTime(texts ...string) time.Time {
-	for _, txt := range texts {
-		txt = strings.TrimSpace(txt)
-		if txt == "" {
-			continue
-		}
-		for _, l := range x.Profile.TimeLayouts {
-			if t, err := time.ParseInLocation(l, txt, x.loc); err == nil {
-				return t.UTC()
-			}
-		}
+	st, err := x.ParseTime(f, cands...)
+	if err == nil && st.Text != full {
+		st.Text = full + " [" + st.Text + "]"
 	}
-	return time.Time{}
+	return st
 }
 
-// Inbox parses a PM folder list (inbox or sent).
-func (x *Parser) Inbox(doc *goquery.Document) []forum.PMHeader {
+// Inbox parses a PM folder list (inbox or sent) with no fetch time.
+func (x *Parser) Inbox(doc *goquery.Document) []forum.PMHeader { return x.InboxAt(doc, Fetch{}) }
+
+// InboxAt parses a PM folder list fetched at f.
+func (x *Parser) InboxAt(doc *goquery.Document, f Fetch) []forum.PMHeader {
+	f = x.anchor(doc, f)
 	var out []forum.PMHeader
 	doc.FindMatcher(x.inRow).Each(func(_ int, row *goquery.Selection) {
 		link := row.FindMatcher(x.inLink).First()
@@ -284,15 +309,21 @@ func (x *Parser) Inbox(doc *goquery.Document) []forum.PMHeader {
 		}
 		h := forum.PMHeader{ID: id, Subject: collapse(link.Text())}
 		h.From = x.authorOf(row.FindMatcher(x.inFrom).First())
-		h.Time = x.timeOf(row.FindMatcher(x.inTime).First(), x.tmTitle, x.reInTime)
+		h.Stamp = x.timeOf(row.FindMatcher(x.inTime).First(), x.tmTitle, x.reInTime, f)
+		h.Time = h.Stamp.Earliest
 		h.Unread = row.FindMatcher(x.inUnread).Length() > 0 || x.inUnread.Match(row.Nodes[0])
 		out = append(out, h)
 	})
 	return out
 }
 
-// PM parses one PM page. ok is false when the page holds no PM.
-func (x *Parser) PM(doc *goquery.Document) (forum.PrivateMessage, bool) {
+// PM parses one PM page with no fetch time. ok is false when the page
+// holds no PM.
+func (x *Parser) PM(doc *goquery.Document) (forum.PrivateMessage, bool) { return x.PMAt(doc, Fetch{}) }
+
+// PMAt parses one PM page fetched at f.
+func (x *Parser) PMAt(doc *goquery.Document, f Fetch) (forum.PrivateMessage, bool) {
+	f = x.anchor(doc, f)
 	n := doc.FindMatcher(x.pm).First()
 	if n.Length() == 0 {
 		return forum.PrivateMessage{}, false
@@ -307,7 +338,8 @@ func (x *Parser) PM(doc *goquery.Document) (forum.PrivateMessage, bool) {
 	}
 	m.Subject = collapse(subj.Text())
 	m.From = x.authorOf(n.FindMatcher(x.pmFrom).First())
-	m.Time = x.timeOf(n.FindMatcher(x.pmTime).First(), x.pmTimeTitle, x.rePMTime)
+	m.Stamp = x.timeOf(n.FindMatcher(x.pmTime).First(), x.pmTimeTitle, x.rePMTime, f)
+	m.Time = m.Stamp.Earliest
 	if b := n.FindMatcher(x.pmBody).First(); b.Length() > 0 {
 		m.BodyHTML, _ = b.Html()
 	}

@@ -3,6 +3,8 @@ package parser
 import (
 	"fmt"
 	"time"
+
+	"github.com/forumgm/forumgm/forum"
 )
 
 // Report is what `forumgm parse` prints for a page: a thread page's posts
@@ -23,6 +25,8 @@ type ReportPost struct {
 	Author   string   `json:"author"`
 	AuthorID string   `json:"author_id"`
 	Time     string   `json:"time"`
+	Until    string   `json:"until,omitempty"`
+	TimeErr  string   `json:"time_error,omitempty"`
 	Edited   bool     `json:"edited"`
 	Segments []string `json:"segments"`
 }
@@ -34,6 +38,8 @@ type ReportPMRow struct {
 	From    string `json:"from"`
 	FromID  string `json:"from_id"`
 	Time    string `json:"time"`
+	Until   string `json:"until,omitempty"`
+	TimeErr string `json:"time_error,omitempty"`
 	Unread  bool   `json:"unread"`
 }
 
@@ -44,6 +50,8 @@ type ReportPM struct {
 	From    string   `json:"from"`
 	FromID  string   `json:"from_id"`
 	Time    string   `json:"time"`
+	Until   string   `json:"until,omitempty"`
+	TimeErr string   `json:"time_error,omitempty"`
 	Lines   []string `json:"lines"`
 }
 
@@ -54,8 +62,21 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// MakeReport parses a page of any known kind.
-func (x *Parser) MakeReport(page []byte) (Report, error) {
+// times is a stamp as a report shows it: its start, its end when it is an
+// interval (a minute, "9 hours ago"), and why it could not be read.
+func times(s forum.Stamp) (from, until, err string) {
+	if !s.Exact() {
+		until = stamp(s.Latest)
+	}
+	return stamp(s.Earliest), until, s.Err
+}
+
+// MakeReport parses a page of any known kind with no fetch time (relative
+// times are reported unreadable; see MakeReportAt).
+func (x *Parser) MakeReport(page []byte) (Report, error) { return x.MakeReportAt(page, Fetch{}) }
+
+// MakeReportAt parses a page of any known kind fetched at f.
+func (x *Parser) MakeReportAt(page []byte, f Fetch) (Report, error) {
 	doc, err := Doc(page)
 	if err != nil {
 		return Report{}, err
@@ -63,7 +84,7 @@ func (x *Parser) MakeReport(page []byte) (Report, error) {
 	r := Report{Kind: x.Kind(doc), LoggedIn: x.LoggedIn(doc)}
 	switch r.Kind {
 	case "thread":
-		t := x.Thread(doc)
+		t := x.ThreadAt(doc, f)
 		r.Page, r.Pages = t.Page, t.Pages
 		r.Posts = []ReportPost{}
 		for _, p := range t.Posts {
@@ -71,22 +92,24 @@ func (x *Parser) MakeReport(page []byte) (Report, error) {
 			if segs == nil {
 				segs = []string{}
 			}
-			r.Posts = append(r.Posts, ReportPost{ID: p.ID, Author: p.Author.Name, AuthorID: p.Author.ID,
-				Time: stamp(p.Time), Edited: p.Edited, Segments: segs})
+			rp := ReportPost{ID: p.ID, Author: p.Author.Name, AuthorID: p.Author.ID, Edited: p.Edited, Segments: segs}
+			rp.Time, rp.Until, rp.TimeErr = times(p.Stamp)
+			r.Posts = append(r.Posts, rp)
 		}
 	case "inbox":
-		for _, h := range x.Inbox(doc) {
-			r.Messages = append(r.Messages, ReportPMRow{ID: h.ID, Subject: h.Subject, From: h.From.Name,
-				FromID: h.From.ID, Time: stamp(h.Time), Unread: h.Unread})
+		for _, h := range x.InboxAt(doc, f) {
+			row := ReportPMRow{ID: h.ID, Subject: h.Subject, From: h.From.Name, FromID: h.From.ID, Unread: h.Unread}
+			row.Time, row.Until, row.TimeErr = times(h.Stamp)
+			r.Messages = append(r.Messages, row)
 		}
 	case "pm":
-		m, _ := x.PM(doc)
+		m, _ := x.PMAt(doc, f)
 		lines := x.Lines(m.BodyHTML)
 		if lines == nil {
 			lines = []string{}
 		}
-		r.PM = &ReportPM{ID: m.ID, Subject: m.Subject, From: m.From.Name, FromID: m.From.ID,
-			Time: stamp(m.Time), Lines: lines}
+		r.PM = &ReportPM{ID: m.ID, Subject: m.Subject, From: m.From.Name, FromID: m.From.ID, Lines: lines}
+		r.PM.Time, r.PM.Until, r.PM.TimeErr = times(m.Stamp)
 	default:
 		return r, fmt.Errorf("not a %s thread page, inbox or PM page (no post, PM or inbox row matched the profile's selectors)", x.Profile.Name)
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -66,27 +65,9 @@ func (r Result) Covers(id string) bool {
 	return r.ToEnd || CompareIDs(id, r.To) <= 0
 }
 
-// CompareIDs orders post ids: numerically when both are numbers.
-func CompareIDs(a, b string) int {
-	ai, errA := strconv.ParseInt(a, 10, 64)
-	bi, errB := strconv.ParseInt(b, 10, 64)
-	if errA == nil && errB == nil {
-		switch {
-		case ai < bi:
-			return -1
-		case ai > bi:
-			return 1
-		}
-		return 0
-	}
-	if len(a) != len(b) {
-		if len(a) < len(b) {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a, b)
-}
+// CompareIDs orders post ids: numerically when both are numbers
+// (forum.CompareIDs).
+func CompareIDs(a, b string) int { return forum.CompareIDs(a, b) }
 
 // BodyHash is a stable hash of a post body for edit detection: the same
 // markup with different whitespace hashes the same, and quote headers
@@ -127,7 +108,7 @@ func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, vis
 		if err != nil {
 			return res, fmt.Errorf("thread %s page %d: %w", topic, page, err)
 		}
-		t := sc.Session.Parser.Thread(pg.Doc)
+		t := sc.Session.Parser.ThreadAt(pg.Doc, pg.Fetch())
 		res.PagesRead++
 		res.Pages = t.Pages
 		if len(t.Posts) == 0 {
@@ -209,7 +190,7 @@ func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, er
 	if err != nil {
 		return nil, fmt.Errorf("PM folder: %w", err)
 	}
-	return sc.Session.Parser.Inbox(pg.Doc), nil
+	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
 }
 
 // ReadPM reads one PM by id.
@@ -218,7 +199,7 @@ func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage,
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
 	}
-	m, ok := sc.Session.Parser.PM(pg.Doc)
+	m, ok := sc.Session.Parser.PMAt(pg.Doc, pg.Fetch())
 	if !ok {
 		return m, fmt.Errorf("PM %s: %w (%s)", id, ErrNotFound, errText(sc, pg))
 	}

@@ -107,7 +107,14 @@ type Page struct {
 	Header http.Header
 	Body   []byte
 	Doc    *goquery.Document
+	// Sent and Received are the session clock's time when the request went
+	// out and when the response was in: the board rendered the page in
+	// between, which is what relative times ("9 hours ago") are read against.
+	Sent, Received time.Time
 }
+
+// Fetch is when the page was fetched, for the parser.
+func (p *Page) Fetch() parser.Fetch { return parser.Fetch{Sent: p.Sent, Received: p.Received} }
 
 // Location is the redirect target of a 3xx response, resolved to an
 // absolute URL ("" when none).
@@ -238,7 +245,11 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 		if err := s.pace(ctx, abs); err != nil {
 			return nil, err
 		}
+		sent := s.opt.Clock.Now()
 		pg, err := s.collyGet(ctx, abs)
+		if pg != nil {
+			pg.Sent, pg.Received = sent, s.opt.Clock.Now()
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -341,6 +352,7 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 	if referer != "" {
 		req.Header.Set("Referer", referer) // same host: boards check it
 	}
+	sent := s.opt.Clock.Now()
 	resp, err := s.noFollow.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -353,7 +365,9 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: %w: reading: %v", abs, ErrUnavailable, err)
 	}
-	pg := &Page{URL: resp.Request.URL.String(), Status: resp.StatusCode, Header: resp.Header, Body: body}
+	// Sent..Received brackets the moment the board recorded the submission.
+	pg := &Page{URL: resp.Request.URL.String(), Status: resp.StatusCode, Header: resp.Header, Body: body,
+		Sent: sent, Received: s.opt.Clock.Now()}
 	pg.Doc, err = goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		return nil, err

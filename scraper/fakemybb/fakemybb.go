@@ -68,6 +68,9 @@ type Board struct {
 	UserAgent string
 	// Logins counts successful logins.
 	Logins int
+	// NoDateTitles renders relative dates without the title that holds the
+	// absolute minute, leaving only "5 minutes ago" (a theme without it).
+	NoDateTitles bool
 }
 
 // New makes a board with one thread (tid 9).
@@ -313,6 +316,51 @@ func (b *Board) pagination(page, pages int) string {
 
 func mybbDate(t time.Time) string { return t.UTC().Format("01-02-2006, 03:04 PM") }
 
+// relDate renders a time as MyBB 1.8's my_date('relative') does with the
+// default English strings and settings (UTC): "Less than 1 minute ago",
+// "N minutes ago" and "N hours ago" under 12 hours, else "Today, 10:05 AM"
+// / "Yesterday, …" / the full date; relative forms carry the absolute
+// date (and time) in a title.
+func (b *Board) relDate(t time.Time) string {
+	now := b.clk.Now().Truncate(time.Second)
+	t = t.Truncate(time.Second)
+	diff := int64(now.Sub(t) / time.Second)
+	abs, prefix, suffix := diff, "", " ago"
+	if abs < 0 {
+		abs, prefix, suffix = -abs, "In ", ""
+	}
+	title := func(tt, text string) string {
+		if b.NoDateTitles {
+			return text
+		}
+		return `<span title="` + tt + `">` + text + `</span>`
+	}
+	unit := func(n int64, one, many string) string {
+		if n <= 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	switch {
+	case abs < 3600:
+		txt := prefix + unit(abs/60, "minute", "minutes") + suffix
+		if abs <= 60 {
+			txt = prefix + "Less than 1 minute" + suffix
+		}
+		return title(mybbDate(t), txt)
+	case abs < 43200:
+		return title(mybbDate(t), prefix+unit(abs/3600, "hour", "hours")+suffix)
+	}
+	day := t.UTC().Format("01-02-2006")
+	switch day {
+	case now.UTC().Format("01-02-2006"):
+		return title(day, "Today") + ", " + t.UTC().Format("03:04 PM")
+	case now.Add(-24 * time.Hour).UTC().Format("01-02-2006"):
+		return title(day, "Yesterday") + ", " + t.UTC().Format("03:04 PM")
+	}
+	return mybbDate(t)
+}
+
 func (b *Board) postbit(p Post) string {
 	author := html.EscapeString(p.Author)
 	if p.UID != 0 {
@@ -325,9 +373,9 @@ func (b *Board) postbit(p Post) string {
 	return fmt.Sprintf(`<a name="pid%[1]d" id="pid%[1]d"></a>
 <div class="post " style="" id="post_%[1]d">
 <div class="post_author"><div class="author_information"><strong><span class="largetext">%[2]s</span></strong><br /></div></div>
-<div class="post_content"><div class="post_head"><span class="post_date"><span title="%[3]s">%[4]s</span> <span class="post_edit" id="edited_by_%[1]d">%[5]s</span></span></div>
-<div class="post_body scaleimages" id="pid_%[1]d">%[6]s</div></div></div>
-`, p.ID, author, mybbDate(p.Time), "a while ago", edited, p.Message)
+<div class="post_content"><div class="post_head"><span class="post_date">%[3]s <span class="post_edit" id="edited_by_%[1]d">%[4]s</span></span></div>
+<div class="post_body scaleimages" id="pid_%[1]d">%[5]s</div></div></div>
+`, p.ID, author, b.relDate(p.Time), edited, p.Message)
 }
 
 func (b *Board) flooded(last time.Time) bool {
@@ -433,7 +481,7 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 				b.page(w, sid, u, "PM", fmt.Sprintf(`<table class="tborder"><tr><td class="thead"><strong>%s</strong></td></tr></table>
 <div id="posts"><div class="post " style="" id="post_"><div class="post_author"><div class="author_information"><strong><span class="largetext"><a href="member.php?action=profile&amp;uid=%d">%s</a></span></strong></div></div>
 <div class="post_content"><div class="post_head"><span class="post_date">%s <span class="post_edit" id="edited_by_"></span></span></div>
-<div class="post_body scaleimages" id="pid_">%s</div></div></div></div>`, html.EscapeString(m.Subject), from.uid, html.EscapeString(from.name), mybbDate(m.Time), m.Message))
+<div class="post_body scaleimages" id="pid_">%s</div></div></div></div>`, html.EscapeString(m.Subject), from.uid, html.EscapeString(from.name), b.relDate(m.Time), m.Message))
 				return
 			}
 		}
@@ -456,7 +504,7 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 				cls = "new_pm"
 			}
 			fmt.Fprintf(&sb, `<tr><td class="trow1"><a href="private.php?action=read&amp;pmid=%d" class="%s">%s</a></td><td class="trow1"><a href="member.php?action=profile&amp;uid=%d">%s</a></td><td class="trow1"><span class="smalltext">%s</span></td></tr>`,
-				m.ID, cls, html.EscapeString(m.Subject), other.uid, html.EscapeString(other.name), mybbDate(m.Time))
+				m.ID, cls, html.EscapeString(m.Subject), other.uid, html.EscapeString(other.name), b.relDate(m.Time))
 		}
 		sb.WriteString(`</table>`)
 		b.page(w, sid, u, "Private Messages", sb.String())
