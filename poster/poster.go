@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper"
@@ -158,7 +159,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clk := p.S.Clock()
-	backoff := 2 * time.Second
+	backoff := retry.New(2*time.Second, time.Minute)
 	unclear := false // a submission may have gone through: check before resubmitting
 	var last error
 	for attempt := 1; attempt <= max(p.Attempts, 1); attempt++ {
@@ -208,23 +209,21 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 				return "", ctx.Err()
 			}
 			last, unclear = err, true
-			if err := clk.Sleep(ctx, backoff); err != nil {
+			if err := clk.Sleep(ctx, backoff.Next()); err != nil {
 				return "", err
 			}
-			backoff = min(backoff*2, time.Minute)
 			continue
 		}
 		switch {
 		case res.Status == http.StatusTooManyRequests || res.Status >= 500:
 			last, unclear = fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, res.Status), true
-			wait := backoff
+			wait := backoff.Next()
 			if d, ok := scraper.RetryAfter(res.Header, clk.Now()); ok {
 				wait = min(d, 10*time.Minute)
 			}
 			if err := clk.Sleep(ctx, wait); err != nil {
 				return "", err
 			}
-			backoff = min(backoff*2, time.Minute)
 			continue
 		}
 		if flood, d := p.S.Parser.FloodWait(res.Doc); flood {

@@ -182,6 +182,27 @@ func TestWrongPasswordBacksOff(t *testing.T) {
 	if strings.Contains(err.Error(), "wrong") {
 		t.Error("password leaked into an error")
 	}
+	// The hold lasts at least LoginBackoff [5m] (jitter only adds, up to
+	// 20%), then one attempt is made, and the next hold is at least twice
+	// as long.
+	held := func(after time.Duration) bool {
+		t.Helper()
+		r.clk.Advance(after)
+		before := r.board.Requests
+		if err := r.s.Login(context.Background()); !errors.Is(err, ErrLogin) {
+			t.Fatalf("login with a wrong password: %v", err)
+		}
+		return r.board.Requests == before
+	}
+	if !held(5*time.Minute - time.Second) {
+		t.Error("attempt before LoginBackoff passed")
+	}
+	if held(time.Minute + 2*time.Second) {
+		t.Error("no attempt after LoginBackoff plus the most jitter")
+	}
+	if !held(10*time.Minute - time.Second) {
+		t.Error("the second hold did not double")
+	}
 }
 
 func TestRetryAfterAndPacing(t *testing.T) {
