@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -47,24 +46,6 @@ func newGame(t *testing.T, db *store.DB, name string) *store.Game {
 		Forum: []byte(`{"base_url":"http://x/","credentials":"env:FORUMGM_PASS"}`), State: []byte(`{}`)}
 	tx(t, db, func(tx *store.Tx) error { return tx.CreateGame(g) })
 	return g
-}
-
-func TestSchemaStatements(t *testing.T) {
-	v, err := store.SchemaVersionOf(forumgm.Schema)
-	if err != nil || v < 1 {
-		t.Fatalf("SchemaVersionOf = %d, %v", v, err)
-	}
-	for _, d := range []string{"sqlite", "postgres"} {
-		st := store.Statements(forumgm.Schema, d)
-		if len(st) < 10 {
-			t.Errorf("%s: only %d statements", d, len(st))
-		}
-		for _, s := range st {
-			if strings.Contains(s, "{{") || strings.Contains(s, "--") {
-				t.Errorf("%s: unreplaced placeholder or comment in %q", d, s)
-			}
-		}
-	}
 }
 
 func TestSortKey(t *testing.T) {
