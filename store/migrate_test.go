@@ -79,6 +79,7 @@ func rawExec(t *testing.T, raw *sqlx.DB, q string, args ...any) {
 // opens with this program: it ends at the current version with one
 // schema_version row per step, and the old rows read back through the API.
 func TestUpgradeFromFirstRelease(t *testing.T) {
+	t.Parallel()
 	old, err := os.ReadFile("testdata/schema-v1.sql")
 	must(t, err)
 	oldID := map[string]string{
@@ -164,6 +165,7 @@ func num(n int) string { return fmt.Sprintf("%04d", n) }
 // each recorded; a failing step leaves the database as it was (one
 // transaction), and the next open applies them all.
 func TestMigrateInOrder(t *testing.T) {
+	t.Parallel()
 	eachDSN(t, func(t *testing.T, driver, dsn string) {
 		db, err := store.Open(ctx, dsn)
 		must(t, err)
@@ -244,6 +246,7 @@ func memDB(t *testing.T) *store.DB {
 // TestEnginesHaveTheSameSchema: after all migrations, both engines have the
 // same tables, columns and named indexes, so the two sets have not drifted.
 func TestEnginesHaveTheSameSchema(t *testing.T) {
+	t.Parallel()
 	shape := map[string][]string{}
 	eachDSN(t, func(t *testing.T, driver, dsn string) {
 		db, err := store.Open(ctx, dsn)

@@ -5,9 +5,10 @@
 // SQL), and both run the same conformance suite (store_test.go via
 // storetest.Each).
 //
-// Conventions (see migrations/*/0001_schema.sql): times are stored as UTC microseconds since
-// the Unix epoch (values read back are UTC and truncated to microseconds; a
-// zero time.Time is NULL and reads back as zero); JSON is TEXT.
+// Conventions (see migrations/*/0001_schema.sql): times are stored as UTC
+// microseconds since the Unix epoch (values read back are UTC and truncated
+// to microseconds; a zero time.Time is NULL and reads back as zero); JSON is
+// TEXT.
 //
 // All access goes through DB.Tx (read-write) or DB.View (read-only), which
 // hand the callback a *Tx. On SQLite all writers share one connection and
