@@ -8,6 +8,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -81,19 +82,16 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 		fc = l.forum
 	}
 	poll := fc.Poll()
-	backoff := poll
+	backoff := retry.New(poll, max(poll, 5*time.Minute))
 	for ctx.Err() == nil {
 		err := m.safeTick(ctx, g.ID)
 		wait := poll
 		if err != nil && ctx.Err() == nil {
-			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", backoff)
+			wait = backoff.Next()
+			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", wait)
 			m.Forget(g.ID)
-			wait = backoff
-			if backoff *= 2; backoff > 5*time.Minute {
-				backoff = 5 * time.Minute
-			}
 		} else {
-			backoff = poll
+			backoff.Reset()
 		}
 		var cur *store.Game
 		m.DB.View(ctx, func(tx *store.Tx) error {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/scraper"
 )
@@ -153,7 +154,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clk := p.Session.Clock()
-	bo := newBackoff()
+	bo := retry.New(2*time.Second, time.Minute)
 	unclear := false // a submission may have gone through: check before resubmitting
 	var last error
 	for attempt := 1; attempt <= max(p.Attempts, 1); attempt++ {
@@ -182,7 +183,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 				return "", ctx.Err()
 			}
 			last, unclear = err, true
-			if err := bo.wait(ctx, clk, 0); err != nil {
+			if err := wait(ctx, clk, bo, 0); err != nil {
 				return "", err
 			}
 			continue
@@ -194,7 +195,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		case a.rejected != "":
 			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, a.rejected)
 		case a.busy:
-			if err := bo.wait(ctx, clk, a.retryAfter); err != nil {
+			if err := wait(ctx, clk, bo, a.retryAfter); err != nil {
 				return "", err
 			}
 		case a.flood:
@@ -210,19 +211,14 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	return "", fmt.Errorf("%s: not confirmed after %d attempts: %w", what, p.Attempts, last)
 }
 
-// backoff is the wait between submissions after a failure: doubling from
-// two seconds up to a minute, or what the board's Retry-After asks (at most
-// ten minutes).
-type backoff struct{ next time.Duration }
-
-func newBackoff() *backoff { return &backoff{next: 2 * time.Second} }
-
-func (b *backoff) wait(ctx context.Context, clk clock.Clock, retryAfter time.Duration) error {
-	d := b.next
+// wait sleeps between submissions after a failure: the backoff's next wait
+// (doubling from two seconds up to a minute), or what the board's
+// Retry-After asks (at most ten minutes).
+func wait(ctx context.Context, clk clock.Clock, bo *retry.Backoff, retryAfter time.Duration) error {
+	d := bo.Next()
 	if retryAfter > 0 {
 		d = min(retryAfter, 10*time.Minute)
 	}
-	b.next = min(b.next*2, time.Minute)
 	return clk.Sleep(ctx, d)
 }
 

@@ -64,6 +64,7 @@ func (r *rig) read(t *testing.T, cur Cursor) (Result, []forum.Post) {
 }
 
 func TestBackfillPollEditDelete(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 23)
 	var progress []string
 	r.sc.Progress = func(read, total int) { progress = append(progress, fmt.Sprintf("%d/%d", read, total)) }
@@ -139,6 +140,7 @@ func TestBackfillPollEditDelete(t *testing.T) {
 // that shrinks past the cursor's page makes MyBB fall back to page 1. No
 // new post may be skipped either way.
 func TestCursorAfterShrink(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 21) // pages: 10, 10, 1
 	res, _ := r.read(t, Cursor{})
 	if res.Cursor.Page != 3 {
@@ -159,6 +161,7 @@ func TestCursorAfterShrink(t *testing.T) {
 }
 
 func TestForcedLogoutRelogin(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 3)
 	res, _ := r.read(t, Cursor{})
 	r.board.LogoutAll()
@@ -169,6 +172,7 @@ func TestForcedLogoutRelogin(t *testing.T) {
 }
 
 func TestWrongPasswordBacksOff(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 1)
 	r.s.creds.Password = "wrong"
 	_, err := r.sc.ReadThread(context.Background(), "9", Cursor{}, func(forum.Post) error { return nil })
@@ -182,9 +186,31 @@ func TestWrongPasswordBacksOff(t *testing.T) {
 	if strings.Contains(err.Error(), "wrong") {
 		t.Error("password leaked into an error")
 	}
+	// The hold lasts at least LoginBackoff [5m] (jitter only adds, up to
+	// 20%), then one attempt is made, and the next hold is at least twice
+	// as long.
+	held := func(after time.Duration) bool {
+		t.Helper()
+		r.clk.Advance(after)
+		before := r.board.Requests
+		if err := r.s.Login(context.Background()); !errors.Is(err, ErrLogin) {
+			t.Fatalf("login with a wrong password: %v", err)
+		}
+		return r.board.Requests == before
+	}
+	if !held(5*time.Minute - time.Second) {
+		t.Error("attempt before LoginBackoff passed")
+	}
+	if held(time.Minute + 2*time.Second) {
+		t.Error("no attempt after LoginBackoff plus the most jitter")
+	}
+	if !held(10*time.Minute - time.Second) {
+		t.Error("the second hold did not double")
+	}
 }
 
 func TestRetryAfterAndPacing(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 1)
 	r.board.Fail, r.board.RetryAfter = 2, 120
 	start := r.clk.Now()
@@ -208,6 +234,7 @@ func TestRetryAfterAndPacing(t *testing.T) {
 }
 
 func TestForumDown(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 1)
 	r.srv.Close()
 	_, err := r.sc.ReadThread(context.Background(), "9", Cursor{}, func(forum.Post) error { return nil })
@@ -222,6 +249,7 @@ func TestForumDown(t *testing.T) {
 }
 
 func TestWrongThread(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 1)
 	_, err := r.sc.ReadThread(context.Background(), "12345", Cursor{}, func(forum.Post) error { return nil })
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "does not exist") {
@@ -230,6 +258,7 @@ func TestWrongThread(t *testing.T) {
 }
 
 func TestVisitErrorStopsWithCursor(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 15)
 	stop := errors.New("stop")
 	n := 0
@@ -246,6 +275,7 @@ func TestVisitErrorStopsWithCursor(t *testing.T) {
 }
 
 func TestInboxAndReadPM(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 0)
 	id := r.board.SendPM(r.alice, r.bot, "Orders", "SABOTAGE<br />\n<blockquote class=\"mycode_quote\"><cite>GMBot Wrote:</cite>SUCCESS or SABOTAGE</blockquote>vote  yes")
 	hs, err := r.sc.Inbox(context.Background())
@@ -272,6 +302,7 @@ func TestInboxAndReadPM(t *testing.T) {
 }
 
 func TestCompareAndCovers(t *testing.T) {
+	t.Parallel()
 	if CompareIDs("9", "10") >= 0 || CompareIDs("10", "10") != 0 || CompareIDs("b", "a") <= 0 {
 		t.Error("CompareIDs")
 	}
@@ -296,6 +327,7 @@ func TestCompareAndCovers(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 30)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
@@ -312,6 +344,7 @@ func TestCancelled(t *testing.T) {
 }
 
 func TestRetryAfterHeader(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	h := map[string][]string{"Retry-After": {"120"}}
 	if d, ok := RetryAfter(h, now); !ok || d != 2*time.Minute {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/parser"
 )
 
@@ -46,13 +47,15 @@ type Options struct {
 	// Timeout bounds one HTTP request [30s].
 	Timeout time.Duration
 	// Retries is how many times a failed GET (network error, 429, 5xx) is
-	// retried [4]; the wait doubles from Backoff [2s] up to MaxWait [5m],
-	// or is what Retry-After says (capped at MaxWait).
+	// retried [4]; the wait doubles from Backoff [2s] up to MaxWait [5m]
+	// plus jitter (internal/retry), or is what Retry-After says (capped at
+	// MaxWait).
 	Retries int
 	Backoff time.Duration
 	MaxWait time.Duration
 	// LoginBackoff is the least wait after a failed login before another
-	// attempt [5m, doubling]: boards lock accounts after a few failures.
+	// attempt [5m, doubling up to a day, plus jitter]: boards lock accounts
+	// after a few failures.
 	LoginBackoff time.Duration
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
@@ -151,7 +154,9 @@ type Session struct {
 	loginMu   sync.Mutex
 	loginFail time.Time
 	loginWait time.Duration
-	requests  int
+	// loginBackoff yields loginWait; set at the first failure in a row.
+	loginBackoff *retry.Backoff
+	requests     int
 }
 
 // NewSession prepares a session; it does not log in until a page needs it
@@ -232,7 +237,8 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wait := s.opt.Backoff
+	backoff := retry.New(s.opt.Backoff, s.opt.MaxWait)
+	wait := backoff.Next()
 	var lastErr error
 	for attempt := 0; attempt <= s.opt.Retries; attempt++ {
 		if attempt > 0 {
@@ -240,7 +246,7 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 			if err := s.opt.Clock.Sleep(ctx, wait); err != nil {
 				return nil, err
 			}
-			wait = min(wait*2, s.opt.MaxWait)
+			wait = backoff.Next()
 		}
 		if err := s.pace(ctx, abs); err != nil {
 			return nil, err
@@ -419,10 +425,9 @@ func (s *Session) Login(ctx context.Context) error {
 	if err != nil && errors.Is(err, ErrLogin) {
 		s.loginFail = s.opt.Clock.Now()
 		if s.loginWait == 0 {
-			s.loginWait = s.opt.LoginBackoff
-		} else {
-			s.loginWait = min(s.loginWait*2, 24*time.Hour)
+			s.loginBackoff = retry.New(s.opt.LoginBackoff, 24*time.Hour)
 		}
+		s.loginWait = s.loginBackoff.Next()
 	} else if err == nil {
 		s.loginFail, s.loginWait = time.Time{}, 0
 	}

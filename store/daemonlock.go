@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"syscall"
+
+	"github.com/gofrs/flock"
 )
 
 // ErrLocked: another `forumgm run` is already moderating this database.
@@ -17,7 +17,7 @@ const daemonLockKey = 0x666f72756d676d
 // LockDaemon makes this process the only daemon on the database until
 // release is called or the process ends (a kill -9 frees it too): two
 // daemons would both read and send, and the players would get everything
-// twice. SQLite: an exclusive flock on a file beside the database;
+// twice. SQLite: an exclusive file lock on a file beside the database;
 // PostgreSQL: a session advisory lock held on its own connection.
 func (db *DB) LockDaemon(ctx context.Context) (release func(), err error) {
 	switch {
@@ -40,18 +40,19 @@ func (db *DB) LockDaemon(ctx context.Context) (release func(), err error) {
 			conn.Close()
 		}, nil
 	case db.path != "":
-		f, err := os.OpenFile(db.path+".run-lock", os.O_RDWR|os.O_CREATE, 0o600)
+		// gofrs/flock: flock(2) on Unix, LockFileEx on Windows, so the
+		// store builds and locks on every platform Go targets.
+		l := flock.New(db.path+".run-lock", flock.SetPermissions(0o600))
+		ok, err := l.TryLock()
 		if err != nil {
+			l.Close()
 			return nil, fmt.Errorf("store: daemon lock: %w", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, ErrLocked
-			}
-			return nil, fmt.Errorf("store: daemon lock: %w", err)
+		if !ok {
+			l.Close()
+			return nil, ErrLocked
 		}
-		return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		return func() { l.Close() }, nil // Close unlocks
 	default:
 		return func() {}, nil // in memory: only this process can see it
 	}

@@ -12,6 +12,7 @@ import (
 // TestLockDaemon: a second daemon on the same database is refused until the
 // first lets go.
 func TestLockDaemon(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		release, err := db.LockDaemon(ctx)

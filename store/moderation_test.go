@@ -10,6 +10,7 @@ import (
 )
 
 func TestModerationQueries(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

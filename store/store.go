@@ -1,11 +1,14 @@
 // Package store keeps everything forumgm must remember, through sqlx, over
 // an embedded SQLite file (the default, modernc.org/sqlite, pure Go) or
-// PostgreSQL (lib/pq). Both run the one schema.sql of the root package and
-// the same conformance suite (store_test.go via storetest.Each).
+// PostgreSQL (lib/pq). Each has its numbered migration files
+// (migrations/sqlite, migrations/postgres; the same steps in each engine's
+// SQL), and both run the same conformance suite (store_test.go via
+// storetest.Each).
 //
-// Conventions (see schema.sql): times are stored as UTC microseconds since
-// the Unix epoch (values read back are UTC and truncated to microseconds; a
-// zero time.Time is NULL and reads back as zero); JSON is TEXT.
+// Conventions (see migrations/*/0001_schema.sql): times are stored as UTC
+// microseconds since the Unix epoch (values read back are UTC and truncated
+// to microseconds; a zero time.Time is NULL and reads back as zero); JSON is
+// TEXT.
 //
 // All access goes through DB.Tx (read-write) or DB.View (read-only), which
 // hand the callback a *Tx. On SQLite all writers share one connection and
@@ -21,8 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,8 +31,6 @@ import (
 	"github.com/lib/pq"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/forumgm/forumgm"
 )
 
 var (
@@ -58,34 +57,14 @@ type Tx struct {
 	driver string
 }
 
-// SchemaVersionOf returns the version written on schema.sql's first line
-// ("-- forumgm schema version: N"): the version this program writes.
-func SchemaVersionOf(schema string) (int, error) {
-	m := versionLine.FindStringSubmatch(schema)
-	if m == nil {
-		return 0, errors.New("store: schema.sql has no version line")
-	}
-	return strconv.Atoi(m[1])
-}
-
-var versionLine = regexp.MustCompile(`(?m)^-- forumgm schema version: (\d+)\s*$`)
-
-// CurrentSchemaVersion is the schema version this program writes.
-func CurrentSchemaVersion() int {
-	v, err := SchemaVersionOf(forumgm.Schema)
-	if err != nil {
-		panic(err) // the embedded file is part of the build
-	}
-	return v
-}
-
 // Open opens (creating if needed) the store named by dsn:
 //   - "" → ./forumgm.db; a path, or "sqlite:PATH", or "file:PATH" → a SQLite
 //     file (WAL, busy timeout, foreign keys on); ":memory:" (or
 //     "sqlite::memory:") → a private in-memory database, for tests;
 //   - "postgres://…" or "postgresql://…" → PostgreSQL.
 //
-// It applies schema.sql to an empty database and records its version; it
+// It applies the embedded migrations (migrations/DRIVER/NNNN_name.sql) the
+// database has not had yet, in order, recording each in schema_version; it
 // refuses (ErrSchemaTooNew) a database whose recorded version is newer.
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	var db *DB

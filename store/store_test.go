@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -49,25 +48,8 @@ func newGame(t *testing.T, db *store.DB, name string) *store.Game {
 	return g
 }
 
-func TestSchemaStatements(t *testing.T) {
-	v, err := store.SchemaVersionOf(forumgm.Schema)
-	if err != nil || v < 1 {
-		t.Fatalf("SchemaVersionOf = %d, %v", v, err)
-	}
-	for _, d := range []string{"sqlite", "postgres"} {
-		st := store.Statements(forumgm.Schema, d)
-		if len(st) < 10 {
-			t.Errorf("%s: only %d statements", d, len(st))
-		}
-		for _, s := range st {
-			if strings.Contains(s, "{{") || strings.Contains(s, "--") {
-				t.Errorf("%s: unreplaced placeholder or comment in %q", d, s)
-			}
-		}
-	}
-}
-
 func TestSortKey(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]int64{"12345": 12345, "p12345": 12345, "post-7": 7, "abc": 0, "": 0, "99999999999999999999": 0, "10": 10} {
 		if got := store.SortKey(in); got != want {
 			t.Errorf("SortKey(%q) = %d, want %d", in, got, want)
@@ -76,6 +58,7 @@ func TestSortKey(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		if !strings.HasPrefix(t.Name(), "TestOpen/"+db.Driver()) {
 			t.Errorf("driver %q in %s", db.Driver(), t.Name())
@@ -89,6 +72,7 @@ func TestOpen(t *testing.T) {
 }
 
 func TestOpenMemory(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{":memory:", "sqlite::memory:"} {
 		db, err := store.Open(ctx, dsn)
 		must(t, err)
@@ -103,6 +87,7 @@ func TestOpenMemory(t *testing.T) {
 }
 
 func TestOpenSQLitePathForms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, dsn := range []string{filepath.Join(dir, "a b.db"), "sqlite:" + filepath.Join(dir, "c.db"), "file:" + filepath.Join(dir, "d.db")} {
 		db, err := store.Open(ctx, dsn)
@@ -118,6 +103,7 @@ func TestOpenSQLitePathForms(t *testing.T) {
 }
 
 func TestGames(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g := newGame(t, db, "nations-1")
 		if g.ID == 0 || g.CreatedAt.IsZero() || !g.UpdatedAt.Equal(g.CreatedAt) {
@@ -229,6 +215,7 @@ func TestGames(t *testing.T) {
 }
 
 func TestPlayers(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g := newGame(t, db, "g")
 		ps := []store.Player{
@@ -273,6 +260,7 @@ func msg(g int64, kind, id, body string, at time.Time) *store.Message {
 }
 
 func TestMessages(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g := newGame(t, db, "g")
 		g2 := newGame(t, db, "other")
@@ -435,6 +423,7 @@ func ids(ms []store.Message) string {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g := newGame(t, db, "g")
 		var m store.Message
@@ -500,6 +489,7 @@ func TestCommands(t *testing.T) {
 }
 
 func TestJournal(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g1, g2 := newGame(t, db, "a"), newGame(t, db, "b")
 		var cmd store.CommandRow
@@ -546,6 +536,7 @@ func TestJournal(t *testing.T) {
 }
 
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g := newGame(t, db, "g")
 		evs := []rules.Event{
@@ -578,6 +569,7 @@ func TestEvents(t *testing.T) {
 }
 
 func TestOutbox(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g, g2 := newGame(t, db, "g"), newGame(t, db, "h")
 		items := []store.OutboxItem{
@@ -690,6 +682,7 @@ func TestOutbox(t *testing.T) {
 }
 
 func TestTxRollback(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		boom := errors.New("boom")
 		err := db.Tx(ctx, func(tx *store.Tx) error {
@@ -724,6 +717,7 @@ func TestTxRollback(t *testing.T) {
 }
 
 func TestViewIsReadOnly(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		err := db.View(ctx, func(tx *store.Tx) error {
 			return tx.CreateGame(&store.Game{Name: "x", Kind: "nations", Status: "running"})
@@ -737,6 +731,7 @@ func TestViewIsReadOnly(t *testing.T) {
 // Many goroutines writing at once: on SQLite they must queue, never fail
 // with SQLITE_BUSY; readers run beside them.
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		const workers, each = 12, 20
 		games := make([]*store.Game, workers)
@@ -823,6 +818,7 @@ func countVersions(t *testing.T, driver, dsn string) int {
 }
 
 func TestReopen(t *testing.T) {
+	t.Parallel()
 	eachDSN(t, func(t *testing.T, driver, dsn string) {
 		db, err := store.Open(ctx, dsn)
 		must(t, err)
@@ -850,6 +846,7 @@ func TestReopen(t *testing.T) {
 }
 
 func TestRefuseNewerSchema(t *testing.T) {
+	t.Parallel()
 	eachDSN(t, func(t *testing.T, driver, dsn string) {
 		db, err := store.Open(ctx, dsn)
 		must(t, err)
@@ -874,6 +871,7 @@ func TestRefuseNewerSchema(t *testing.T) {
 }
 
 func TestOpenRejectsSQLiteParams(t *testing.T) {
+	t.Parallel()
 	_, err := store.Open(ctx, filepath.Join(t.TempDir(), "x.db")+"?_pragma=journal_mode(DELETE)")
 	if err == nil || !strings.Contains(err.Error(), "not supported") {
 		t.Errorf("Open with parameters: %v", err)
@@ -883,6 +881,7 @@ func TestOpenRejectsSQLiteParams(t *testing.T) {
 // LockGame: the game row as Game reads it; on PostgreSQL a second locker
 // waits until the first transaction ends.
 func TestLockGame(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		g := newGame(t, db, "locked")
 		tx(t, db, func(tx *store.Tx) error {
@@ -916,6 +915,8 @@ func TestLockGame(t *testing.T) {
 			}
 		}()
 		<-locked
+		waiting, err := db.LockWaiters(ctx)
+		must(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -928,7 +929,18 @@ func TestLockGame(t *testing.T) {
 				t.Error(err)
 			}
 		}()
-		time.Sleep(200 * time.Millisecond) // the second must be waiting now
+		// The second must be waiting now before the first lets go.
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			n, err := db.LockWaiters(ctx)
+			must(t, err)
+			if n > waiting {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the second transaction never waited for the lock")
+			}
+			time.Sleep(time.Millisecond)
+		}
 		close(release)
 		wg.Wait()
 		if strings.Join(order, ",") != "first done,second locked" {

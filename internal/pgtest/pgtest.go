@@ -154,9 +154,12 @@ func dropDB(base, name string) {
 	_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
 }
 
+// ids are a user's numeric ids (the postgres user's, to start the server as).
+type ids struct{ uid, gid int }
+
 type server struct {
 	dir  string
-	cred *syscall.Credential // the postgres user's, when we are root
+	cred *ids // the postgres user's, when we are root
 	port int
 	cmd  *exec.Cmd
 	done chan error // the postgres process's exit
@@ -206,7 +209,7 @@ func start() (*server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	var cred *syscall.Credential
+	var cred *ids
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -217,7 +220,7 @@ func start() (*server, error) {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return fail(err)
 		}
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+		cred = &ids{uid: uid, gid: gid}
 	}
 	data := filepath.Join(dir, "data")
 	var out bytes.Buffer
@@ -265,7 +268,7 @@ func (s *server) run(bin string) error {
 		// with the binary). As root the postmaster is started as the
 		// postgres user by Go itself rather than through runuser: runuser
 		// changes credentials after the exec, which clears Pdeathsig.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Credential: s.cred}
+		cmd.SysProcAttr = serverAttr(s.cred)
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return
@@ -313,7 +316,7 @@ func (s *server) stop() {
 func (s *server) kill() {
 	pid := s.postmasterPID()
 	if pid > 0 {
-		_ = syscall.Kill(pid, syscall.SIGINT)
+		interrupt(pid)
 	} else if s.cmd != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	}
@@ -321,7 +324,7 @@ func (s *server) kill() {
 	case <-s.done:
 	case <-time.After(10 * time.Second):
 		if pid > 0 {
-			_ = syscall.Kill(pid, syscall.SIGQUIT)
+			quit(pid)
 		}
 		select {
 		case <-s.done:
@@ -365,7 +368,7 @@ func removeStale() {
 			continue // maybe another test binary starting right now
 		}
 		s := &server{dir: d}
-		if pid := s.postmasterPID(); pid > 0 && syscall.Kill(pid, 0) == nil {
+		if pid := s.postmasterPID(); pid > 0 && alive(pid) {
 			continue // still running
 		}
 		os.RemoveAll(d)

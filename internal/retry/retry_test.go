@@ -1,0 +1,77 @@
+package retry
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestBackoffSequence(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	for _, tc := range []struct {
+		name         string
+		initial, max time.Duration
+		share, rnd   float64
+		want         []time.Duration
+	}{
+		{"doubles to the cap", 2 * s, 10 * s, 0, 0, []time.Duration{2 * s, 4 * s, 8 * s, 10 * s, 10 * s}},
+		{"cap below initial", 5 * s, s, 0, 0, []time.Duration{5 * s, 5 * s}},
+		{"least jitter adds nothing", 2 * s, 10 * s, 0.5, 0, []time.Duration{2 * s, 4 * s, 8 * s, 10 * s}},
+		{"most jitter adds its share", 2 * s, 10 * s, 0.5, math.Nextafter(1, 0), []time.Duration{3 * s, 6 * s, 12 * s, 15 * s}},
+		{"half jitter", time.Minute, time.Hour, 0.2, 0.5, []time.Duration{66 * s, 132 * s}},
+		{"no initial wait", 0, time.Minute, 0.2, 0.5, []time.Duration{0, 0}},
+		{"huge cap does not overflow", time.Duration(1 << 61), time.Duration(1<<63 - 1), 0, 0,
+			[]time.Duration{1 << 61, 1 << 62, 1<<63 - 1, 1<<63 - 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := New(tc.initial, tc.max).WithJitter(tc.share, func() float64 { return tc.rnd })
+			for i, want := range tc.want {
+				got := b.Next()
+				// Jitter is computed in float64: allow a microsecond.
+				if d := got - want; d < -time.Microsecond || d > time.Microsecond {
+					t.Fatalf("wait %d = %v, want %v", i+1, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestReset(t *testing.T) {
+	t.Parallel()
+	b := New(time.Second, time.Minute).WithJitter(0, nil)
+	b.Next()
+	b.Next()
+	b.Reset()
+	if got := b.Next(); got != time.Second {
+		t.Errorf("after Reset: %v, want 1s", got)
+	}
+}
+
+// TestDefaultJitter: with the real random source, waits stay within
+// [base, base×(1+DefaultJitter)] and are not all equal (they do spread).
+func TestDefaultJitter(t *testing.T) {
+	t.Parallel()
+	seen := map[time.Duration]bool{}
+	for range 200 {
+		d := New(10*time.Second, time.Minute).Next()
+		if d < 10*time.Second || d > 12*time.Second {
+			t.Fatalf("wait %v outside [10s, 12s]", d)
+		}
+		seen[d] = true
+	}
+	if len(seen) < 10 {
+		t.Errorf("only %d distinct waits in 200: no jitter", len(seen))
+	}
+}
+
+func TestJitterDoesNotOverflow(t *testing.T) {
+	t.Parallel()
+	b := New(1<<62, 1<<63-1).WithJitter(1, func() float64 { return 0.999 })
+	for i := range 4 {
+		if d := b.Next(); d < 1<<62 {
+			t.Fatalf("wait %d = %v: overflowed", i+1, d)
+		}
+	}
+}
