@@ -294,6 +294,7 @@ func (s *State) play(p, card, name string, pub bool) ([]rules.Event, error) {
 // takes that proposal over at once.
 func (s *State) strongLeader(p string) ([]rules.Event, error) {
 	if s.StrongNext != "" {
+		//lint:ignore ST1005 a reason shown to players; it starts with the card's name
 		return nil, errors.New("Strong Leader has already been declared")
 	}
 	if s.Team != nil {

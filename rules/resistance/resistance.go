@@ -170,6 +170,7 @@ var optionNames = []string{"chain_spies", "rejection_limit", "missing_vote", "ph
 func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	n := len(cfg.Players)
 	if n < 5 || n > 10 {
+		//lint:ignore ST1005 shown to the GM; it starts with the game's name
 		return nil, nil, fmt.Errorf("The Resistance needs 5 to 10 players, not %d", n)
 	}
 	if err := cfg.Options.Check(optionNames...); err != nil {
