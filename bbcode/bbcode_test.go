@@ -15,6 +15,7 @@ import (
 const codeHead = `<div class="codebox"><p>Code: <a href="#" onclick="selectCode(this); return false;">Select all</a></p><pre><code>`
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 		opt            Options
@@ -93,6 +94,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestPlain(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"[b]vote X[/b] now", "vote X now"},
 		{"[quote=A]x[/quote]y", "xy"},
@@ -108,6 +110,7 @@ func TestPlain(t *testing.T) {
 }
 
 func TestParseBoldStyle(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]BoldStyle{"strong": BoldStrong, "": BoldStrong, "SPAN": BoldSpan} {
 		got, err := ParseBoldStyle(in)
 		if err != nil || got != want {
@@ -166,6 +169,7 @@ func shapes(h string) (tokens, dom string) {
 }
 
 func TestShapesCatch(t *testing.T) {
+	t.Parallel()
 	if a, b := shapes(`<a href="x"><a href="y">z</a></a>`); a == b {
 		t.Error("nested links not caught")
 	}
@@ -198,6 +202,7 @@ func FuzzRender(f *testing.F) {
 
 // Pathological posts (phpBB allows 60,000 characters) must not go quadratic.
 func TestLinearTime(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		strings.Repeat("[b]", 20000) + strings.Repeat("[/i]", 20000),
 		strings.Repeat("[code]", 10000),
@@ -214,6 +219,7 @@ func TestLinearTime(t *testing.T) {
 // Random posts built from tag fragments: the same checks as the fuzz
 // target, deterministic and run on every `go test`.
 func TestRandomPosts(t *testing.T) {
+	t.Parallel()
 	frags := []string{"[b]", "[/b]", "[i]", "[/i]", "[u]", "[/u]", "[s]", "[/s]", "[quote]", "[/quote]",
 		`[quote="A]b"]`, "[quote=X]", "[spoiler]", "[/spoiler]", "[code]", "[/code]", "[url]", "[/url]", "[img]", "[/img]",
 		"[url=http://e.example/]", "[color=red]", "[/color]", "[size=150]", "[/size]", "[list]", "[list=1]",

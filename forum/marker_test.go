@@ -3,6 +3,7 @@ package forum
 import "testing"
 
 func TestMarkers(t *testing.T) {
+	t.Parallel()
 	body := `<p>Round 2</p><span style="font-size: 85%">forumgm·spies.k3x9/m1-p1/12</span> and forumgm·other/x/3`
 	got := Markers(body)
 	if len(got) != 2 || got[0] != "spies.k3x9/m1-p1/12" || got[1] != "other/x/3" {

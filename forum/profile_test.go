@@ -8,6 +8,7 @@ import (
 )
 
 func TestBuiltinsValid(t *testing.T) {
+	t.Parallel()
 	for _, n := range BuiltinNames() {
 		p, ok := Builtin(n)
 		if !ok {
@@ -23,6 +24,7 @@ func TestBuiltinsValid(t *testing.T) {
 }
 
 func TestThreadPageURL(t *testing.T) {
+	t.Parallel()
 	php, _ := Builtin("phpbb")
 	my, _ := Builtin("mybb")
 	cases := []struct {
@@ -48,6 +50,7 @@ func TestThreadPageURL(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	for _, c := range [][3]string{
 		{"http://h/forum", "viewtopic.php?t=1", "http://h/forum/viewtopic.php?t=1"},
 		{"http://h/forum/", "./ucp.php?mode=login", "http://h/forum/ucp.php?mode=login"},
@@ -61,6 +64,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestLoadProfileOverrides(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "board.yaml")
 	os.WriteFile(path, []byte(`
@@ -97,6 +101,7 @@ forms:
 }
 
 func TestLoadProfileErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ yaml, want string }{
 		{"base: smf\n", "unknown base"},
 		{"base: phpbb\ntime_zone: Mars/Olympus\n", "time_zone"},

@@ -21,6 +21,7 @@ func minute(s string) Stamp {
 }
 
 func TestStampBeforeAfter(t *testing.T) {
+	t.Parallel()
 	exact := ExactStamp(ts("2026-11-30T18:05:30Z"), "")
 	m := minute("2026-11-30T18:05:00Z")
 	unread := UnreadableStamp("yesterday-ish", nil)
@@ -52,6 +53,7 @@ func TestStampBeforeAfter(t *testing.T) {
 }
 
 func TestStampBasics(t *testing.T) {
+	t.Parallel()
 	m := minute("2026-11-30T18:05:00Z")
 	if !m.Known() || m.Exact() || m.Width() != time.Minute {
 		t.Errorf("minute stamp: known %v exact %v width %s", m.Known(), m.Exact(), m.Width())
@@ -81,6 +83,7 @@ func TestStampBasics(t *testing.T) {
 }
 
 func TestNarrow(t *testing.T) {
+	t.Parallel()
 	m := minute("2026-11-30T18:05:00Z")
 	cases := []struct {
 		name   string
@@ -120,6 +123,7 @@ func TestNarrow(t *testing.T) {
 // The MyBB case: the opening post is known to the second (the bot
 // made it); replies stamped in the same minute narrow to after it.
 func TestNarrowByOrder(t *testing.T) {
+	t.Parallel()
 	open := ExactStamp(ts("2026-11-30T18:05:40Z"), "")
 	stamps := []Stamp{
 		minute("2026-11-30T18:05:00Z"), // a post before the opening post, same minute
@@ -163,6 +167,7 @@ func TestNarrowByOrder(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	a := minute("2026-11-30T18:05:00Z")
 	b := minute("2026-11-30T18:06:00Z")
 	e := ExactStamp(ts("2026-11-30T18:05:59Z"), "")
@@ -203,6 +208,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestDeadlineOn(t *testing.T) {
+	t.Parallel()
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		t.Skip("no tzdata:", err)
@@ -229,6 +235,7 @@ func TestDeadlineOn(t *testing.T) {
 }
 
 func TestDeadlineUnitAndLayouts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		layout string
 		want   time.Duration
@@ -257,6 +264,7 @@ func TestDeadlineUnitAndLayouts(t *testing.T) {
 }
 
 func TestLocationOffsets(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		zone string
 		off  int // seconds east of UTC; -1: error
@@ -283,6 +291,7 @@ func TestLocationOffsets(t *testing.T) {
 }
 
 func TestPrecisionText(t *testing.T) {
+	t.Parallel()
 	for p := PrecisionUnknown; p <= PrecisionDay; p++ {
 		b, _ := p.MarshalText()
 		var q Precision

@@ -13,6 +13,7 @@ import (
 // registers a game and checks that each is imported here: a game someone
 // added without its line in games.go would be missing from the program.
 func TestEveryGameFolderIsListed(t *testing.T) {
+	t.Parallel()
 	dirs, err := filepath.Glob(filepath.Join("..", "rules", "*"))
 	if err != nil {
 		t.Fatal(err)

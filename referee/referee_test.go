@@ -97,6 +97,7 @@ func setup(t *testing.T) (rules.Game, rules.State) {
 }
 
 func TestMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		ch       rules.Channel
@@ -152,6 +153,7 @@ func TestMessage(t *testing.T) {
 }
 
 func TestRejectedLeavesStateAndFinishedRejectsAll(t *testing.T) {
+	t.Parallel()
 	g, s := setup(t)
 	st := Message(g, s, rules.Source{Player: "Alice", Channel: rules.Public}, []string{"VOTE zed"})
 	if st.State != s {
@@ -168,6 +170,7 @@ func TestRejectedLeavesStateAndFinishedRejectsAll(t *testing.T) {
 }
 
 func TestLate(t *testing.T) {
+	t.Parallel()
 	g, s := setup(t)
 	for _, ch := range []rules.Channel{rules.Private, rules.Public} {
 		st := Late(g, s, rules.Source{Player: "Alice", Channel: ch}, []string{"VOTE bob", " "}, "arrived after its phase had closed")

@@ -27,6 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden transcripts in testd
 // testdata/golden/GAME/NAME.txt. Run with -update after a deliberate
 // wording change and read the diff.
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios found: %v", err)

@@ -18,6 +18,7 @@ import (
 // .expect.json beside it and checks the outcome. The expected values were
 // worked out by hand from the rulings, not from this code.
 func TestScenarios(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../testdata/scenarios/*/*.yaml")
 	ex, _ := filepath.Glob("../testdata/examples/*.yaml")
 	files = append(files, ex...)
@@ -162,6 +163,7 @@ func sameSet(a, b any) bool {
 }
 
 func TestJSONHasTheKeys(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load("../testdata/examples/nations-example.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +181,7 @@ func TestJSONHasTheKeys(t *testing.T) {
 }
 
 func TestQuotedSpoileredStruckVotesAreNotRead(t *testing.T) {
+	t.Parallel()
 	got := PostSegments("[quote=Bob]I say [b]VOTE REJECT[/b][/quote] and [spoiler][b]REJECT[/b][/spoiler] [b][s]REJECT[/s] APPROVE[/b] [code][b]REJECT[/b][/code]")
 	if len(got) != 1 || strings.TrimSpace(got[0]) != "APPROVE" {
 		t.Errorf("segments = %q, want just APPROVE", got)

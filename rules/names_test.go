@@ -3,6 +3,7 @@ package rules
 import "testing"
 
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	r, err := NewRoster([]string{"Alice", "Alicia", "Bob_Smith", "Mary-Jane", "Al", "Ünal", "Işık"}, map[string][]string{"Alice": {"Ali"}})
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestRosterRejectsClashes(t *testing.T) {
+	t.Parallel()
 	if _, err := NewRoster([]string{"Bob Smith", "bob_smith"}, nil); err == nil {
 		t.Error("names that normalise alike must be refused")
 	}
@@ -52,6 +54,7 @@ func TestRosterRejectsClashes(t *testing.T) {
 }
 
 func TestReplaceKeepsOldName(t *testing.T) {
+	t.Parallel()
 	r, _ := NewRoster([]string{"Alice", "Bob"}, nil)
 	if err := r.Replace("Bob", "Carol"); err != nil {
 		t.Fatal(err)
@@ -70,6 +73,7 @@ func TestReplaceKeepsOldName(t *testing.T) {
 }
 
 func TestSplitListAndWords(t *testing.T) {
+	t.Parallel()
 	got := SplitList("alice, bob and carol & dave;eve")
 	want := []string{"alice", "bob", "carol", "dave", "eve"}
 	if len(got) != len(want) {
@@ -89,12 +93,14 @@ func TestSplitListAndWords(t *testing.T) {
 }
 
 func TestEsc(t *testing.T) {
+	t.Parallel()
 	if got := Esc("[/quote][url=x]"); got != "[\u200b/quote][\u200burl=x]" {
 		t.Errorf("Esc = %q", got)
 	}
 }
 
 func TestRandIsPerPurpose(t *testing.T) {
+	t.Parallel()
 	a := NewRand(7, "roles").IntN(1 << 30)
 	b := NewRand(7, "roles").IntN(1 << 30)
 	c := NewRand(7, "deck").IntN(1 << 30)
@@ -107,6 +113,7 @@ func TestRandIsPerPurpose(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	o := Options{"rounds": 3, "round_minutes": 0.5, "layout": "ODD-R", "chain_spies": true}
 	if n, _ := o.Int("rounds", 5); n != 3 {
 		t.Error(n)
@@ -132,6 +139,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestAuthor(t *testing.T) {
+	t.Parallel()
 	r, _ := NewRoster([]string{"Alice", "Bob"}, map[string][]string{"Alice": {"Ali"}})
 	if id, ok := r.Author("alice"); !ok || id != "Alice" {
 		t.Error("author by name")

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseGood(t *testing.T) {
+	t.Parallel()
 	src := `game: nations
 seed: 7
 players: [Alice, Bob]
@@ -34,6 +35,7 @@ script:
 }
 
 func TestParseErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src string
 		line      int

@@ -37,6 +37,7 @@ func setup(t *testing.T) rules.State {
 }
 
 func TestActNeedsTheBotCapability(t *testing.T) {
+	t.Parallel()
 	tbl := &Table{Game: noBot{nations.Game{}}, Seed: 1}
 	rec := &recorder{}
 	_, err := tbl.Act(context.Background(), setup(t), rec)
@@ -51,6 +52,7 @@ func TestActNeedsTheBotCapability(t *testing.T) {
 // TestActOnceUntilTheViewChanges: every player moves at the start, and
 // nobody moves again while what they see is the same.
 func TestActOnceUntilTheViewChanges(t *testing.T) {
+	t.Parallel()
 	tbl := &Table{Game: nations.Game{}, Seed: 1}
 	s := setup(t)
 	rec := &recorder{}

@@ -16,26 +16,12 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 	s := newGMSession(t)
 	first := exec.Command(cliBin, "run", "--db", s.db)
 	first.Dir = s.dir
-	stderr, err := first.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer first.Process.Kill()
-	started := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "is running") {
-				started <- true
-			}
+	defer func() {
+		if first.Process != nil {
+			first.Process.Kill()
 		}
 	}()
-	select {
-	case <-started:
-	case <-time.After(20 * time.Second):
+	if !startsRunning(t, first) {
 		t.Fatal("the first forumgm run did not start")
 	}
 	s.fails(1, "another forumgm run", "run", "--db", s.db)
@@ -43,14 +29,13 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 	if err := first.Wait(); err != nil {
 		t.Errorf("first run: %v", err)
 	}
-	// Now the database is free again.
+	// Now the database is free again: a second run starts and says so.
 	second := exec.Command(cliBin, "run", "--db", s.db)
 	second.Dir = s.dir
 	second.Env = os.Environ()
-	if err := second.Start(); err != nil {
-		t.Fatal(err)
+	if !startsRunning(t, second) {
+		t.Fatal("a run after the first stopped did not start")
 	}
-	time.Sleep(500 * time.Millisecond)
 	second.Process.Signal(syscall.SIGTERM)
 	if err := second.Wait(); err != nil {
 		t.Errorf("a run after the first stopped: %v", err)
@@ -74,4 +59,35 @@ func TestCLIRetryAndDays(t *testing.T) {
 	s.fails(2, "write it like 2d", "extend", "spies-cli", "soon")
 	s.fails(2, "forumgm audit spies-cli", "void", "spies-cli", "abc")
 	s.fails(1, "has no command 999", "void", "spies-cli", "999")
+}
+
+// startsRunning starts cmd and waits until it logs that it is running (it
+// holds the database's lock by then), at most 20 s.
+func startsRunning(t *testing.T, cmd *exec.Cmd) bool {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "is running") {
+				select {
+				case started <- true:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case <-started:
+		return true
+	case <-time.After(20 * time.Second):
+		return false
+	}
 }

@@ -67,6 +67,7 @@ func (silentRejects) Apply(s rules.State, c rules.Command) (rules.State, []rules
 }
 
 func TestStepCatches(t *testing.T) {
+	t.Parallel()
 	s := opening(t)
 	tests := []struct {
 		name string
@@ -90,6 +91,7 @@ func TestStepCatches(t *testing.T) {
 }
 
 func TestStepAnswers(t *testing.T) {
+	t.Parallel()
 	g := nations.Game{}
 	s := opening(t)
 	var whats []string
@@ -112,6 +114,7 @@ func TestStepAnswers(t *testing.T) {
 }
 
 func TestStageFailsOnARejectedStep(t *testing.T) {
+	t.Parallel()
 	got := failure(t, func(tb testing.TB) { Stage(tb, nations.Game{}, cfg, []string{"Ann# INVADE Nobody"}) })
 	if !strings.Contains(got, "INVADE Nobody") {
 		t.Errorf("failure %q", got)
@@ -119,6 +122,7 @@ func TestStageFailsOnARejectedStep(t *testing.T) {
 }
 
 func TestPublic(t *testing.T) {
+	t.Parallel()
 	evs := []rules.Event{{To: "Ann", Text: "a"}, {Text: "b"}, {To: "Ben", Text: "c"}, {Text: "d"}}
 	got := Public(evs)
 	if len(got) != 2 || got[0].Text != "b" || got[1].Text != "d" {
@@ -129,6 +133,7 @@ func TestPublic(t *testing.T) {
 // TestTwins: a PM whose answer differs with the secret is caught, in full
 // or (PublicOnly) in its public events only.
 func TestTwins(t *testing.T) {
+	t.Parallel()
 	g := nations.Game{}
 	stage := Stage(t, g, cfg, []string{"Ann> CIV: Fire"})
 	same := func(tb testing.TB, _ int, base rules.State, _ string) rules.State { return base }
@@ -163,6 +168,7 @@ func TestTwins(t *testing.T) {
 }
 
 func TestTwinStages(t *testing.T) {
+	t.Parallel()
 	g := nations.Game{}
 	scripts := [2][]string{{"Ann> CIV: Fire", "Ben> CIV: Water"}, {"Ann> CIV: Fire", "Ben# INVADE Ann"}}
 	stages, twin := TwinStages(t, g, 2, func(i, side int) (rules.Config, []string) {

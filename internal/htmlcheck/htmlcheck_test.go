@@ -3,6 +3,7 @@ package htmlcheck
 import "testing"
 
 func TestWellNested(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in string
 		ok bool
@@ -26,6 +27,7 @@ func TestWellNested(t *testing.T) {
 }
 
 func TestIsVoid(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{"br": true, "img": true, "input": true, "wbr": true, "div": false, "span": false, "a": false} {
 		if IsVoid(name) != want {
 			t.Errorf("IsVoid(%q) = %v", name, !want)

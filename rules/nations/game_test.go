@@ -60,6 +60,7 @@ func resolve(s *State) (*State, []rules.Event) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Alicia", "Bob", "Big_Carl"}, nil)
 	type row struct {
 		text   string
@@ -135,6 +136,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestApplyRejections(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Bob", "Carol"}, nil)
 	out := s.clone()
 	out.OutRound["Carol"] = 1
@@ -187,6 +189,7 @@ func TestApplyRejections(t *testing.T) {
 }
 
 func TestCivChoiceAndLock(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Bob"}, nil)
 	if s.CivOf("Alice") != Air {
 		t.Fatalf("default civ %s", s.CivOf("Alice"))
@@ -222,6 +225,7 @@ func TestCivChoiceAndLock(t *testing.T) {
 }
 
 func TestTiming(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	s := newGame(t, []string{"Alice", "Bob"}, rules.Options{"rounds": 2, "round_minutes": 10, "break_minutes": 3})
 	if !s.Deadline.Equal(t0.Add(10 * time.Minute)) {
@@ -290,6 +294,7 @@ func TestTiming(t *testing.T) {
 }
 
 func TestBreakOrders(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Bob", "Carol"}, rules.Options{"rounds": 3})
 	s = mustSend(t, s, "Alice", rules.Private, "PROSPER")
 	// Made after the deadline but read before Resolve: counts for round 2.
@@ -323,6 +328,7 @@ func TestBreakOrders(t *testing.T) {
 }
 
 func TestLateOrderDroppedWhenTargetFalls(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Bob", "Carol"}, rules.Options{"rounds": 3})
 	s = s.clone()
 	s.VP["Carol"] = 5
@@ -366,6 +372,7 @@ func TestLateOrderDroppedWhenTargetFalls(t *testing.T) {
 }
 
 func TestEliminationThenRejections(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Bob", "Carol"}, rules.Options{"rounds": 3})
 	s = s.clone()
 	s.VP["Bob"] = 20
@@ -412,6 +419,7 @@ func TestEliminationThenRejections(t *testing.T) {
 }
 
 func TestGameEndsWhenOneNationIsLeft(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"Alice", "Bob"}, nil)
 	s = s.clone()
 	s.VP["Bob"] = 3
@@ -427,6 +435,7 @@ func TestGameEndsWhenOneNationIsLeft(t *testing.T) {
 }
 
 func TestEnd(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	s := newGame(t, []string{"Alice", "Bob"}, nil)
 	s = mustSend(t, s, "Alice", rules.Private, "PROSPER")
@@ -452,6 +461,7 @@ func TestEnd(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		name   string
 		opts   rules.Options
@@ -507,6 +517,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestAwards(t *testing.T) {
+	t.Parallel()
 	type tally = Tally
 	rows := []struct {
 		name    string
@@ -559,6 +570,7 @@ func TestAwards(t *testing.T) {
 }
 
 func TestAwardTalliesFromPlay(t *testing.T) {
+	t.Parallel()
 	// Conqueror counts steals by invading only (with the Fire bonus, and
 	// thin-air amounts in full); Fortress counts correct guesses; the guess
 	// steal is not conquest.
@@ -591,6 +603,7 @@ func TestAwardTalliesFromPlay(t *testing.T) {
 }
 
 func TestSecrecyViewAndRoundTrip(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	s := newGame(t, []string{"Alice", "Bob"}, nil)
 	s = mustSend(t, s, "Alice", rules.Public, "CIV: Water")
@@ -646,6 +659,7 @@ func TestSecrecyViewAndRoundTrip(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
+	t.Parallel()
 	g, err := rules.Lookup("nations")
 	if err != nil || g.Name() != "nations" {
 		t.Fatalf("lookup: %v", err)
@@ -653,6 +667,7 @@ func TestRegistered(t *testing.T) {
 }
 
 func TestNamesAreEscaped(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, []string{"[url=x]Evil", "Bob"}, rules.Options{"rounds": 1})
 	s = mustSend(t, s, "Bob", rules.Private, "INVADE [url=x]Evil")
 	_, evs := resolve(s)

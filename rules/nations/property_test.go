@@ -79,6 +79,7 @@ func modelDelta(x string, alive []string, civ map[string]string, ord map[string]
 // text through Parse and Apply) and checks every round: no VP below 0, and
 // each player's new VP is max(0, old + the table's outcomes summed).
 func TestPropertyRounds(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		g := Game{}
 		n := rapid.IntRange(2, 7).Draw(t, "players")
@@ -178,6 +179,7 @@ func TestPropertyRounds(t *testing.T) {
 // accepted or rejected with a reason, bots send a civ and orders, and games
 // finish with sane scores.
 func TestBotGames(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	rejections, orders, civs := 0, 0, 0
 	for seed := int64(1); seed <= 40; seed++ {
@@ -244,6 +246,7 @@ func TestBotGames(t *testing.T) {
 }
 
 func TestBotIsQuietWhenDone(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	s := newGame(t, []string{"Alice", "Bob"}, nil)
 	s = mustSend(t, s, "Alice", rules.Public, "CIV: Earth")

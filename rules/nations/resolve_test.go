@@ -16,6 +16,7 @@ func ids(s ...string) []string { return s }
 // each civilisation's bonus, several invaders, mutual invasions, thin-air
 // payments, the 0 floor and elimination.
 func TestResolveTable(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		name    string
 		players []string // A, T, C, ... in this order
@@ -143,6 +144,7 @@ func TestResolveTable(t *testing.T) {
 
 // TestResolveSteals checks the recorded steals the report and the awards use.
 func TestResolveSteals(t *testing.T) {
+	t.Parallel()
 	res := ResolveOrders(ids("A", "B", "T"), map[string]int{"A": 100, "B": 100, "T": 100},
 		map[string]string{"B": Fire, "T": Earth},
 		map[string]Order{"A": inv("T"), "B": inv("T"), "T": def("A")})

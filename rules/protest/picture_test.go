@@ -79,6 +79,7 @@ func allNames(s *State) []string {
 func eq(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
 
 func TestPictures(t *testing.T) {
+	t.Parallel()
 	for _, layout := range []string{"odd-q", "even-q", "odd-r", "even-r"} {
 		t.Run(layout, func(t *testing.T) {
 			s := newGame(t, 4, 28, 6, layout, "C3", "AA5", "AB1")
@@ -158,6 +159,7 @@ func TestPictures(t *testing.T) {
 }
 
 func TestPicturesRejectOtherState(t *testing.T) {
+	t.Parallel()
 	var s rules.State = &otherState{}
 	if _, _, err := Pictures(s, 0); err == nil {
 		t.Error("drew a non-protest state")
@@ -171,6 +173,7 @@ func (*otherState) Roster() *rules.Roster { return nil }
 // TestDraw: the rules.Drawer capability hands out the same four pictures,
 // each labelled with whom it is for and its format, and passes errors on.
 func TestDraw(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 10, 8, "odd-q", "C3", "F5", "H2")
 	s = pm(t, s, "Alice", "Protest C3")
 	n, _ := resolve(s)

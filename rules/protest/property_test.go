@@ -20,6 +20,7 @@ var hexTokenRE = regexp.MustCompile(`\b[A-Z]{1,3}[0-9]{1,3}\b`)
 //   - no public event and no public picture names a site still hidden,
 //   - the game ends exactly when every site is found or nobody is left.
 func TestRandomGames(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		layout := rapid.SampledFrom([]string{"odd-q", "even-q", "odd-r", "even-r"}).Draw(rt, "layout")
 		cols := rapid.IntRange(2, 30).Draw(rt, "cols")

@@ -112,6 +112,7 @@ func publicText(evs []rules.Event) string {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 28, 16, "odd-r", "AB13", "H15")
 	tests := []struct {
 		text   string
@@ -175,6 +176,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestOrdersReplaceAndCancel(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 10, 10, "odd-q", "E5")
 	s = pm(t, s, "Alice", "A 1 B2", "B 2 C3", "A 3 D4", "Protest E6", "Protest E7")
 	p := s.Players["Alice"]
@@ -211,6 +213,7 @@ func TestOrdersReplaceAndCancel(t *testing.T) {
 // one step per row, so F7..F11 are 1..5 from F6. F5 (1 from F6) is a site
 // already revealed: it still counts.
 func TestScanEveryRadius(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 11, 11, "odd-q", "F5", "F7", "F8", "F9", "F10", "F11", "A1")
 	s.Revealed = []Reveal{{Hex: "F5", Turn: 0, By: []string{"Bob"}}}
 	tests := []struct {
@@ -270,6 +273,7 @@ func TestScanEveryRadius(t *testing.T) {
 // hand: count column steps, each of which can also move half a row, then the
 // rows left over. C3 sits at row 2, F7 at row 6.5 (odd column).
 func TestProtestOutcomes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		revealC bool   // C3 revealed before the turn
@@ -329,6 +333,7 @@ func TestProtestOutcomes(t *testing.T) {
 // Everything resolves against the sites as the turn began: a protest next
 // to a site found this turn is still silent, and a miss measures to it.
 func TestSimultaneous(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 12, 12, "odd-q", "C3", "J10")
 	s = pm(t, s, "Alice", "Protest C3")
 	s = pm(t, s, "Bob", "Protest C4")   // adjacent to C3, found by Alice this turn
@@ -340,6 +345,7 @@ func TestSimultaneous(t *testing.T) {
 }
 
 func TestSplitPoints(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ players, each int }{{1, 12}, {2, 6}, {3, 4}, {4, 3}, {5, 2}, {7, 1}, {8, 1}} {
 		s := newGame(t, 8, 10, 10, "even-r", "D4", "H8")
 		for _, p := range players(tc.players) {
@@ -365,6 +371,7 @@ func TestSplitPoints(t *testing.T) {
 }
 
 func TestElimination(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 12, 12, "odd-q", "A1", "B1")
 	s.Players["Alice"].PP = 3
 	s.Players["Bob"].PP = 4
@@ -392,6 +399,7 @@ func TestElimination(t *testing.T) {
 }
 
 func TestNoActivePlayerEnds(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 12, 12, "odd-q", "A1")
 	for _, p := range players(4) {
 		s.Players[p].PP = 2
@@ -409,6 +417,7 @@ func TestNoActivePlayerEnds(t *testing.T) {
 }
 
 func TestWinnersTieBreaks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		pp      map[string]int
@@ -437,6 +446,7 @@ func TestWinnersTieBreaks(t *testing.T) {
 }
 
 func TestAllRevealedEnds(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 8, 8, "odd-r", "B2", "G7")
 	s = pm(t, s, "Alice", "A 1 B2", "Protest B2")
 	s = pm(t, s, "Bob", "Protest G7")
@@ -472,6 +482,7 @@ func TestAllRevealedEnds(t *testing.T) {
 }
 
 func TestTurnsAndDeadlines(t *testing.T) {
+	t.Parallel()
 	s, evs, err := g.Setup(rules.Config{Players: players(4), Seed: 9, Start: start,
 		Options: rules.Options{"turn_hours": 0.5, "sites": 5, "columns": 30, "rows": 12, "layout": "even-q"}})
 	if err != nil {
@@ -505,6 +516,7 @@ func TestTurnsAndDeadlines(t *testing.T) {
 }
 
 func TestSetup(t *testing.T) {
+	t.Parallel()
 	base := func() rules.Config {
 		return rules.Config{Players: players(4), Seed: 3, Start: start, Options: rules.Options{}, Setup: map[string]any{}}
 	}
@@ -575,6 +587,7 @@ func TestSetup(t *testing.T) {
 }
 
 func TestStateRoundTripAndNoMutation(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 10, 10, "odd-q", "E5", "A1")
 	s = pm(t, s, "Alice", "A 2 E5", "Protest E5", "NAME: Watchers")
 	before, _ := json.Marshal(s)
@@ -601,6 +614,7 @@ func TestStateRoundTripAndNoMutation(t *testing.T) {
 }
 
 func TestViewHidesSecrets(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 10, 10, "odd-q", "E5", "A1")
 	s = pm(t, s, "Alice", "A 2 E5", "Protest E6") // E6 adjacent to E5: silent
 	s = pm(t, s, "Bob", "B 1 J10")
@@ -625,6 +639,7 @@ func TestViewHidesSecrets(t *testing.T) {
 }
 
 func TestBot(t *testing.T) {
+	t.Parallel()
 	s := newGame(t, 4, 12, 10, "odd-r", "F5", "K9")
 	r := rules.NewRand(1, "bot-test")
 	bad, total := 0, 0

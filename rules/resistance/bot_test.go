@@ -10,6 +10,7 @@ import (
 )
 
 func TestBot(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	st, _, err := g.Setup(fixture(seven, []string{StrongLeader, Speech}, nil))
 	if err != nil {

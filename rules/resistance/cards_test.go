@@ -40,6 +40,7 @@ var yes7 = all(seven, "APPROVE")
 var no7 = all(seven, "REJECT")
 
 func TestGive(t *testing.T) {
+	t.Parallel()
 	c := deck7(Speech, CloseEye)
 	runCases(t, []gameCase{
 		{"gives and announces", c, cat(give("Ann", "passionate", "Cat", "close eye", "Cat")),
@@ -58,6 +59,7 @@ func TestGive(t *testing.T) {
 }
 
 func TestStrongLeader(t *testing.T) {
+	t.Parallel()
 	c := deck7(StrongLeader, Speech)
 	dealt := give("Ann", "strong", "Dan", "speech", "Cat")
 	runCases(t, []gameCase{
@@ -96,6 +98,7 @@ func TestStrongLeader(t *testing.T) {
 }
 
 func TestSuccessorNomination(t *testing.T) {
+	t.Parallel()
 	c := deck7(Successor, Speech)
 	runCases(t, []gameCase{
 		{"leads the next mission's first proposal, then the skipped player", c,
@@ -110,6 +113,7 @@ func TestSuccessorNomination(t *testing.T) {
 }
 
 func TestPassionateSpeech(t *testing.T) {
+	t.Parallel()
 	c := deck7(Speech, Speech)
 	base := cat(give("Ann", "speech", "Cat", "speech", "Cat"), "Ann> [b]TEAM: Ann, Cat[/b]")
 	runCases(t, []gameCase{
@@ -128,6 +132,7 @@ func TestPassionateSpeech(t *testing.T) {
 }
 
 func TestCloseEye(t *testing.T) {
+	t.Parallel()
 	c := deck7(CloseEye, CloseEye)
 	base := cat(give("Ann", "close", "Dan", "keeping", "Fay"), "Ann> [b]TEAM: Ann, Ben[/b]")
 	runCases(t, []gameCase{
@@ -148,6 +153,7 @@ func TestCloseEye(t *testing.T) {
 }
 
 func TestOverheardConversation(t *testing.T) {
+	t.Parallel()
 	c := deck7(Overheard, Speech)
 	base := give("Ann", "overheard", "Cat", "speech", "Fay")
 	runCases(t, []gameCase{
@@ -167,6 +173,7 @@ func TestOverheardConversation(t *testing.T) {
 }
 
 func TestEstablishConfidence(t *testing.T) {
+	t.Parallel()
 	runCases(t, []gameCase{
 		{"receiver learns the giving leader's role", deck7(Confidence, Speech), cat(give("Ann", "establish", "Eli", "speech", "Fay")),
 			[]check{noRejections(), onlyTo("Eli", "Establish Confidence: Ann is a member of the RESISTANCE."), hand("Eli")}},
@@ -177,6 +184,7 @@ func TestEstablishConfidence(t *testing.T) {
 }
 
 func TestOpenUp(t *testing.T) {
+	t.Parallel()
 	c := deck7(OpenUp, Speech)
 	base := give("Ann", "open", "Ben", "speech", "Fay")
 	runCases(t, []gameCase{
@@ -192,6 +200,7 @@ func TestOpenUp(t *testing.T) {
 }
 
 func TestInTheSpotlight(t *testing.T) {
+	t.Parallel()
 	c := deck7(Spotlight, Speech)
 	base := cat(give("Ann", "spotlight", "Fay", "speech", "Cat"), "Ann> [b]TEAM: Ann, Ben[/b]")
 	runCases(t, []gameCase{

@@ -124,6 +124,7 @@ func runCases(t *testing.T, cases []gameCase) {
 }
 
 func TestProposals(t *testing.T) {
+	t.Parallel()
 	f5 := fixture(five, nil, nil)
 	f7 := fixture(seven, []string{StrongLeader, Speech}, nil)
 	runCases(t, []gameCase{
@@ -149,6 +150,7 @@ func TestProposals(t *testing.T) {
 }
 
 func TestVotes(t *testing.T) {
+	t.Parallel()
 	f5 := fixture(five, nil, nil)
 	rej := fixture(five, nil, rules.Options{"missing_vote": "reject"})
 	prop := "Ann> [b]TEAM: Ann, Cat[/b]"
@@ -189,6 +191,7 @@ func TestVotes(t *testing.T) {
 }
 
 func TestOrders(t *testing.T) {
+	t.Parallel()
 	f5 := fixture(five, nil, nil)
 	prop := "Ann> [b]TEAM: Ann, Ben[/b]" // Ann resistance, Ben spy
 	yes := all(five, "APPROVE")
@@ -213,6 +216,7 @@ func TestOrders(t *testing.T) {
 }
 
 func TestDeadlines(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	t.Run("time limit and Due", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -273,6 +277,7 @@ func TestDeadlines(t *testing.T) {
 }
 
 func TestGameEnds(t *testing.T) {
+	t.Parallel()
 	f5 := fixture(five, nil, nil)
 	reject := func(leader string, team string) []string {
 		return cat(leader+"> [b]TEAM: "+team+"[/b]", all(five, "REJECT"))

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	const pub, pm = rules.Public, rules.Private
 	tests := []struct {
 		text   string

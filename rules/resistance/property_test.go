@@ -52,6 +52,7 @@ func playBotGame(t *rapid.T, seed int64, n int, opts rules.Options) (*run, int) 
 }
 
 func TestPropertyRandomBotGames(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(5, 10).Draw(t, "players")
 		seed := rapid.Int64().Draw(t, "seed")
@@ -123,6 +124,7 @@ func checkPublicSecrets(t interface{ Fatalf(string, ...any) }, s *State, public 
 // a panic, a rejection leaves the state as it was, and the input state is
 // never changed.
 func TestPropertyRandomCommands(t *testing.T) {
+	t.Parallel()
 	words := []string{"APPROVE", "REJECT", "VOTE", "TEAM:", "PROPOSE", "SUPPORT", "SABOTAGE", "GIVE", "TO", "PLAY", "ON",
 		"OVERHEAR", "OPEN", "UP", "Strong Leader", "speech", "close eye", "spotlight", "double vote", "successor", "open up",
 		"Ann", "ben", "Cat,", "Dan", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jon", "Zed", "and", ",", "[b]", "x"}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRolesByPlayerCount(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ n, res, spies int }{
 		{5, 3, 2}, {6, 4, 2}, {7, 4, 3}, {8, 5, 3}, {9, 6, 3}, {10, 6, 4},
 	}
@@ -60,6 +61,7 @@ func TestRolesByPlayerCount(t *testing.T) {
 }
 
 func TestSeedDecidesSecrets(t *testing.T) {
+	t.Parallel()
 	a, _, _ := Game{}.Setup(rules.Config{Players: ten, Seed: 42, Start: startTime})
 	b, _, _ := Game{}.Setup(rules.Config{Players: ten, Seed: 42, Start: startTime})
 	ja, _ := json.Marshal(a)
@@ -80,6 +82,7 @@ func TestSeedDecidesSecrets(t *testing.T) {
 
 // Spies' knowledge: everyone at once, or the one-way ring with chain spies.
 func TestSpyKnowledge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		players []string
@@ -152,6 +155,7 @@ func TestSpyKnowledge(t *testing.T) {
 }
 
 func TestSetupOverridesAndErrors(t *testing.T) {
+	t.Parallel()
 	base := fixture(seven, []string{"Open Up", "strong"}, nil)
 	st, evs, err := Game{}.Setup(base)
 	if err != nil {
@@ -211,6 +215,7 @@ func TestSetupOverridesAndErrors(t *testing.T) {
 }
 
 func TestTeamSizesAndFailThreshold(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		n     int
 		sizes [5]int
@@ -246,6 +251,7 @@ func TestTeamSizesAndFailThreshold(t *testing.T) {
 }
 
 func TestStateRoundTripAndNoMutation(t *testing.T) {
+	t.Parallel()
 	g := Game{}
 	st, _, _ := g.Setup(fixture(seven, nil, nil))
 	before, _ := json.Marshal(st)

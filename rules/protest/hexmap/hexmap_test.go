@@ -9,6 +9,7 @@ import (
 )
 
 func TestColumnNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		col  int
 		name string
@@ -28,6 +29,7 @@ func TestColumnNames(t *testing.T) {
 }
 
 func TestParseHex(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in       string
 		col, row int
@@ -61,6 +63,7 @@ func TestParseHex(t *testing.T) {
 }
 
 func TestMapParseBounds(t *testing.T) {
+	t.Parallel()
 	m, err := New(28, 16, OddR)
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +84,7 @@ func TestMapParseBounds(t *testing.T) {
 }
 
 func TestParseLayout(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Layout{"odd-q": OddQ, "EVEN_Q": EvenQ, "oddr": OddR, " even-r ": EvenR} {
 		if got, err := ParseLayout(in); err != nil || got != want {
 			t.Errorf("ParseLayout(%q) = %q, %v", in, got, err)
@@ -104,6 +108,7 @@ func TestParseLayout(t *testing.T) {
 // (for q layouts a column step moves half a row up or down, for r layouts a
 // row step moves half a column left or right).
 func TestDistanceByLayout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		layout Layout
 		a, b   string
@@ -168,6 +173,7 @@ func names(hs []Hex) []string {
 }
 
 func TestNeighboursByLayout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		layout Layout
 		hex    string
@@ -202,6 +208,7 @@ func TestNeighboursByLayout(t *testing.T) {
 }
 
 func TestWithinCounts(t *testing.T) {
+	t.Parallel()
 	m, _ := New(40, 40, OddQ)
 	h, _ := m.Parse("T20")
 	for n, want := range map[int]int{0: 1, 1: 7, 2: 19, 3: 37, 4: 61, 5: 91} {
@@ -261,6 +268,7 @@ func genHex(t *rapid.T, m Map, label string) Hex {
 // Distance is a metric in every layout, neighbours are exactly the hexes at
 // distance 1, and it agrees with walking the drawn picture.
 func TestDistanceIsMetric(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		m := genMap(t)
 		a, b, c := genHex(t, m, "a"), genHex(t, m, "b"), genHex(t, m, "c")
