@@ -22,7 +22,8 @@ func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/scenarios/*/*.yaml")
 	ex, _ := filepath.Glob("../testdata/examples/*.yaml")
 	files = append(files, ex...)
-	// The shared examples, where a copy of shared/ sits beside the checkout.
+	// The team's shared examples, where that folder sits beside the checkout
+	// (as in CI); testdata/examples holds this repository's own copy.
 	shared, _ := filepath.Glob("../../shared/examples/*.yaml")
 	files = append(files, shared...)
 	n := 0

@@ -1,7 +1,7 @@
 // Package nations is the engine for Nations: each round every player, by PM,
 // invades another nation, defends (optionally guessing an invader) or
 // prospers; all orders resolve at once from the VP the round began with, by
-// the table in /work/shared/rules/nations.md. RULINGS.md in this directory
+// the rulings' outcome table. RULINGS.md in this directory
 // lists the rulings the engine had to add.
 package nations
 

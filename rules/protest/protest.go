@@ -1,6 +1,7 @@
 // Package protest is the engine of Protest (Allan Stagg, 1999): players scan
 // a hex map for hidden sites and protest where they think one is. Rules:
-// /work/shared/rules/protest.md; rulings made here beyond it: RULINGS.md.
+// the original text as settled by the project's rulings; the rulings made
+// here beyond them are in RULINGS.md.
 //
 // Game implements rules.Game and registers itself as "protest". Pictures and
 // PicturesPNG draw the map after a turn (public and GM versions). The hex

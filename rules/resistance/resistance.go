@@ -1,6 +1,6 @@
 // Package resistance is the rules engine for The Resistance, forum variant
 // "Spies vs. Spies", with Double Vote cards at 5–6 players and Falc's reduced
-// 10-card plot deck at 7–10, as settled by /work/shared/rules/resistance.md.
+// 10-card plot deck at 7–10, as settled by the project's rulings.
 // The rulings this package had to add are in RULINGS.md.
 package resistance
 
