@@ -30,12 +30,12 @@ import (
 	"github.com/forumgm/forumgm/store"
 )
 
-// Game statuses.
+// Game statuses, as the store keeps them.
 const (
-	Running  = "running"
-	Paused   = "paused"
-	Finished = "finished" // the rules ended it
-	Ended    = "ended"    // the GM ended it
+	Running  = store.GameRunning
+	Paused   = store.GamePaused
+	Finished = store.GameFinished // the rules ended it
+	Ended    = store.GameEnded    // the GM ended it
 )
 
 // Moderator runs games kept in a store.

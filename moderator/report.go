@@ -12,14 +12,15 @@ import (
 // GameReport is what `forumgm status` shows of one game: public facts only
 // (who has acted, not what they did).
 type GameReport struct {
-	Name    string       `json:"name"`
-	Game    string       `json:"game"`
-	Status  string       `json:"status"`
-	Rules   rules.Status `json:"rules"`
-	Thread  string       `json:"thread"`
-	Pending int          `json:"outbox_pending"`
-	Failed  int          `json:"outbox_failed"`
-	Sent    int          `json:"outbox_sent"`
+	Name    string           `json:"name"`
+	Game    string           `json:"game"`
+	Status  store.GameStatus `json:"status"`
+	Error   string           `json:"error,omitempty"` // the game could not be read
+	Rules   rules.Status     `json:"rules"`
+	Thread  string           `json:"thread"`
+	Pending int              `json:"outbox_pending"`
+	Failed  int              `json:"outbox_failed"`
+	Sent    int              `json:"outbox_sent"`
 }
 
 // Report summarises games (all when name is "").
@@ -46,7 +47,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 					return err
 				}
 				// One unreadable game must not hide the others.
-				out = append(out, GameReport{Name: games[i].Name, Game: games[i].Kind, Status: "broken: " + err.Error()})
+				out = append(out, GameReport{Name: games[i].Name, Game: games[i].Kind, Status: games[i].Status, Error: "unreadable: " + err.Error()})
 				continue
 			}
 			st := l.game.Status(l.state)

@@ -16,8 +16,7 @@ type Game struct {
 	ID   int64
 	Name string // unique slug
 	Kind string // nations | resistance | protest
-	// Status: running | paused | finished | ended.
-	Status string
+	Status GameStatus
 	Config []byte // JSON
 	// Forum: JSON forum settings, including a REFERENCE to the bot's
 	// credentials (env var name or file path), never a password: CreateGame
@@ -37,7 +36,7 @@ type gameRow struct {
 	ID           int64         `db:"id"`
 	Name         string        `db:"name"`
 	Kind         string        `db:"kind"`
-	Status       string        `db:"status"`
+	Status       GameStatus    `db:"status"`
 	Config       []byte        `db:"config"`
 	Forum        []byte        `db:"forum"`
 	State        []byte        `db:"state"`
@@ -153,7 +152,7 @@ func (tx *Tx) GameByID(id int64) (*Game, error) {
 
 // Games lists the games with any of the given statuses (all when none is
 // given), by id.
-func (tx *Tx) Games(status ...string) ([]Game, error) {
+func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
 	q, args := `SELECT `+gameCols+` FROM games ORDER BY id`, []any(nil)
 	if len(status) > 0 {
 		var err error

@@ -3,6 +3,16 @@ package store
 // The statuses of what the store keeps. They are stored as these strings;
 // the audit log and `forumgm audit --json` show them as they are.
 
+// GameStatus is where a game stands.
+type GameStatus string
+
+const (
+	GameRunning  GameStatus = "running"
+	GamePaused   GameStatus = "paused"   // reads and applies commands; its deadline is stopped
+	GameFinished GameStatus = "finished" // the rules ended it
+	GameEnded    GameStatus = "ended"    // the GM ended it
+)
+
 // MessageStatus is how far the moderator has got with a post or PM.
 type MessageStatus string
 

@@ -191,13 +191,13 @@ func TestGames(t *testing.T) {
 		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(g3) })
 		must(t, db.View(ctx, func(tx *store.Tx) error {
 			for _, c := range []struct {
-				status []string
+				status []store.GameStatus
 				want   []string
 			}{
 				{nil, []string{"nations-1", "resist", "finished-one"}},
-				{[]string{"running"}, []string{"resist"}},
-				{[]string{"running", "finished"}, []string{"resist", "finished-one"}},
-				{[]string{"ended"}, nil},
+				{[]store.GameStatus{store.GameRunning}, []string{"resist"}},
+				{[]store.GameStatus{store.GameRunning, store.GameFinished}, []string{"resist", "finished-one"}},
+				{[]store.GameStatus{store.GameEnded}, nil},
 			} {
 				gs, err := tx.Games(c.status...)
 				must(t, err)

@@ -150,6 +150,10 @@ func statusCommand() *cli.Command {
 func printReport(r moderator.GameReport) {
 	st := r.Rules
 	fmt.Printf("%s (%s) — %s\n", r.Name, r.Game, r.Status)
+	if r.Error != "" {
+		fmt.Printf("  error:    %s\n", r.Error)
+		return
+	}
 	fmt.Printf("  thread:   %s\n", r.Thread)
 	fmt.Printf("  phase:    %s %s\n", st.Phase, st.Title)
 	switch {
