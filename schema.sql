@@ -1,4 +1,4 @@
--- forumgm schema version: 1
+-- forumgm schema version: 2
 --
 -- One schema for SQLite and PostgreSQL. The store applies it statement by
 -- statement (split on ";" at the end of a line; keep ";" out of comments and
@@ -24,7 +24,8 @@ CREATE TABLE schema_version (
 
 -- One row per game the bot runs. forum holds the forum settings as JSON and
 -- only a reference to the bot's credentials (an env var name or a file
--- path), never a password.
+-- path), never a password. flood is what the bot has learned of its
+-- account's flood control on that board (JSON, for `forumgm status`).
 CREATE TABLE games (
     id            {{ID}},
     name          TEXT    NOT NULL UNIQUE,
@@ -39,7 +40,8 @@ CREATE TABLE games (
     pm_cursor     TEXT,
     paused_at     BIGINT,
     created_at    BIGINT  NOT NULL,
-    updated_at    BIGINT  NOT NULL
+    updated_at    BIGINT  NOT NULL,
+    flood         TEXT
 );
 CREATE INDEX games_status ON games (status, id);
 

@@ -252,3 +252,22 @@ func (tx *Tx) Players(gameID int64) ([]Player, error) {
 	}
 	return out, nil
 }
+
+// SetFlood records what the bot has learned of its account's flood control
+// in a game (a JSON document the moderator writes; `forumgm status` shows it).
+func (tx *Tx) SetFlood(id int64, doc []byte) error {
+	res, err := tx.exec(`UPDATE games SET flood = ? WHERE id = ?`, sqlJSON(doc), id)
+	return mustAffect(res, err, fmt.Sprintf("game #%d", id))
+}
+
+// Flood is what SetFlood recorded (nil: nothing yet).
+func (tx *Tx) Flood(id int64) ([]byte, error) {
+	var doc *string
+	if err := tx.get(&doc, `SELECT flood FROM games WHERE id = ?`, id); err != nil {
+		return nil, fmt.Errorf("store: flood of game #%d: %w", id, err)
+	}
+	if doc == nil {
+		return nil, nil
+	}
+	return []byte(*doc), nil
+}

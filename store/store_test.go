@@ -936,3 +936,51 @@ func TestLockGame(t *testing.T) {
 		}
 	})
 }
+
+// A version-1 database (before the flood column) is migrated on open and
+// keeps its games; the learned flood status is then stored and read back.
+func TestMigrateFrom1AndFlood(t *testing.T) {
+	eachDSN(t, func(t *testing.T, driver, dsn string) {
+		v1 := strings.Replace(forumgm.Schema, "-- forumgm schema version: 2", "-- forumgm schema version: 1", 1)
+		v1 = strings.Replace(v1, "    updated_at    BIGINT  NOT NULL,\n    flood         TEXT\n", "    updated_at    BIGINT  NOT NULL\n", 1)
+		if v1 == forumgm.Schema || strings.Contains(v1, "flood         TEXT") {
+			t.Fatal("schema.sql changed: update this test's version-1 schema")
+		}
+		raw, err := sql.Open(driver, dsn)
+		must(t, err)
+		for _, s := range store.Statements(v1, driver) {
+			_, err := raw.Exec(s)
+			must(t, err)
+		}
+		q := `INSERT INTO schema_version (version, applied_at) VALUES (1, 0)`
+		_, err = raw.Exec(q)
+		must(t, err)
+		must(t, raw.Close())
+
+		db, err := store.Open(ctx, dsn)
+		must(t, err)
+		defer db.Close()
+		g := newGame(t, db, "old")
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			doc, err := tx.Flood(g.ID)
+			if doc != nil {
+				t.Errorf("flood before any: %s", doc)
+			}
+			return err
+		}))
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.SetFlood(g.ID, []byte(`{"state":"exempt"}`)) }))
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			doc, err := tx.Flood(g.ID)
+			if string(doc) != `{"state":"exempt"}` {
+				t.Errorf("flood read back: %s", doc)
+			}
+			return err
+		}))
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.SetFlood(g.ID+100, []byte(`{}`)) }); err == nil {
+			t.Error("SetFlood of a missing game: no error")
+		}
+		if n := countVersions(t, driver, dsn); n != 2 {
+			t.Errorf("%d schema_version rows after the migration, want 2", n)
+		}
+	})
+}
