@@ -25,6 +25,7 @@ import (
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper"
 	"github.com/forumgm/forumgm/simplayers"
@@ -153,7 +154,7 @@ func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error
 		if err != nil {
 			return nil, err
 		}
-		c.Poster.FloodWait = time.Second
+		c.Poster.SetFlood(time.Second)
 		c.Poster.Unmarked = true // players' posts carry no bot marker
 		conns[s.Name] = c
 	}
@@ -457,13 +458,17 @@ func (s *Senders) send(ctx context.Context, c *forumconn.Conn, player string, j 
 		if s.verbose {
 			s.say("   %s sends the GM a PM", player)
 		}
-		_, err := c.Poster.SendPM(ctx, s.bot, key, "orders", j.text)
+		_, err := poster.Patiently(ctx, c.Session.Clock(), func() (string, error) {
+			return c.Poster.SendPM(ctx, s.bot, key, "orders", j.text)
+		})
 		return err
 	}
 	if s.verbose {
 		s.say("   %s posts: %s", player, oneLine(j.text))
 	}
-	_, err := c.Poster.Reply(ctx, s.topic, key, "", j.text)
+	_, err := poster.Patiently(ctx, c.Session.Clock(), func() (string, error) {
+		return c.Poster.Reply(ctx, s.topic, key, "", j.text)
+	})
 	return err
 }
 

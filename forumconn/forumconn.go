@@ -148,6 +148,9 @@ func permanent(err error) error {
 	return err
 }
 
+// Flood is what the poster has learned of the account's flood control.
+func (c *Conn) Flood() forum.FloodStatus { return c.Poster.Flood() }
+
 // FindPost looks for a post already made with this marker key.
 func (c *Conn) FindPost(ctx context.Context, thread, key string) (string, bool, error) {
 	return c.Poster.PostWithMarker(ctx, thread, key)
@@ -180,7 +183,7 @@ func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn,
 	// several games may share the bot's sent folder.
 	c.Poster.ScanPages, c.Poster.ScanSent = 3, 50
 	if fc.FloodSeconds != nil {
-		c.Poster.FloodWait = time.Duration(*fc.FloodSeconds * float64(time.Second))
+		c.Poster.SetFlood(time.Duration(*fc.FloodSeconds * float64(time.Second)))
 	}
 	return c, nil
 }

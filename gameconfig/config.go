@@ -49,8 +49,8 @@ type ForumConfig struct {
 	PasswordFile string `json:"password_file,omitempty" yaml:"password_file"`
 	// PollSeconds is how often the thread and inbox are read.
 	PollSeconds float64 `json:"poll_seconds,omitempty" yaml:"poll_seconds"`
-	// FloodSeconds is the least gap between two of the bot's posts/PMs
-	// (default: the engine's flood limit; 0 for a flood-exempt account).
+	// FloodSeconds fixes the least gap between two of the bot's posts/PMs
+	// (0: a flood-exempt account); unset, it is learned from the board.
 	FloodSeconds *float64 `json:"flood_seconds,omitempty" yaml:"flood_seconds"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`

@@ -50,8 +50,10 @@ type Moderator struct {
 	// MaxAttempts before an outbox item is given up as failed (for the GM).
 	MaxAttempts int
 
-	mu    sync.Mutex
-	conns map[int64]Forum
+	mu         sync.Mutex
+	conns      map[int64]Forum
+	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
+	floodSaved map[int64]string    // by game: the flood status last recorded
 }
 
 // ErrCrash is what a Crash hook returns to simulate a crash.
@@ -137,7 +139,11 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		// Messages recorded before the game ended are closed off (ignored).
 		return err
 	}
-	return m.drain(ctx, l, f)
+	err = m.drain(ctx, l, f)
+	if ferr := m.saveFlood(ctx, l.row.ID, f); ferr != nil && ctx.Err() == nil {
+		m.log().Warn("flood status not recorded", "game", l.row.Name, "err", ferr)
+	}
+	return err
 }
 
 func mustJSON(v any) []byte {

@@ -2,8 +2,11 @@ package moderator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/forumgm/forumgm/forum"
 
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -21,6 +24,9 @@ type GameReport struct {
 	Pending int              `json:"outbox_pending"`
 	Failed  int              `json:"outbox_failed"`
 	Sent    int              `json:"outbox_sent"`
+	// Flood is the bot account's flood control as `forumgm run` last
+	// learned it (unknown until it has posted).
+	Flood forum.FloodStatus `json:"flood"`
 }
 
 // Report summarises games (all when name is "").
@@ -58,6 +64,9 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			if err != nil {
 				return err
 			}
+			if r.Flood, err = loadFlood(tx, l.row.ID); err != nil {
+				return err
+			}
 			for _, it := range items {
 				switch it.State {
 				case store.OutboxSent:
@@ -76,6 +85,19 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 		return nil, fmt.Errorf("status %s: %w", name, err)
 	}
 	return out, nil
+}
+
+// loadFlood is the flood status recorded for a game (unknown when none).
+func loadFlood(tx *store.Tx, id int64) (forum.FloodStatus, error) {
+	st := forum.FloodStatus{State: forum.FloodUnknown}
+	doc, err := tx.Flood(id)
+	if err != nil || doc == nil {
+		return st, err
+	}
+	if err := json.Unmarshal(doc, &st); err != nil {
+		return st, fmt.Errorf("game #%d: flood status: %w", id, err)
+	}
+	return st, nil
 }
 
 // AuditRow is one line of the audit log: a post or PM and what became of

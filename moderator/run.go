@@ -107,6 +107,10 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 				wait = d
 			}
 		}
+		// And for the end of a flood wait, so queued messages go out then.
+		if d := m.FloodUntil(g.ID).Sub(m.now()); d > 0 && d < wait {
+			wait = d
+		}
 		if m.sleep(ctx, wait) != nil {
 			return
 		}

@@ -15,6 +15,8 @@ import (
 // marked sending (committed) before the forum is touched and sent after;
 // an item found still sending was interrupted at an unknown point, so the
 // thread or the sent folder is searched for its marker before any retry.
+// Flood control never holds the tick up: while the board does not allow the
+// next post or PM, drain returns and a later tick sends.
 func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
 	max := m.MaxAttempts
 	if max <= 0 {
@@ -47,10 +49,83 @@ func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
 			m.log().Error("giving up on a message after repeated failures", "game", l.row.Name, "marker", it.Marker)
 			continue
 		}
-		if err := m.sendOne(ctx, f, l, it); err != nil {
+		if until := m.floodUntil(l.row.ID, f); until.After(m.now()) {
+			return nil
+		}
+		if err := m.sendOne(ctx, f, l, it); errors.Is(err, errNotYet) {
+			return nil
+		} else if err != nil {
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 	}
+}
+
+// errNotYet: flood control refused a send; it stays queued.
+var errNotYet = errors.New("not yet: flood control")
+
+// Flooder is what a Forum may tell of its account's flood control: what it
+// has learned, and when the next post or PM may go.
+type Flooder interface {
+	Flood() forum.FloodStatus
+}
+
+// floodUntil is when a game's next post or PM may go: what the last flood
+// refusal said, or what the forum connection knows.
+func (m *Moderator) floodUntil(id int64, f Forum) time.Time {
+	m.mu.Lock()
+	until := m.flood[id]
+	m.mu.Unlock()
+	if fl, ok := f.(Flooder); ok {
+		if n := fl.Flood().Next; n.After(until) {
+			until = n
+		}
+	}
+	return until
+}
+
+// saveFlood records the forum connection's learned flood status when it
+// has changed, for `forumgm status` (another process) to show.
+func (m *Moderator) saveFlood(ctx context.Context, id int64, f Forum) error {
+	fl, ok := f.(Flooder)
+	if !ok {
+		return nil
+	}
+	st := fl.Flood()
+	st.Next = time.Time{} // changes with every send; status needs the rest
+	doc := mustJSON(st)
+	m.mu.Lock()
+	same := m.floodSaved[id] == string(doc)
+	m.mu.Unlock()
+	if same {
+		return nil
+	}
+	if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.SetFlood(id, doc) }); err != nil {
+		return fmt.Errorf("recording the flood status: %w", err)
+	}
+	m.mu.Lock()
+	if m.floodSaved == nil {
+		m.floodSaved = map[int64]string{}
+	}
+	m.floodSaved[id] = string(doc)
+	m.mu.Unlock()
+	return nil
+}
+
+// FloodUntil is when a game's next post or PM may go, as far as this
+// moderator knows (zero: whenever). The daemon wakes for it.
+func (m *Moderator) FloodUntil(id int64) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.flood[id]
+}
+
+func (m *Moderator) setFloodUntil(id int64, t time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.flood == nil {
+		m.flood = map[int64]time.Time{}
+	}
+	m.flood[id] = t
 }
 
 // nextItem is the next item due, nil when there is none.
@@ -93,6 +168,24 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 		fid, err = f.Reply(ctx, l.forum.Thread, it.Body, it.Marker)
 	} else {
 		fid, err = f.SendPM(ctx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
+	}
+	var fe *forum.FloodError
+	if errors.As(err, &fe) {
+		// Flood control: the board did not take it (never submitted, or
+		// refused), so it is not an attempt and goes back to pending; only
+		// an unclear earlier submission in the same call keeps it sending,
+		// for the marker check.
+		it.Attempts--
+		state := store.OutboxPending
+		if fe.Uncertain {
+			state = store.OutboxSending
+		}
+		if merr := m.mark(ctx, it, state, "", fe.Error()); merr != nil {
+			return merr
+		}
+		m.setFloodUntil(l.row.ID, fe.Until)
+		m.log().Info("flood control: sending resumes later", "game", l.row.Name, "marker", it.Marker, "at", fe.Until)
+		return errNotYet
 	}
 	if errors.Is(err, forum.ErrPermanent) {
 		// The board refused it for good (an unknown recipient, a locked

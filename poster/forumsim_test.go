@@ -2,6 +2,7 @@ package poster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,7 @@ type board struct {
 	topic             int
 	bot, alice, bob   int
 	topicStr, baseURL string
+	rt                *hookRT // counts the bot's submissions
 }
 
 // newBoard runs forumsim in-process with a 25-post topic (3 pages) and
@@ -66,8 +68,9 @@ func newBoard(t *testing.T) *board {
 	t.Cleanup(srv.Close)
 	b.baseURL = srv.URL + "/forum/"
 	prof, _ := forum.Builtin("phpbb")
+	b.rt = &hookRT{path: "posting.php", done: true}
 	b.s, err = scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
-		scraper.Options{Clock: clk})
+		scraper.Options{Clock: clk, Transport: b.rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,16 +148,36 @@ func TestForumsimReadPollEditDeleteLogout(t *testing.T) {
 	}
 }
 
+// A bot not exempt from flood control, its status unknown: the first reply
+// goes at once, the second is refused by the board, which teaches the
+// poster "limited, 15 s" (phpBB's notice names no wait: the profile's
+// interval); the third is paced by the poster itself, never refused.
 func TestForumsimRepliesUnderFlood(t *testing.T) {
 	b := newBoard(t)
 	ctx := context.Background()
 	var ids []string
+	refusals := 0
 	for i := 1; i <= 3; i++ {
-		id, err := b.p.Reply(ctx, b.topicStr, fmt.Sprintf("m1.day-1.%d", i), "", fmt.Sprintf("Update %d for [b]%s[/b]", i, rules.Esc("[b]x")))
+		id, err := poster.Patiently(ctx, b.clk, func() (string, error) {
+			before := b.rt.posts
+			id, err := b.p.Reply(ctx, b.topicStr, fmt.Sprintf("m1.day-1.%d", i), "", fmt.Sprintf("Update %d for [b]%s[/b]", i, rules.Esc("[b]x")))
+			if errors.Is(err, forum.ErrFlood) && b.rt.posts > before {
+				refusals++
+			}
+			return id, err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if i == 2 {
+			if st := b.p.Flood(); st.State != forum.FloodLimited || st.Interval != 15*time.Second || st.Source != "refused" || st.Learned.IsZero() {
+				t.Errorf("after the first refusal: %+v, want limited 15 s, learned", st)
+			}
+		}
 		ids = append(ids, id)
+	}
+	if refusals != 1 || b.rt.posts != 4 {
+		t.Errorf("%d refusals, %d submissions; want 1 refusal and 4 submissions", refusals, b.rt.posts)
 	}
 	var times []time.Time
 	for _, id := range ids {
@@ -171,14 +194,14 @@ func TestForumsimRepliesUnderFlood(t *testing.T) {
 			t.Errorf("replies %v apart under a 15 s flood limit", times[i].Sub(times[i-1]))
 		}
 	}
-	// The flood error page itself is honoured when the bot thinks it is exempt.
-	b.p.FloodWait = 0
+	// A PM right after a post is refused too: phpBB's one flood clock.
+	if _, err := b.p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.pm.1", "", "hi"); !errors.Is(err, forum.ErrFlood) {
+		t.Errorf("PM right after a post: %v, want a flood error", err)
+	}
+	b.clk.Advance(15 * time.Second)
 	id, err := b.p.Reply(ctx, b.topicStr, "m1.day-1.4", "", "fourth")
 	if err != nil {
-		t.Fatalf("flood retry: %v", err)
-	}
-	if b.p.FloodWait != 15*time.Second {
-		t.Errorf("the flood error was not seen: FloodWait %v", b.p.FloodWait)
+		t.Fatalf("after the interval: %v", err)
 	}
 	// The marker is found after a "crash".
 	got, ok, err := poster.New(b.s).PostWithMarker(ctx, b.topicStr, "m1.day-1.2")
@@ -226,8 +249,11 @@ func TestForumsimPMs(t *testing.T) {
 	if len(in) != 1 || fmt.Sprint(in[0].ID) != sent || !strings.Contains(in[0].HTML, "forumgm·m1.role.alice") {
 		t.Fatalf("Alice's inbox %+v (sent %s)", in, sent)
 	}
-	// Second PM within the flood interval waits, then goes.
-	sent2, err := b.p.SendPM(ctx, forum.Author{Name: "Bjørn Ærøe", ID: fmt.Sprint(b.bob)}, "m1.role.bob", "Your role", "Mafia.")
+	// Second PM within the flood interval: refused; sent patiently, it goes
+	// once the interval has passed.
+	sent2, err := poster.Patiently(ctx, b.clk, func() (string, error) {
+		return b.p.SendPM(ctx, forum.Author{Name: "Bjørn Ærøe", ID: fmt.Sprint(b.bob)}, "m1.role.bob", "Your role", "Mafia.")
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,6 +264,39 @@ func TestForumsimPMs(t *testing.T) {
 	got, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1.role.alice")
 	if err != nil || !ok || got != sent {
 		t.Errorf("SentPMWithMarker = %q %v %v", got, ok, err)
+	}
+}
+
+// A flood-exempt bot (phpBB's u_ignoreflood) sends back to back, and the
+// poster learns "exempt" from the board taking a reply sooner than 15 s.
+func TestForumsimExemptLearned(t *testing.T) {
+	b := newBoard(t)
+	if err := b.sim.SetExempt(b.bot, true); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	t0 := b.clk.Now()
+	for i := 1; i <= 3; i++ {
+		if _, err := b.p.Reply(ctx, b.topicStr, fmt.Sprintf("m1.x.%d", i), "", "quick"); err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		want := forum.FloodUnknown
+		if i > 1 {
+			want = forum.FloodExempt
+		}
+		if st := b.p.Flood(); st.State != want {
+			t.Errorf("after reply %d: %+v, want %s", i, st, want)
+		}
+	}
+	if _, err := b.p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.pm.1", "", "hi"); err != nil {
+		t.Errorf("PM right after: %v", err)
+	}
+	if d := b.clk.Now().Sub(t0); d >= 15*time.Second {
+		t.Errorf("three replies and a PM took %v: the poster waited", d)
+	}
+	st := b.p.Flood()
+	if st.State != forum.FloodExempt || st.String() == "" || !strings.HasPrefix(st.String(), "exempt (learned ") {
+		t.Errorf("status %+v %q", st, st)
 	}
 }
 

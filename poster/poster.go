@@ -1,6 +1,7 @@
 // Package poster submits the bot's posts and PMs through the board's own
 // forms, on the scraper's logged-in Session: a fresh form (fresh tokens)
-// for every attempt, flood control honoured through the clock, success
+// for every attempt, flood control learned and honoured without ever
+// waiting (a submission not yet allowed is a *forum.FloodError), success
 // confirmed by the redirect to the new post or by finding the post's
 // marker, and a marker in every post and PM so a restarted bot can see
 // what it already sent instead of sending it twice.
@@ -66,10 +67,6 @@ func hasMarker(bodyHTML, key string) bool {
 type Poster struct {
 	Session *scraper.Session
 	reader  *scraper.Scraper // the sent folder, for the marker check
-	// FloodWait is the least time between two submissions by the bot
-	// [profile flood_seconds]; set 0 for a flood-exempt account. A flood
-	// error page is still honoured.
-	FloodWait time.Duration
 	// Attempts bounds the submissions of one post or PM [6].
 	Attempts int
 	// ScanPages is how many last pages of a thread PostWithMarker reads [2];
@@ -82,7 +79,10 @@ type Poster struct {
 	Unmarked bool
 
 	mu         sync.Mutex // one submission at a time (flood pacing)
-	lastSubmit time.Time
+	lastSubmit time.Time  // the last submission the board may have taken
+	lastOK     time.Time  // the last one it confirmed
+	flood      forum.FloodStatus
+	floodUntil time.Time // a refusal's wait: nothing before it
 }
 
 // mark adds the marker line, unless the poster is Unmarked.
@@ -95,8 +95,49 @@ func (p *Poster) mark(body, key string) string {
 
 // New makes a poster on a session.
 func New(s *scraper.Session) *Poster {
-	return &Poster{Session: s, reader: scraper.New(s), FloodWait: time.Duration(s.Profile.FloodSeconds) * time.Second,
-		Attempts: 6, ScanPages: 2, ScanSent: 10}
+	return &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, ScanSent: 10,
+		flood: forum.FloodStatus{State: forum.FloodUnknown}}
+}
+
+// SetFlood fixes the account's flood interval as a game file gives it
+// (flood_seconds): 0 or less is a flood-exempt account. The board's
+// refusals still teach a longer interval.
+func (p *Poster) SetFlood(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flood = forum.FloodStatus{State: forum.FloodExempt, Source: "game file"}
+	if d > 0 {
+		p.flood = forum.FloodStatus{State: forum.FloodLimited, Interval: d, Source: "game file"}
+	}
+}
+
+// Flood is what the poster knows of the account's flood control, with the
+// time the next submission may go.
+func (p *Poster) Flood() forum.FloodStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.flood
+	if n := p.nextAllowed(); n.After(p.Session.Clock().Now()) {
+		s.Next = n
+	}
+	return s
+}
+
+// Patiently runs send again after each flood refusal, sleeping until the
+// refusal's time: for accounts with nothing else to do meanwhile (the
+// demo's simulated players). The bot never waits; its moderator does other
+// work and sends on a later poll.
+func Patiently(ctx context.Context, clk clock.Clock, send func() (string, error)) (string, error) {
+	for {
+		id, err := send()
+		var fe *forum.FloodError
+		if !errors.As(err, &fe) {
+			return id, err
+		}
+		if err := clk.Sleep(ctx, max(fe.Until.Sub(clk.Now()), time.Millisecond)); err != nil {
+			return "", err
+		}
+	}
 }
 
 // ErrRejected: the board refused the submission for a reason retrying
@@ -106,9 +147,9 @@ var ErrRejected = errors.New("the forum rejected the submission")
 
 // Reply posts a reply to a topic with the marker key as its last line and
 // returns the new post's id. It fetches the reply form afresh for every
-// attempt, waits out flood control through the clock, and before every
-// retry after an unclear outcome looks for the marker, so a post is never
-// made twice.
+// attempt and before every retry after an unclear outcome looks for the
+// marker, so a post is never made twice. When flood control does not allow
+// it yet, it returns a *forum.FloodError at once: nothing was posted.
 func (p *Poster) Reply(ctx context.Context, topic, key, subject, body string) (string, error) {
 	if err := ValidKey(key); err != nil {
 		return "", err
@@ -154,8 +195,13 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clk := p.Session.Clock()
+	if n := p.nextAllowed(); n.After(clk.Now()) {
+		// Not yet: the board is not touched.
+		return "", &forum.FloodError{Until: n}
+	}
 	bo := retry.New(2*time.Second, time.Minute)
-	unclear := false // a submission may have gone through: check before resubmitting
+	unclear := false   // a submission may have gone through: check before resubmitting
+	uncertain := false // some submission of this call had an unclear outcome
 	var last error
 	for attempt := 1; attempt <= max(p.Attempts, 1); attempt++ {
 		if unclear {
@@ -170,27 +216,37 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			unclear = false
 		}
 		form, pg, err := p.freshForm(ctx, what, page, f, fields)
-		if errors.Is(err, errFlooded) {
-			continue
+		var fe *forum.FloodError
+		if errors.As(err, &fe) {
+			fe.Uncertain = uncertain
+			return "", fe
 		}
 		if err != nil {
 			return "", err
 		}
+		at := clk.Now()
 		res, err := p.Session.PostForm(ctx, form.Action, form.Values, pg.URL)
-		p.lastSubmit = clk.Now()
 		if err != nil {
+			p.lastSubmit = at
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
-			last, unclear = err, true
+			last, unclear, uncertain = err, true, true
 			if err := wait(ctx, clk, bo, 0); err != nil {
 				return "", err
 			}
 			continue
 		}
 		a := p.judge(res, f, check, isPost)
+		if a.flood {
+			// Refused, so not taken: the board's last-post time is
+			// unchanged and the message is safe to send later.
+			return "", &forum.FloodError{Until: p.refused(a.floodWait), Uncertain: uncertain}
+		}
+		p.lastSubmit = at
 		switch {
 		case a.id != "":
+			p.taken(at)
 			return a.id, nil
 		case a.rejected != "":
 			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, a.rejected)
@@ -198,12 +254,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			if err := wait(ctx, clk, bo, a.retryAfter); err != nil {
 				return "", err
 			}
-		case a.flood:
-			if err := p.waitFlood(ctx, a.floodWait); err != nil {
-				return "", err
-			}
 		}
 		last, unclear = a.why, a.unclear
+		uncertain = uncertain || a.unclear
 	}
 	if id, ok, err := check(); err == nil && ok {
 		return id, nil
@@ -222,11 +275,9 @@ func wait(ctx context.Context, clk clock.Clock, bo *retry.Backoff, retryAfter ti
 	return clk.Sleep(ctx, d)
 }
 
-// errFlooded: the form page was a flood notice, already waited out.
-var errFlooded = errors.New("flood control")
-
 // freshForm fetches the form page and fills the form in, ready to submit
-// after the board's form delay and the bot's flood pacing.
+// after the board's form delay. A flood notice instead of the form is a
+// *forum.FloodError.
 func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (parser.Form, *scraper.Page, error) {
 	pg, err := p.Session.Fetch(ctx, page)
 	if err != nil {
@@ -237,10 +288,7 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
 	if err != nil {
 		if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
-			if err := p.waitFlood(ctx, d); err != nil {
-				return parser.Form{}, nil, err
-			}
-			return parser.Form{}, nil, errFlooded
+			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(d)}
 		}
 		return parser.Form{}, nil, fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
 	}
@@ -251,9 +299,6 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 		form.Values.Set(k, v)
 	}
 	if err := p.Session.FormWait(ctx); err != nil {
-		return parser.Form{}, nil, err
-	}
-	if err := p.paceFlood(ctx); err != nil {
 		return parser.Form{}, nil, err
 	}
 	return form, pg, nil
@@ -314,29 +359,57 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 	return answer{why: fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), unclear: true}
 }
 
-// paceFlood waits until FloodWait has passed since the last submission.
-func (p *Poster) paceFlood(ctx context.Context) error {
-	if p.lastSubmit.IsZero() || p.FloodWait <= 0 {
-		return nil
+// nextAllowed is when flood control lets the next submission go: after
+// a refusal's wait, and for a limited account its interval after the last
+// submission the board may have taken.
+func (p *Poster) nextAllowed() time.Time {
+	n := p.floodUntil
+	if p.flood.State == forum.FloodLimited && !p.lastSubmit.IsZero() {
+		if t := p.lastSubmit.Add(p.flood.Interval); t.After(n) {
+			n = t
+		}
 	}
-	if d := p.lastSubmit.Add(p.FloodWait).Sub(p.Session.Clock().Now()); d > 0 {
-		return p.Session.Clock().Sleep(ctx, d)
-	}
-	return nil
+	return n
 }
 
-// waitFlood waits after a flood error: what the board said, else the
-// profile's interval (at least one second, so it never spins).
-func (p *Poster) waitFlood(ctx context.Context, d time.Duration) error {
+// defaultFlood is the board's usual interval: the profile's flood_seconds.
+func (p *Poster) defaultFlood() time.Duration {
+	return time.Duration(p.Session.Profile.FloodSeconds) * time.Second
+}
+
+// refused learns from a flood refusal: the account is not exempt. The wait
+// is what the board said, else the profile's interval (at least a second,
+// so a refusal never spins); the interval only grows, since a board that
+// names the seconds left may name fewer than its interval. It returns when
+// to try again.
+func (p *Poster) refused(d time.Duration) time.Time {
 	if d <= 0 {
-		d = time.Duration(p.Session.Profile.FloodSeconds) * time.Second
+		d = p.defaultFlood()
 	}
 	d = max(d, time.Second)
-	if p.FloodWait < d {
-		// The board is stricter than we thought: remember it.
-		p.FloodWait = d
+	now := p.Session.Clock().Now()
+	interval := d
+	if p.flood.State == forum.FloodLimited {
+		interval = max(interval, p.flood.Interval)
 	}
-	return p.Session.Clock().Sleep(ctx, d)
+	p.flood = forum.FloodStatus{State: forum.FloodLimited, Interval: interval, Source: "refused", Learned: now}
+	p.floodUntil = now.Add(d)
+	return p.floodUntil
+}
+
+// taken learns from a submission the board confirmed: taken sooner after
+// the previous one than the interval it would enforce (the one learned, or
+// the profile's), the account is exempt. A configured or learned limit is
+// never tried sooner, so only an unknown account learns this way.
+func (p *Poster) taken(at time.Time) {
+	prev := p.lastOK
+	p.lastOK = at
+	if p.flood.State != forum.FloodUnknown || prev.IsZero() {
+		return
+	}
+	if at.Sub(prev) < p.defaultFlood() {
+		p.flood = forum.FloodStatus{State: forum.FloodExempt, Source: "taken back-to-back", Learned: at}
+	}
 }
 
 func boardSays(s *scraper.Session, pg *scraper.Page) string {

@@ -74,27 +74,50 @@ func TestReplyFloodAndMarker(t *testing.T) {
 	if id != fmt.Sprint(last.ID) || last.UID != r.bot || !strings.Contains(last.Message, "forumgm·g1.day-1.1") {
 		t.Fatalf("posted %s, board last %+v", id, last)
 	}
-	// The next reply waits out MyBB's 60 s flood limit on the fake clock.
+	if st := r.p.Flood(); st.State != forum.FloodUnknown {
+		t.Errorf("before any refusal: flood %+v, want unknown", st)
+	}
+	// The next reply at once: MyBB refuses it ("once every 60 seconds"); the
+	// poster returns at once, nothing posted, and has learned the limit.
+	before := len(r.board.Posts())
+	_, err = r.p.Reply(ctx, "9", "g1.day-1.2", "", "second")
+	var fe *forum.FloodError
+	refusedAt := r.clk.Now()
+	if !errors.As(err, &fe) || !errors.Is(err, forum.ErrFlood) || !fe.Until.Equal(refusedAt.Add(60*time.Second)) || fe.Uncertain {
+		t.Fatalf("second reply at once: %v, want a flood error until +60s", err)
+	}
+	st := r.p.Flood()
+	if st.State != forum.FloodLimited || st.Interval != 60*time.Second || !st.Learned.Equal(r.clk.Now()) || !st.Next.Equal(fe.Until) {
+		t.Errorf("after the refusal: flood %+v", st)
+	}
+	if refusedAt.Sub(last.Time) > 5*time.Second || len(r.board.Posts()) != before {
+		t.Errorf("the poster waited (%v) or posted (%d)", r.clk.Now().Sub(last.Time), len(r.board.Posts())-before)
+	}
+	// Asked again too soon, it refuses without asking the board.
+	r.clk.Advance(30 * time.Second)
+	if _, err := r.p.Reply(ctx, "9", "g1.day-1.2", "", "second"); !errors.As(err, &fe) || !fe.Until.Equal(refusedAt.Add(60*time.Second)) || !r.clk.Now().Equal(refusedAt.Add(30*time.Second)) {
+		t.Errorf("30 s later: %v", err)
+	}
+	r.clk.Advance(30 * time.Second)
 	id2, err := r.p.Reply(ctx, "9", "g1.day-1.2", "", "second")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ps := r.board.Posts(); ps[len(ps)-1].Time.Sub(last.Time) < 60*time.Second {
+	if ps := r.board.Posts(); len(ps) != before+1 || ps[len(ps)-1].Time.Sub(last.Time) < 60*time.Second {
 		t.Errorf("second reply %v after the first, want ≥ 60s", ps[len(ps)-1].Time.Sub(last.Time))
 	}
-	// A flood error page (the bot thought it was exempt) is honoured.
-	r.p.FloodWait = 0
-	before := len(r.board.Posts())
-	start := r.clk.Now()
+	// A game file saying "exempt" is believed until the board refuses.
+	r.p.SetFlood(0)
+	if _, err := r.p.Reply(ctx, "9", "g1.day-1.3", "", "third"); !errors.As(err, &fe) {
+		t.Fatalf("configured exempt, refused by the board: %v", err)
+	}
+	if st := r.p.Flood(); st.State != forum.FloodLimited || st.Interval != 60*time.Second {
+		t.Errorf("after a refusal of a configured exempt account: %+v", st)
+	}
+	r.clk.Advance(time.Minute)
 	id3, err := r.p.Reply(ctx, "9", "g1.day-1.3", "", "third")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.board.Posts()) != before+1 || id3 == id2 {
-		t.Errorf("flood retry posted %d posts", len(r.board.Posts())-before)
-	}
-	if d := r.clk.Now().Sub(start); d < 60*time.Second || r.p.FloodWait != 60*time.Second {
-		t.Errorf("flood: waited %v, FloodWait now %v", d, r.p.FloodWait)
+	if err != nil || id3 == id2 || len(r.board.Posts()) != before+2 {
+		t.Errorf("third reply: %s %v, %d posts", id3, err, len(r.board.Posts())-before)
 	}
 	// After a crash a new poster finds the post instead of posting again.
 	p2 := New(r.s)
@@ -131,14 +154,21 @@ func TestSendPMAndFindInSent(t *testing.T) {
 	if err != nil || !ok || got != id {
 		t.Errorf("SentPMWithMarker = %q %v %v", got, ok, err)
 	}
-	// A second PM right away waits the PM flood interval, then goes.
-	if _, err := r.p.SendPM(ctx, forum.Author{Name: "Ünal Şahin"}, "g1.n1.pm.5", "", "again"); err != nil {
+	// A second PM right away is refused (MyBB's PM flood interval); sent
+	// patiently, it goes once the interval has passed.
+	if _, err := r.p.SendPM(ctx, forum.Author{Name: "Ünal Şahin"}, "g1.n1.pm.5", "", "again"); !errors.Is(err, forum.ErrFlood) {
+		t.Fatalf("second PM at once: %v", err)
+	}
+	if _, err := Patiently(ctx, r.clk, func() (string, error) {
+		return r.p.SendPM(ctx, forum.Author{Name: "Ünal Şahin"}, "g1.n1.pm.5", "", "again")
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if pms := r.board.PMs(); len(pms) != 2 || pms[1].Time.Sub(pms[0].Time) < 60*time.Second {
 		t.Errorf("PM flood interval not honoured: %+v", pms)
 	}
 	// An unknown recipient is a rejection with the board's words.
+	r.clk.Advance(time.Minute)
 	_, err = r.p.SendPM(ctx, forum.Author{Name: "Nobody"}, "g1.n1.pm.6", "", "x")
 	if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("unknown recipient: %v", err)

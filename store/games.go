@@ -13,9 +13,9 @@ import (
 
 // Game is one game the bot runs.
 type Game struct {
-	ID   int64
-	Name string // unique slug
-	Kind string // nations | resistance | protest
+	ID     int64
+	Name   string // unique slug
+	Kind   string // nations | resistance | protest
 	Status GameStatus
 	Config []byte // JSON
 	// Forum: JSON forum settings, including a REFERENCE to the bot's
@@ -250,4 +250,23 @@ func (tx *Tx) Players(gameID int64) ([]Player, error) {
 		}
 	}
 	return out, nil
+}
+
+// SetFlood records what the bot has learned of its account's flood control
+// in a game (a JSON document the moderator writes; `forumgm status` shows it).
+func (tx *Tx) SetFlood(id int64, doc []byte) error {
+	res, err := tx.exec(`UPDATE games SET flood = ? WHERE id = ?`, sqlJSON(doc), id)
+	return mustAffect(res, err, fmt.Sprintf("game #%d", id))
+}
+
+// Flood is what SetFlood recorded (nil: nothing yet).
+func (tx *Tx) Flood(id int64) ([]byte, error) {
+	var doc *string
+	if err := tx.get(&doc, `SELECT flood FROM games WHERE id = ?`, id); err != nil {
+		return nil, fmt.Errorf("store: flood of game #%d: %w", id, err)
+	}
+	if doc == nil {
+		return nil, nil
+	}
+	return []byte(*doc), nil
 }

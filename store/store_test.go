@@ -824,7 +824,7 @@ func TestReopen(t *testing.T) {
 		must(t, err)
 		g := newGame(t, db, "kept")
 		must(t, db.Close())
-		if n := countVersions(t, driver, dsn); n != 1 {
+		if n := countVersions(t, driver, dsn); n != store.CurrentSchemaVersion() {
 			t.Fatalf("%d schema_version rows", n)
 		}
 		for i := 0; i < 2; i++ {
@@ -839,7 +839,7 @@ func TestReopen(t *testing.T) {
 			}))
 			must(t, db.Close())
 		}
-		if n := countVersions(t, driver, dsn); n != 1 {
+		if n := countVersions(t, driver, dsn); n != store.CurrentSchemaVersion() {
 			t.Errorf("schema applied again: %d schema_version rows", n)
 		}
 	})
@@ -945,6 +945,36 @@ func TestLockGame(t *testing.T) {
 		wg.Wait()
 		if strings.Join(order, ",") != "first done,second locked" {
 			t.Errorf("order: %v", order)
+		}
+	})
+}
+
+// The learned flood status is stored per game and read back (the column
+// comes with migration 2; TestUpgradeFromFirstRelease covers upgrading).
+func TestFlood(t *testing.T) {
+	t.Parallel()
+	eachDSN(t, func(t *testing.T, driver, dsn string) {
+		db, err := store.Open(ctx, dsn)
+		must(t, err)
+		defer db.Close()
+		g := newGame(t, db, "old")
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			doc, err := tx.Flood(g.ID)
+			if doc != nil {
+				t.Errorf("flood before any: %s", doc)
+			}
+			return err
+		}))
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.SetFlood(g.ID, []byte(`{"state":"exempt"}`)) }))
+		must(t, db.View(ctx, func(tx *store.Tx) error {
+			doc, err := tx.Flood(g.ID)
+			if string(doc) != `{"state":"exempt"}` {
+				t.Errorf("flood read back: %s", doc)
+			}
+			return err
+		}))
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.SetFlood(g.ID+100, []byte(`{}`)) }); err == nil {
+			t.Error("SetFlood of a missing game: no error")
 		}
 	})
 }

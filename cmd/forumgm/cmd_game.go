@@ -191,6 +191,7 @@ func printReport(r moderator.GameReport) {
 		fmt.Printf("  winners:  %s\n", list(st.Winners))
 	}
 	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
+	fmt.Printf("  flood:    %s\n", r.Flood)
 }
 
 func list(xs []string) string {

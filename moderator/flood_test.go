@@ -1,0 +1,216 @@
+package moderator
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// TestFloodWaitDoesNotStallTheGame plays a Nations game on forumsim (phpBB's
+// flood control, here 20 minutes, the bot not exempt and its status
+// unknown) through the real connection: while the outbox waits for the
+// board, every tick still reads and applies the players' commands and the
+// round's deadline resolves on time; every message goes out exactly once,
+// in order, each in one attempt (a flood refusal is not an attempt).
+func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: 20 * time.Minute, NoPostReview: true})
+	must := func(id int, err error) int {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	bot := must(sim.AddUser("GMBot", "gm-pass", false))
+	alice := must(sim.AddUser("Alice", "a", false))
+	bob := must(sim.AddUser("Bob", "b", false))
+	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "The game starts here.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	t.Setenv("FORUMGM_FLOOD_TEST_PW", "gm-pass")
+
+	m := &Moderator{DB: db, Clock: clk, MaxAttempts: 3, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
+		c, err := forumconn.Connect(fc, clk, "test")
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: start}
+	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_FLOOD_TEST_PW"}
+	g, err := m.Create(ctx, "flood", "nations", gc, fc, []store.Player{
+		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)},
+		{Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := func() {
+		t.Helper()
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report := func() GameReport {
+		t.Helper()
+		rs, err := m.Report(ctx, "flood")
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("report %v %v", rs, err)
+		}
+		return rs[0]
+	}
+	outbox := func() []store.OutboxItem {
+		t.Helper()
+		var out []store.OutboxItem
+		if err := db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	accepted := func(player string) int {
+		t.Helper()
+		var cs []store.CommandRow
+		if err := db.View(ctx, func(tx *store.Tx) error {
+			cs, err = tx.Commands(g.ID, store.CommandFilter{Player: player, Status: store.CommandAccepted})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return len(cs)
+	}
+	pending := func() int {
+		n := 0
+		for _, it := range outbox() {
+			if it.State == store.OutboxPending || it.State == store.OutboxSending {
+				n++
+			}
+		}
+		return n
+	}
+
+	tick() // the opening post: the status is unknown, so it is tried at once
+	if f := report().Flood; f.State != forum.FloodUnknown {
+		t.Errorf("after the first post: flood %v, want unknown", f)
+	}
+	must(sim.Post(topic, alice, "We rise! [b]CIV: Fire[/b]"))
+	must(sim.Post(topic, bob, "[b]CIV: Earth[/b]"))
+	must(sim.SendPM(alice, []int{bot}, "orders", "INVADE Bob"))
+	before := clk.Now()
+	tick() // read and applied; the first receipt is refused by the board
+	if d := clk.Now().Sub(before); d > time.Minute {
+		t.Errorf("the tick took %v of the clock: it waited for flood control", d)
+	}
+	if accepted("Alice") != 2 || accepted("Bob") != 1 {
+		t.Errorf("accepted commands: Alice %d, Bob %d; want 2 and 1", accepted("Alice"), accepted("Bob"))
+	}
+	if f := report().Flood; f.State != forum.FloodLimited || f.Interval != 15*time.Second || f.Learned.IsZero() {
+		t.Errorf("after the first refusal: flood %+v, want 15 s (phpBB names no wait: the profile's), learned", f)
+	}
+	if until := m.FloodUntil(g.ID); !until.After(clk.Now()) {
+		t.Errorf("no flood wait recorded: %v", until)
+	}
+	for _, it := range outbox() {
+		if it.State == store.OutboxSending {
+			t.Errorf("%s left sending after a flood refusal", it.Marker)
+		}
+	}
+
+	// Through round 1's deadline, a tick every 20 s: Bob's order at minute
+	// 5 is applied at once, the round resolves at minute 30, and messages
+	// are still waiting for the board all the while.
+	deadline := start.Add(30 * time.Minute)
+	sentBob, resolvedWithPending := false, false
+	for clk.Now().Before(deadline.Add(time.Minute)) {
+		clk.Advance(20 * time.Second)
+		if !sentBob && clk.Now().After(start.Add(5*time.Minute)) {
+			must(sim.SendPM(bob, []int{bot}, "orders", "DEFEND Alice"))
+			sentBob = true
+			waiting := pending()
+			tick()
+			if accepted("Bob") != 2 || waiting == 0 {
+				t.Errorf("Bob's order applied: %v, with %d messages waiting", accepted("Bob") == 2, waiting)
+			}
+			continue
+		}
+		phase, waiting := report().Rules.Phase, pending()
+		tick()
+		if r := report(); r.Rules.Phase != phase && clk.Now().After(deadline) {
+			resolvedWithPending = waiting > 0
+			if d := clk.Now().Sub(deadline); d > 25*time.Second {
+				t.Errorf("round 1 resolved %v after its deadline", d)
+			}
+		}
+	}
+	if !resolvedWithPending {
+		t.Error("round 1 did not resolve while messages waited for flood control")
+	}
+
+	// Then until the game is over and everything is sent.
+	for i := 0; i < 400 && (pending() > 0 || report().Status == Running); i++ {
+		clk.Advance(time.Minute)
+		tick()
+	}
+	r := report()
+	if !r.Rules.Finished || r.Pending != 0 || r.Failed != 0 {
+		t.Fatalf("game %s finished %v, outbox %d pending %d failed", r.Status, r.Rules.Finished, r.Pending, r.Failed)
+	}
+	// Exactly once, in order, one attempt each.
+	var botPosts []forumsim.Post
+	for _, p := range sim.Posts(topic) {
+		if p.AuthorID == bot {
+			botPosts = append(botPosts, p)
+		}
+	}
+	sent := sim.Sent(bot)
+	last := map[string]int{}
+	for _, it := range outbox() {
+		if it.Attempts != 1 {
+			t.Errorf("%s: %d attempts, want 1", it.Marker, it.Attempts)
+		}
+		n := 0
+		mark := "forumgm·" + it.Marker + "<"
+		if it.Kind == "post" {
+			for _, p := range botPosts {
+				n += strings.Count(p.HTML, mark)
+			}
+		} else {
+			for _, pm := range sent {
+				n += strings.Count(pm.HTML, mark)
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s (%s) on the board %d times", it.Marker, it.Kind, n)
+		}
+		lane := it.Kind + ":" + it.Recipient
+		id, _ := strconv.Atoi(it.ForumID)
+		if id <= last[lane] {
+			t.Errorf("%s went out as %d, after %d in its lane", it.Marker, id, last[lane])
+		}
+		last[lane] = id
+	}
+	for i := 1; i < len(botPosts); i++ {
+		if botPosts[i].Time.Sub(botPosts[i-1].Time) < 20*time.Minute && i > 1 {
+			t.Errorf("bot posts %v apart under a 20-minute flood limit", botPosts[i].Time.Sub(botPosts[i-1].Time))
+		}
+	}
+	if len(outbox()) < 5 || len(sent) < 2 {
+		t.Errorf("only %d messages, %d PMs: the test needs a queue", len(outbox()), len(sent))
+	}
+}
