@@ -8,37 +8,21 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// ErrLocked: another `forumgm run` is already moderating this database.
+// ErrLocked: another `forumgm run` is already moderating this SQLite database.
 var ErrLocked = errors.New("another forumgm run is already moderating this database")
 
-// daemonLockKey is the PostgreSQL advisory lock key ("forumgm").
-const daemonLockKey = 0x666f72756d676d
-
-// LockDaemon makes this process the only daemon on the database until
-// release is called or the process ends (a kill -9 frees it too): two
-// daemons would both read and send, and the players would get everything
-// twice. SQLite: an exclusive file lock on a file beside the database;
-// PostgreSQL: a session advisory lock held on its own connection.
+// LockDaemon makes this process the only daemon on a SQLite file until
+// release is called or the process ends (a kill -9 frees it too): an
+// exclusive file lock on a file beside the database. With it the daemon may
+// take every game's lease at once (Tx.AcquireLease with force). On
+// PostgreSQL it does nothing: several daemons may share a database there,
+// each game worked by the holder of its fenced lease (lease.go), since a
+// lock held on a connection dies with the connection while its daemon may
+// still be sending.
 func (db *DB) LockDaemon(ctx context.Context) (release func(), err error) {
 	switch {
 	case db.driver == "postgres":
-		conn, err := db.w.Conn(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var ok bool
-		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(daemonLockKey)).Scan(&ok); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		if !ok {
-			conn.Close()
-			return nil, ErrLocked
-		}
-		return func() {
-			conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(daemonLockKey))
-			conn.Close()
-		}, nil
+		return func() {}, nil
 	case db.path != "":
 		// gofrs/flock: flock(2) on Unix, LockFileEx on Windows, so the
 		// store builds and locks on every platform Go targets.

@@ -108,10 +108,19 @@ func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
 	return &it, nil
 }
 
-// UpdateOutbox writes it's State, Attempts, ForumID, LastError and SentAt.
+// UpdateOutbox writes it's State, Attempts, ForumID, LastError and SentAt;
+// under a fence (WithFence) only while the fence's epoch is the game's
+// (ErrLeaseLost otherwise).
 func (tx *Tx) UpdateOutbox(it *OutboxItem) error {
-	res, err := tx.exec(`UPDATE outbox SET state = ?, attempts = ?, forum_id = ?, last_error = ?, sent_at = ? WHERE id = ?`,
-		it.State, it.Attempts, it.ForumID, it.LastError, sqlTime(it.SentAt), it.ID)
+	q := `UPDATE outbox SET state = ?, attempts = ?, forum_id = ?, last_error = ?, sent_at = ? WHERE id = ?`
+	args := []any{it.State, it.Attempts, it.ForumID, it.LastError, sqlTime(it.SentAt), it.ID}
+	if f := tx.fence; f != nil {
+		q += ` AND EXISTS (SELECT 1 FROM leases WHERE game_id = outbox.game_id AND owner = ? AND epoch = ?)`
+		args = append(args, f.Owner, f.Epoch)
+		res, err := tx.exec(q, args...)
+		return leaseAffected(res, err, *f)
+	}
+	res, err := tx.exec(q, args...)
 	return mustAffect(res, err, fmt.Sprintf("outbox #%d", it.ID))
 }
 

@@ -102,8 +102,12 @@ func (c *Changes) Empty() bool {
 		c.Retarget == nil && c.Game == nil
 }
 
-// Save writes a step's changes.
+// Save writes a step's changes; under a fence (WithFence) only while the
+// lease is current, and the lease row stays locked until the commit.
 func (tx *Tx) Save(c *Changes) error {
+	if err := tx.checkFence(); err != nil {
+		return err
+	}
 	for _, d := range c.Deleted {
 		if err := tx.MarkDeleted(d.GameID, d.Kind, d.ForumID, d.Seen); err != nil {
 			return err

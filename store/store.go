@@ -55,6 +55,7 @@ type DB struct {
 type Tx struct {
 	tx     *sqlx.Tx
 	driver string
+	fence  *Fence // from the context of DB.Tx (WithFence); nil: unfenced
 }
 
 // Open opens (creating if needed) the store named by dsn:
@@ -192,7 +193,7 @@ func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn
 			_ = stx.Rollback()
 		}
 	}()
-	if err := fn(&Tx{tx: stx, driver: driver}); err != nil {
+	if err := fn(&Tx{tx: stx, driver: driver, fence: FenceFrom(ctx)}); err != nil {
 		return err
 	}
 	done = true
