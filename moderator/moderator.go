@@ -49,6 +49,13 @@ type Moderator struct {
 	Crash func(point string) error
 	// MaxAttempts before an outbox item is given up as failed (for the GM).
 	MaxAttempts int
+	// Run's leases (run.go): how long a game's lease lasts after each
+	// renewal (default 30 s), this process's name in the leases table
+	// (default host-pid-random), and Alone: no other runner can exist
+	// (SQLite's file lock), so every game's lease is taken at once.
+	Lease  time.Duration
+	Runner string
+	Alone  bool
 
 	mu         sync.Mutex
 	conns      map[int64]Forum

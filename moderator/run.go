@@ -2,8 +2,12 @@ package moderator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
@@ -12,44 +16,211 @@ import (
 	"github.com/forumgm/forumgm/store"
 )
 
-// Run moderates every running game until ctx is done. Each game has its own
+// Run moderates the games until ctx is done, sharing them with any other
+// runs on the same database (PostgreSQL) through fenced leases: it takes a
+// game only when the game's lease is free or has run out, at most its fair
+// share of the games (ceil(games / live runners)), renews its leases every
+// third of a lease period, gives games back when runners join, and works a
+// game only while its lease is current (store.WithFence: a lost lease
+// refuses every save and send). A runner that dies loses its games when
+// their leases run out, within one lease period. Each game has its own
 // worker and poll interval; one game's failing forum only backs that game
 // off, never the others.
 func (m *Moderator) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	var mu sync.Mutex
-	workers := map[int64]bool{}
+	r := &runner{m: m, id: m.Runner, ttl: m.Lease, held: map[int64]*job{}}
+	if r.id == "" {
+		host, _ := os.Hostname()
+		r.id = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), instanceToken())
+	}
+	if r.ttl <= 0 {
+		r.ttl = DefaultLease
+	}
+	defer r.stop()
+	m.log().Info("runner started", "runner", r.id, "lease", r.ttl)
 	for {
-		var games []store.Game
-		err := m.DB.View(ctx, func(tx *store.Tx) error {
-			var err error
-			games, err = tx.Games(Running, Paused, Finished, Ended)
-			return err
-		})
-		if err != nil && ctx.Err() == nil {
-			m.log().Error("listing games", "err", err)
-		}
-		for _, g := range games {
-			mu.Lock()
-			busy := workers[g.ID]
-			mu.Unlock()
-			if busy || !m.wantsWork(ctx, g) {
-				continue
-			}
-			mu.Lock()
-			workers[g.ID] = true
-			mu.Unlock()
-			wg.Add(1)
-			go func(g store.Game) {
-				defer wg.Done()
-				defer func() { mu.Lock(); delete(workers, g.ID); mu.Unlock() }()
-				m.worker(ctx, g)
-			}(g)
-		}
-		if err := m.sleep(ctx, time.Second); err != nil {
+		r.round(ctx)
+		if err := m.sleep(ctx, min(time.Second, r.ttl/3)); err != nil {
 			return nil
 		}
+	}
+}
+
+// DefaultLease is how long a game's lease lasts after each renewal.
+const DefaultLease = 30 * time.Second
+
+// runner is Run's bookkeeping: the games it holds, each worked by a job.
+// Only Run's goroutine touches it.
+type runner struct {
+	m       *Moderator
+	id      string
+	ttl     time.Duration
+	held    map[int64]*job
+	wg      sync.WaitGroup
+	renewed time.Time
+}
+
+// job is one held game's worker.
+type job struct {
+	name   string
+	fence  store.Fence
+	cancel context.CancelFunc
+	done   chan struct{}
+	lost   atomic.Bool // the lease went to another runner: do not release it
+}
+
+func (r *runner) round(ctx context.Context) {
+	m := r.m
+	r.reap(ctx)
+	if time.Since(r.renewed) >= r.ttl/3 {
+		r.renew(ctx)
+	}
+	var games []store.Game
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		var err error
+		games, err = tx.Games(Running, Paused, Finished, Ended)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			m.log().Error("listing games", "err", err)
+		}
+		return
+	}
+	var want []store.Game
+	for _, g := range games {
+		if r.held[g.ID] != nil || m.wantsWork(ctx, g) {
+			want = append(want, g)
+		}
+	}
+	share := len(want)
+	if !m.Alone {
+		live := 1
+		if err := m.DB.View(ctx, func(tx *store.Tx) error { n, err := tx.LiveRunners(); live = max(n, 1); return err }); err != nil {
+			m.log().Warn("counting runners", "err", err)
+		}
+		share = (len(want) + live - 1) / live
+	}
+	if len(r.held) > share {
+		// Runners joined: give the games above the share back (the highest
+		// ids), each once its worker has stopped (reap).
+		ids := make([]int64, 0, len(r.held))
+		for id := range r.held {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids[share:] {
+			j := r.held[id]
+			m.log().Info("giving a game back to share the load", "game", j.name, "runner", r.id)
+			j.cancel()
+		}
+		return
+	}
+	for _, g := range want {
+		if len(r.held) >= share || ctx.Err() != nil {
+			return
+		}
+		if r.held[g.ID] != nil {
+			continue
+		}
+		var epoch int64
+		var ok bool
+		err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+			var err error
+			epoch, ok, err = tx.AcquireLease(g.ID, r.id, r.ttl, m.Alone)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log().Warn("taking a game's lease", "game", g.Name, "err", err)
+			}
+			return
+		}
+		if !ok {
+			continue // another runner's
+		}
+		r.start(ctx, g, store.Fence{GameID: g.ID, Owner: r.id, Epoch: epoch, Budget: r.ttl / 2})
+	}
+}
+
+// start works game g under fence f until the game needs nothing more, the
+// lease is lost or the job is cancelled.
+func (r *runner) start(ctx context.Context, g store.Game, f store.Fence) {
+	jctx, cancel := context.WithCancel(ctx)
+	j := &job{name: g.Name, fence: f, cancel: cancel, done: make(chan struct{})}
+	r.held[g.ID] = j
+	r.m.log().Info("took a game", "game", g.Name, "runner", r.id, "epoch", f.Epoch)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(j.done)
+		defer cancel()
+		if r.m.worker(store.WithFence(jctx, f), g) {
+			j.lost.Store(true)
+		}
+	}()
+}
+
+// reap forgets the jobs that stopped, releasing their leases unless lost.
+func (r *runner) reap(ctx context.Context) {
+	for id, j := range r.held {
+		select {
+		case <-j.done:
+		default:
+			continue
+		}
+		delete(r.held, id)
+		r.m.Forget(id)
+		if !j.lost.Load() {
+			r.release(ctx, j)
+		}
+	}
+}
+
+func (r *runner) release(ctx context.Context, j *job) {
+	if err := r.m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.ReleaseLease(j.fence) }); err != nil {
+		r.m.log().Warn("releasing a game's lease (it runs out by itself)", "game", j.name, "err", err)
+	}
+}
+
+// renew beats the runner's heartbeat and renews every held lease; a lease
+// another runner took stops its job at once.
+func (r *runner) renew(ctx context.Context) {
+	m := r.m
+	if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.Heartbeat(r.id, r.ttl) }); err != nil {
+		if ctx.Err() == nil {
+			m.log().Warn("runner heartbeat failed; leases last until they run out", "err", err)
+		}
+		return
+	}
+	r.renewed = time.Now()
+	for _, j := range r.held {
+		err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.RenewLease(j.fence, r.ttl) })
+		if errors.Is(err, store.ErrLeaseLost) {
+			m.log().Warn("lost a game's lease to another runner; stopping work on it", "game", j.name, "epoch", j.fence.Epoch)
+			j.lost.Store(true)
+			j.cancel()
+		} else if err != nil && ctx.Err() == nil {
+			m.log().Warn("renewing a game's lease", "game", j.name, "err", err)
+		}
+	}
+}
+
+// stop ends every job, then releases the leases (so other runners take the
+// games at once rather than when they run out) and leaves the runners.
+func (r *runner) stop() {
+	for _, j := range r.held {
+		j.cancel()
+	}
+	r.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, j := range r.held {
+		if !j.lost.Load() {
+			r.release(ctx, j)
+		}
+	}
+	if err := r.m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.LeaveRunners(r.id) }); err != nil {
+		r.m.log().Warn("leaving the runners", "err", err)
 	}
 }
 
@@ -75,8 +246,9 @@ func (m *Moderator) sleep(ctx context.Context, d time.Duration) error {
 	return m.Clock.Sleep(ctx, d)
 }
 
-// worker polls one game until it has nothing left to do or ctx ends.
-func (m *Moderator) worker(ctx context.Context, g store.Game) {
+// worker polls one game until it has nothing left to do or ctx ends; lost
+// says it stopped because the game's lease went to another runner.
+func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	var fc gameconfig.ForumConfig
 	if l, err := decodeGame(&g); err == nil {
 		fc = l.forum
@@ -85,6 +257,11 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 	backoff := retry.New(poll, max(poll, 5*time.Minute))
 	for ctx.Err() == nil {
 		err := m.safeTick(ctx, g.ID)
+		if errors.Is(err, store.ErrLeaseLost) {
+			m.log().Warn("lost the game's lease to another runner; stopping work on it", "game", g.Name, "err", err)
+			m.Forget(g.ID)
+			return true
+		}
 		wait := poll
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()
@@ -99,7 +276,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 			return nil
 		})
 		if cur == nil || !m.wantsWork(ctx, *cur) {
-			return
+			return false
 		}
 		// Wake up for a deadline that comes sooner than the next poll.
 		if !cur.Deadline.IsZero() && cur.Status == Running {
@@ -112,9 +289,10 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 			wait = d
 		}
 		if m.sleep(ctx, wait) != nil {
-			return
+			return false
 		}
 	}
+	return false
 }
 
 // safeTick is Tick with a panic turned into an error, so one game's bug (a

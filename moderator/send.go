@@ -60,7 +60,8 @@ func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
 	}
 }
 
-// errNotYet: flood control refused a send; it stays queued.
+// errNotYet: flood control refused a send, or the lease is too short to
+// start one; it stays queued.
 var errNotYet = errors.New("not yet: flood control")
 
 // Flooder is what a Forum may tell of its account's flood control: what it
@@ -153,21 +154,32 @@ func (m *Moderator) confirmInterrupted(ctx context.Context, f Forum, l *loaded, 
 	return true, m.mark(ctx, it, store.OutboxSent, fid, "")
 }
 
-// sendOne makes one attempt at an item: marked sending first, sent after.
+// sendOne makes one attempt at an item: claimed (marked sending) first,
+// sent after. Under a lease the claim is fenced and the send given up once
+// the fence's budget is spent, so it is over before any other runner can
+// take the game (and look for the item's marker).
 func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) error {
-	it.Attempts++
-	if err := m.mark(ctx, it, store.OutboxSending, "", it.LastError); err != nil {
-		return err
+	if err := m.claim(ctx, it); errors.Is(err, store.ErrLeaseShort) || errors.Is(err, store.ErrClaimed) {
+		m.log().Info("not sending now", "game", l.row.Name, "marker", it.Marker, "why", err)
+		return errNotYet
+	} else if err != nil {
+		return fmt.Errorf("claiming %s: %w", it.Marker, err)
 	}
 	if err := m.crash("before-send"); err != nil {
 		return err
 	}
+	sendCtx := ctx
+	if fe := store.FenceFrom(ctx); fe != nil && fe.Budget > 0 {
+		var cancel context.CancelFunc
+		sendCtx, cancel = context.WithTimeout(ctx, fe.Budget)
+		defer cancel()
+	}
 	var fid string
 	var err error
 	if it.Kind == "post" {
-		fid, err = f.Reply(ctx, l.forum.Thread, it.Body, it.Marker)
+		fid, err = f.Reply(sendCtx, l.forum.Thread, it.Body, it.Marker)
 	} else {
-		fid, err = f.SendPM(ctx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
+		fid, err = f.SendPM(sendCtx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
 	}
 	var fe *forum.FloodError
 	if errors.As(err, &fe) {
@@ -312,5 +324,17 @@ func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state store.
 	if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.UpdateOutbox(it) }); err != nil {
 		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
 	}
+	return nil
+}
+
+// claim marks an item sending, as a compare-and-set on what was read (and,
+// under a lease, on the lease, in the same statement); on success *it is
+// the claimed item.
+func (m *Moderator) claim(ctx context.Context, it *store.OutboxItem) error {
+	c := *it
+	if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.ClaimOutbox(&c) }); err != nil {
+		return err
+	}
+	*it = c
 	return nil
 }

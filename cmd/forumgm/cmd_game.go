@@ -102,15 +102,29 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "run",
 		Usage:       "moderate every running game until interrupted (SIGINT/SIGTERM stop it cleanly)",
-		Description: "Polls each game's thread and the bot's inbox, applies commands, resolves phases at their deadlines and sends the results exactly once.",
-		Flags:       []cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"}},
+		Description: `Polls each game's thread and the bot's inbox, applies commands, resolves phases at their deadlines and sends the results exactly once.
+
+On a SQLite file only one run may work the database (a second is refused). On
+PostgreSQL several may, on one host or many: each game is leased by one run at a
+time (renewed every third of --lease), runs share the games evenly, and a run
+that dies loses its games to the others within one lease period.`,
+		Flags: []cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"},
+			&cli.DurationFlag{Name: "lease", Value: moderator.DefaultLease, Usage: "how long a game stays with this run after each renewal; a run that dies loses its games to the others within this time"}},
 		Action: func(c *cli.Context) error {
+			if c.Duration("lease") < 3*time.Second {
+				return cli.Exit("--lease must be at least 3s (it is renewed every third of it)", 2)
+			}
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				release, err := m.DB.LockDaemon(ctx)
 				if err != nil {
 					return err
 				}
 				defer release()
+				// The file lock makes this the only run on a SQLite file:
+				// it may take every game at once, even from a run killed a
+				// moment ago whose leases have not run out.
+				m.Alone = m.DB.Driver() != "postgres"
+				m.Lease = c.Duration("lease")
 				m.Log.Info("forumgm is running; Ctrl-C stops it")
 				err = m.Run(ctx)
 				m.Log.Info("stopped")
