@@ -100,8 +100,8 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 
 func runCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "run",
-		Usage:       "moderate every running game until interrupted (SIGINT/SIGTERM stop it cleanly)",
+		Name:  "run",
+		Usage: "moderate every running game until interrupted (SIGINT/SIGTERM stop it cleanly)",
 		Description: `Polls each game's thread and the bot's inbox, applies commands, resolves phases at their deadlines and sends the results exactly once.
 
 On a SQLite file only one run may work the database (a second is refused). On
