@@ -158,6 +158,7 @@ func dropDB(base, name string) {
 type ids struct{ uid, gid int }
 
 type server struct {
+	bin  string // the PostgreSQL binaries' directory
 	dir  string
 	cred *ids // the postgres user's, when we are root
 	port int
@@ -235,7 +236,7 @@ func start() (*server, error) {
 		if err != nil {
 			return fail(err)
 		}
-		s := &server{dir: dir, cred: cred, port: port, done: make(chan error, 1)}
+		s := &server{bin: bin, dir: dir, cred: cred, port: port, done: make(chan error, 1)}
 		err = s.run(bin)
 		if err == nil {
 			return s, nil

@@ -1,11 +1,13 @@
 package pgtest
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -70,5 +72,38 @@ func TestUnavailable(t *testing.T) {
 		if !strings.Contains(string(out), c.want) || !strings.Contains(string(out), "no initdb in /nonexistent") {
 			t.Errorf("require=%v: want %q and the reason in:\n%s", c.require, c.want, out)
 		}
+	}
+}
+
+// TestOwnRestart: a test's own server restarts with its data, and a
+// connection from before the restart is cut.
+func TestOwnRestart(t *testing.T) {
+	srv := Own(t)
+	dsn := srv.DSN(t)
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE kept (x INT); INSERT INTO kept VALUES (7)`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if err := conn.QueryRowContext(context.Background(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restart(t, 100*time.Millisecond)
+	if err := conn.QueryRowContext(context.Background(), `SELECT 1`).Scan(new(int)); err == nil {
+		t.Error("a connection from before the restart still works")
+	}
+	conn.Close()
+	var x int
+	if err := db.QueryRow(`SELECT x FROM kept`).Scan(&x); err != nil || x != 7 {
+		t.Errorf("after the restart: x=%d err=%v", x, err)
 	}
 }
