@@ -1,0 +1,105 @@
+package moderator
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// TestLostLeaseNeverSends: a running daemon whose game's lease is taken
+// over (a higher epoch) sends nothing more for that game, even what is
+// queued after the takeover; once the lease is free again it takes the
+// game back under a new epoch and sends each message once.
+func TestLostLeaseNeverSends(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		fake := &fakeForum{clk: clock.Real{}}
+		m := &Moderator{DB: db, Clock: clock.Real{}, Lease: 3 * time.Second, Runner: "daemon",
+			Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return fake, nil }}
+		gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "t", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+		g, err := m.Create(ctx, "leased", "nations", gc, fc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- m.Run(ctx) }()
+		waitFor(t, ctx, func() bool { return len(fake.botPosts()) == 1 }, "the opening post")
+
+		// A thief takes the game over; then a notice is queued.
+		var epoch int64
+		if err := db.Tx(ctx, func(tx *store.Tx) error {
+			var err error
+			epoch, _, err = tx.AcquireLease(g.ID, "thief", time.Hour, true)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		notice := []store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "A notice from the GM.", Marker: "leased.test/gm/1"}}
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Enqueue(notice) }); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond) // a renewal (every second) and many polls
+		if n := len(fake.botPosts()); n != 1 {
+			t.Fatalf("the daemon posted %d times after losing the lease, want 1 (the opening post only)", n)
+		}
+		if pending := unsentCount(t, db, g.ID); pending == 0 {
+			t.Fatal("the notice is not pending")
+		}
+
+		// Freed, the game comes back to the daemon under a newer epoch.
+		if err := db.Tx(ctx, func(tx *store.Tx) error {
+			return tx.ReleaseLease(store.Fence{GameID: g.ID, Owner: "thief", Epoch: epoch})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, func() bool { return unsentCount(t, db, g.ID) == 0 }, "the notice to go out")
+		posts := fake.botPosts()
+		if len(posts) != 2 || !strings.Contains(posts[1], "A notice from the GM.") {
+			t.Errorf("bot posts after the lease came back: %d %q", len(posts), posts)
+		}
+		var ls []store.Lease
+		db.View(ctx, func(tx *store.Tx) error { ls, err = tx.Leases(); return err })
+		if len(ls) != 1 || ls[0].Owner != "daemon" || ls[0].Epoch <= epoch {
+			t.Errorf("leases after the return: %+v (the thief had epoch %d)", ls, epoch)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func waitFor(t *testing.T, ctx context.Context, ok func() bool, what string) {
+	t.Helper()
+	for !ok() {
+		if ctx.Err() != nil {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func unsentCount(t *testing.T, db *store.DB, id int64) int {
+	t.Helper()
+	var n int
+	if err := db.View(context.Background(), func(tx *store.Tx) error {
+		items, err := tx.Unsent(id)
+		for _, it := range items {
+			if it.State == store.OutboxPending || it.State == store.OutboxSending {
+				n++
+			}
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
