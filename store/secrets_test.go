@@ -59,8 +59,8 @@ func TestDSNPasswordNeverEchoed(t *testing.T) {
 		"postgres://user:" + pw + "@127.0.0.1:1/db?connect_timeout=1", // refused connection
 		"postgres://user:Hun%zzter2secret@127.0.0.1:1/db",
 		"postgres://user:" + pw + "@with@at/db",
-		"postgres:/user:" + pw + "@host/db",  // a slash missing
-		"postgres//user:" + pw + "@host/db",  // the colon missing
+		"postgres:/user:" + pw + "@host/db",   // a slash missing
+		"postgres//user:" + pw + "@host/db",   // the colon missing
 		"postgress://user:" + pw + "@host/db", // scheme misspelt
 		"mysql://user:" + pw + "@host/db",
 		"user:" + pw + "@host/db",
