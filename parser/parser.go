@@ -4,7 +4,6 @@
 package parser
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/url"
@@ -114,11 +113,6 @@ func MustNew(p forum.Profile) *Parser {
 	return x
 }
 
-// Doc parses a page.
-func Doc(page []byte) (*goquery.Document, error) {
-	return goquery.NewDocumentFromReader(bytes.NewReader(page))
-}
-
 // Thread is one parsed thread page.
 type Thread struct {
 	Posts []forum.Post `json:"posts"`
@@ -142,6 +136,7 @@ func (x *Parser) Thread(doc *goquery.Document) Thread {
 		p.Time = x.postTime(s.FindMatcher(x.tm).First())
 		if b := s.FindMatcher(x.body).First(); b.Length() > 0 {
 			p.BodyHTML, _ = b.Html()
+			p.BodyHTML = readableBody(p.BodyHTML)
 		}
 		if e := s.FindMatcher(x.edit).First(); e.Length() > 0 {
 			p.Edited = true
@@ -310,6 +305,7 @@ func (x *Parser) PM(doc *goquery.Document) (forum.PrivateMessage, bool) {
 	m.Time = x.timeOf(n.FindMatcher(x.pmTime).First(), x.pmTimeTitle, x.rePMTime)
 	if b := n.FindMatcher(x.pmBody).First(); b.Length() > 0 {
 		m.BodyHTML, _ = b.Html()
+		m.BodyHTML = readableBody(m.BodyHTML)
 	}
 	return m, true
 }

@@ -9,7 +9,6 @@
 package scraper
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -354,7 +353,7 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 		return nil, fmt.Errorf("POST %s: %w: reading: %v", abs, ErrUnavailable, err)
 	}
 	pg := &Page{URL: resp.Request.URL.String(), Status: resp.StatusCode, Header: resp.Header, Body: body}
-	pg.Doc, err = goquery.NewDocumentFromReader(bytes.NewReader(body))
+	pg.Doc, err = parser.Doc(body)
 	if err != nil {
 		return nil, err
 	}
