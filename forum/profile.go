@@ -30,6 +30,9 @@ type Profile struct {
 	// FormWaitSeconds is how long to wait between fetching a form and
 	// submitting it (phpBB rejects a token used in the second it was made).
 	FormWaitSeconds int `yaml:"form_wait_seconds"`
+	// MaxMessageBytes is the longest post or PM body the board takes, in
+	// bytes of BBCode (0: no limit known). Longer messages go out in parts.
+	MaxMessageBytes int `yaml:"max_message_bytes"`
 	// TimeZone (IANA name) in which the board renders textual times for the
 	// bot account; machine-readable attributes do not need it.
 	TimeZone string `yaml:"time_zone"`
@@ -310,9 +313,13 @@ const (
 
 func phpBB() Profile {
 	return Profile{
-		Name:            "phpbb",
-		PostsPerPage:    10,
-		FloodSeconds:    15,
+		Name:         "phpbb",
+		PostsPerPage: 10,
+		FloodSeconds: 15,
+		// max_post_chars (install/schemas/schema_data.sql: 60000),
+		// counted in characters for posts and PMs alike
+		// (message_parser.php); bytes are never fewer.
+		MaxMessageBytes: 60000,
 		FormWaitSeconds: 1,
 		TimeZone:        "UTC",
 		// The board default "D M d, Y g:i a" (PM pages and lists have no
@@ -392,7 +399,10 @@ func myBB() Profile {
 		Name:         "mybb",
 		PostsPerPage: 10,
 		FloodSeconds: 60,
-		TimeZone:     "UTC",
+		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
+		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
+		MaxMessageBytes: 65535,
+		TimeZone:        "UTC",
 		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", ".
 		TimeLayouts: []string{"01-02-2006, 03:04 PM", "01-02-2006 03:04 PM", "01-02-2006"},
 		URLs: URLs{
