@@ -175,8 +175,8 @@ func TestOptionNumbersAreFiniteAndBounded(t *testing.T) {
 		{-2, true, false},
 		{8784.0, true, true},
 		{8784.5, false, false},
-		{1.0 / 3600, false, true},
-		{0.5 / 3600, false, false},
+		{0.1 / 3600, false, true},
+		{0.05 / 3600, false, false},
 	}
 	for _, c := range cases {
 		o := Options{"x": c.v}

@@ -80,11 +80,11 @@ func (o Options) Float(name string, def float64) (float64, error) {
 }
 
 // The bounds on every length-of-time option (a phase, a turn, a round, a
-// break): shorter than a second cannot be read and answered over HTTP, and
-// longer than a year is a typo — 1e300 hours overflows time.Duration and
+// break): the fast demo (`--speed 8`) runs sub-second breaks on a local
+// board, nothing sensible is shorter, and longer than a year is a typo — 1e300 hours overflows time.Duration and
 // puts the deadline centuries in the past.
 const (
-	MinSpan = time.Second
+	MinSpan = 100 * time.Millisecond
 	MaxSpan = 366 * 24 * time.Hour
 )
 
@@ -105,7 +105,7 @@ func (o Options) Span(name string, def float64, unit time.Duration, zeroOK bool)
 		if zeroOK {
 			zero = "0 or "
 		}
-		return 0, fmt.Errorf("option %s: must be %s%s to %s %s (a second to 366 days), not %v",
+		return 0, fmt.Errorf("option %s: must be %s%s to %s %s (a tenth of a second to 366 days), not %v",
 			name, zero, trimFloat(lo), trimFloat(hi), unitName(unit), f)
 	}
 	return f, nil
