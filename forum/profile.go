@@ -30,6 +30,9 @@ type Profile struct {
 	// FormWaitSeconds is how long to wait between fetching a form and
 	// submitting it (phpBB rejects a token used in the second it was made).
 	FormWaitSeconds int `yaml:"form_wait_seconds"`
+	// MaxMessageBytes is the longest post or PM body the board takes, in
+	// bytes of BBCode (0: no limit known). Longer messages go out in parts.
+	MaxMessageBytes int `yaml:"max_message_bytes"`
 	// TimeZone in which the board renders textual times for the bot
 	// account (its profile setting): an IANA name ("America/New_York") or a
 	// fixed offset ("UTC-5", "+05:30", as MyBB's offsets are). Default UTC;
@@ -371,9 +374,13 @@ const (
 
 func phpBB() Profile {
 	return Profile{
-		Name:            "phpbb",
-		PostsPerPage:    10,
-		FloodSeconds:    15,
+		Name:         "phpbb",
+		PostsPerPage: 10,
+		FloodSeconds: 15,
+		// max_post_chars (install/schemas/schema_data.sql: 60000),
+		// counted in characters for posts and PMs alike
+		// (message_parser.php); bytes are never fewer.
+		MaxMessageBytes: 60000,
 		FormWaitSeconds: 1,
 		TimeZone:        "UTC",
 		// The board default "D M d, Y g:i a" first, then the other formats
@@ -457,7 +464,10 @@ func myBB() Profile {
 		Name:         "mybb",
 		PostsPerPage: 10,
 		FloodSeconds: 60,
-		TimeZone:     "UTC",
+		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
+		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
+		MaxMessageBytes: 65535,
+		TimeZone:        "UTC",
 		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", "
 		// (install/resources/settings.xml); "01-02-2006" alone is the
 		// title of a "Today"/"Yesterday" span when no time follows.

@@ -7,6 +7,7 @@ package gameconfig
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -66,6 +67,32 @@ func (f ForumConfig) ThreadURL() string {
 	return f.URL + " (thread " + f.Thread + ")"
 }
 
+// Check refuses forum numbers that are not finite or out of any sane range
+// (YAML's .nan and .inf, 1e300): each would become an undefined
+// time.Duration in the poller or the flood wait.
+func (f ForumConfig) Check() error {
+	if err := checkNumber("poll_seconds", f.PollSeconds, 0.05, 86400, true); err != nil {
+		return err
+	}
+	if f.FloodSeconds != nil {
+		if err := checkNumber("flood_seconds", *f.FloodSeconds, 0, 3600, true); err != nil {
+			return err
+		}
+	}
+	return checkNumber("requests_per_second", f.RequestsPerSecond, 0.001, 1000, true)
+}
+
+// checkNumber: v must be finite and in lo..hi (or 0, the default, when zeroOK).
+func checkNumber(name string, v, lo, hi float64, zeroOK bool) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("forum %s: %v is not a finite number", name, v)
+	}
+	if (zeroOK && v == 0) || (v >= lo && v <= hi) {
+		return nil
+	}
+	return fmt.Errorf("forum %s: must be %v to %v, not %v", name, lo, hi, v)
+}
+
 // Poll is the polling interval.
 func (f ForumConfig) Poll() time.Duration {
 	if f.PollSeconds <= 0 {
@@ -85,6 +112,9 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 		if !ok || v == "" {
 			return c, fmt.Errorf("the bot's password: environment variable %s is not set", f.PasswordEnv)
 		}
+		if strings.TrimSpace(v) == "" {
+			return c, fmt.Errorf("the bot's password: environment variable %s holds only white space", f.PasswordEnv)
+		}
 		c.Password = v
 	case f.PasswordFile != "":
 		fi, err := os.Stat(f.PasswordFile)
@@ -99,6 +129,12 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 			return c, fmt.Errorf("the bot's password file: %w", err)
 		}
 		c.Password = strings.TrimRight(string(b), "\r\n")
+		// An empty file is a mistake (a truncated copy, a forgotten
+		// echo), not a password: logging in with "" would only lock the
+		// account out after a few tries.
+		if strings.TrimSpace(c.Password) == "" {
+			return c, fmt.Errorf("the bot's password file %s is empty", f.PasswordFile)
+		}
 	default:
 		return c, fmt.Errorf("no password_env or password_file for the bot account %q", f.Bot)
 	}

@@ -143,6 +143,12 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			return err
 		}
 		left = s.l.state.Roster().Display(slot)
+		for _, p := range s.players {
+			// Two slots on one account: one player's role PM would reach the other.
+			if forumID != "" && p.Slot != slot && p.ForumUserID == forumID {
+				return fmt.Errorf("forum user id %s is already %s's", forumID, p.ForumName)
+			}
+		}
 		st := rules.Clone(s.l.game, s.l.state)
 		if err := st.Roster().Replace(old, newName); err != nil {
 			return err

@@ -310,6 +310,9 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", "2"); err == nil || !strings.Contains(err.Error(), "already Ann's") {
+			t.Fatalf("taking Ann's forum id for Ben's slot: %v", err)
+		}
 		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", "99"); err != nil {
 			t.Fatal(err)
 		}

@@ -36,12 +36,14 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 	if err != nil {
 		return fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
 	}
+	var unreadable []string
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
 		s, err := m.begin(tx, l.row.ID)
 		if err != nil {
 			return err
 		}
 		r := &intake{tx: tx, s: s, f: f, seen: readAt}
+		defer func() { unreadable = r.unreadable }()
 		for _, p := range th.posts {
 			if err := r.observe("post", p.ID, p.Author, p.Time, p.BodyHTML); err != nil {
 				return err
@@ -63,6 +65,10 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 	})
 	if err != nil {
 		return fmt.Errorf("read %s: recording: %w", l.row.Name, err)
+	}
+	for _, u := range unreadable {
+		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
+			"game", l.row.Name, "message", u)
 	}
 	return nil
 }
@@ -110,6 +116,9 @@ type intake struct {
 	f      Forum
 	seen   time.Time
 	edited []store.Message
+	// unreadable are the new or changed messages the parser could not
+	// take (forum.UnreadableBody): recorded as such, flagged to the GM.
+	unreadable []string
 }
 
 // observe records one post or PM. It is the store's one upsert per message:
@@ -121,6 +130,9 @@ func (r *intake) observe(kind, forumID string, a forum.Author, t time.Time, body
 	ch, err := r.tx.RecordMessage(msg)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, forumID, err)
+	}
+	if ch != store.Unchanged && forum.IsUnreadable(body) {
+		r.unreadable = append(r.unreadable, kind+" "+forumID+" by "+a.Name)
 	}
 	if ch == store.Edited && msg.Status != store.MessageNew {
 		// (Not read yet: the new body is what will be read.)

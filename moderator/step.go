@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/referee"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -89,27 +91,47 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
 	}
 	roster := s.l.state.Roster()
+	limit := 0
+	if p, ok := forum.Builtin(s.l.forum.Engine); ok {
+		limit = p.MaxMessageBytes
+	}
 	for _, o := range r.Out {
-		s.queued++
-		it := store.OutboxItem{
-			// The game's name in the subject routes a player's reply to it.
-			GameID: g.ID, Subject: "[" + g.Name + "] " + o.Subject, Body: o.Text, NotBefore: o.NotBefore, State: store.OutboxPending,
-			Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
+		// Longer than the board takes (a receipt for a 3,000-line PM): in
+		// parts, each its own outbox item and marker, so each is sent
+		// exactly once and the board never refuses one for its length.
+		parts := forum.SplitMessage(o.Text, limit)
+		for i, text := range parts {
+			subject := o.Subject
+			if len(parts) > 1 {
+				subject = fmt.Sprintf("%s (%d/%d)", o.Subject, i+1, len(parts))
+			}
+			s.queue(o, subject, text, roster, phase)
 		}
-		if o.Public() {
-			it.Kind = "post"
-		} else {
-			it.Kind = "pm"
-			it.Recipient = o.To
-			it.RecipientName = roster.Display(o.To)
-			for _, p := range s.players {
-				if p.Slot == o.To {
-					it.RecipientName, it.RecipientID = p.ForumName, p.ForumUserID
-				}
+	}
+}
+
+// queue adds one outbox item for (one part of) a message.
+func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
+	g := s.l.row
+	s.queued++
+	it := store.OutboxItem{
+		// The game's name in the subject routes a player's reply to it.
+		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, NotBefore: o.NotBefore, State: store.OutboxPending,
+		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
+	}
+	if o.Public() {
+		it.Kind = "post"
+	} else {
+		it.Kind = "pm"
+		it.Recipient = o.To
+		it.RecipientName = roster.Display(o.To)
+		for _, p := range s.players {
+			if p.Slot == o.To {
+				it.RecipientName, it.RecipientID = p.ForumName, p.ForumUserID
 			}
 		}
-		s.ch.Outbox = append(s.ch.Outbox, it)
 	}
+	s.ch.Outbox = append(s.ch.Outbox, it)
 }
 
 // journal appends a journal entry of kind with payload (nil: none).

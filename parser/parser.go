@@ -4,7 +4,6 @@
 package parser
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -119,11 +118,6 @@ func MustNew(p forum.Profile) *Parser {
 	return x
 }
 
-// Doc parses a page.
-func Doc(page []byte) (*goquery.Document, error) {
-	return goquery.NewDocumentFromReader(bytes.NewReader(page))
-}
-
 // Thread is one parsed thread page.
 type Thread struct {
 	Posts []forum.Post `json:"posts"`
@@ -154,6 +148,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		p.Time = p.Stamp.Earliest
 		if b := s.FindMatcher(x.body).First(); b.Length() > 0 {
 			p.BodyHTML, _ = b.Html()
+			p.BodyHTML = readableBody(p.BodyHTML)
 		}
 		if e := s.FindMatcher(x.edit).First(); e.Length() > 0 {
 			p.Edited = true
@@ -342,6 +337,7 @@ func (x *Parser) PMAt(doc *goquery.Document, f Fetch) (forum.PrivateMessage, boo
 	m.Time = m.Stamp.Earliest
 	if b := n.FindMatcher(x.pmBody).First(); b.Length() > 0 {
 		m.BodyHTML, _ = b.Html()
+		m.BodyHTML = readableBody(m.BodyHTML)
 	}
 	return m, true
 }

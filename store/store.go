@@ -66,12 +66,24 @@ type Tx struct {
 // It applies the embedded migrations (migrations/DRIVER/NNNN_name.sql) the
 // database has not had yet, in order, recording each in schema_version; it
 // refuses (ErrSchemaTooNew) a database whose recorded version is newer.
+// A SQLite file and its WAL and SHM files are made owner-only (files.go).
+// Its errors never hold the DSN's password (Redact).
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	db, err := open(ctx, dsn)
+	return db, redactErr(err, dsn)
+}
+
+func open(ctx context.Context, dsn string) (*DB, error) {
 	var db *DB
 	var err error
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
 		db, err = openPostgres(dsn)
-	} else {
+	case looksLikeURL(dsn):
+		// Not a file name: a mistyped postgres URL would otherwise become
+		// a SQLite file named after it, password and all.
+		return nil, fmt.Errorf("store: %s is not a database this program opens: give postgres://… or a SQLite file path", Redact(dsn))
+	default:
 		db, err = openSQLite(dsn)
 	}
 	if err != nil {
@@ -81,8 +93,29 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if db.path != "" {
+		// The first write has created -wal and -shm by now.
+		if err := tightenFiles(db.path); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	db.dsn = dsn
 	return db, nil
+}
+
+// looksLikeURL: a DSN with a scheme other than the SQLite ones, or with
+// user:password@ in it.
+func looksLikeURL(dsn string) bool {
+	for _, p := range []string{"sqlite:", "file:"} {
+		if strings.HasPrefix(dsn, p) {
+			return false
+		}
+	}
+	if strings.HasPrefix(dsn, "postgres:") || strings.HasPrefix(dsn, "postgresql:") || strings.Contains(dsn, "://") {
+		return true
+	}
+	return Redact(dsn) != dsn
 }
 
 func openPostgres(dsn string) (*DB, error) {
@@ -112,6 +145,11 @@ func openSQLite(dsn string) (*DB, error) {
 		path = "forumgm.db"
 	}
 	mem := path == ":memory:"
+	if !mem {
+		if err := createPrivate(path); err != nil {
+			return nil, err
+		}
+	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 	if mem {
 		base = "file::memory:"

@@ -1289,6 +1289,35 @@ func TestCLINewRefuses(t *testing.T) {
 	}
 }
 
+// TestCLIDatabaseURLPasswordRedacted: a malformed or unreachable database
+// URL, in --db or FORUMGM_DB, is named in the error without its password.
+func TestCLIDatabaseURLPasswordRedacted(t *testing.T) {
+	const pw = "Sw0rdfishPW"
+	for _, dsn := range []string{
+		"postgres://gm:" + pw + "@db.example:notaport/forumgm",
+		"postgres:/gm:" + pw + "@127.0.0.1/forumgm",
+		"postgres://gm:" + pw + "@127.0.0.1:1/forumgm?connect_timeout=2",
+	} {
+		for _, viaEnv := range []bool{false, true} {
+			for _, cmd := range []string{"status", "run"} {
+				o, args := cliOpts{timeout: 30 * time.Second}, []string{cmd}
+				if viaEnv {
+					o.env = map[string]string{"FORUMGM_DB": dsn}
+				} else {
+					args = append(args, "--db", dsn)
+				}
+				r := runCLIWith(t, o, args...)
+				if r.code == 0 {
+					t.Fatalf("forumgm %s with %s succeeded:\n%s", cmd, dsn, r)
+				}
+				if strings.Contains(r.stdout+r.stderr, pw) {
+					t.Errorf("forumgm %s echoes the database password:\n%s", cmd, r)
+				}
+			}
+		}
+	}
+}
+
 // TestCLIRunWithSim: `forumgm run` moderates a game created with `new` on
 // the local forum: the opening post appears in the thread, the bot's
 // password is never logged, and SIGTERM stops it cleanly.

@@ -36,7 +36,7 @@ func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Mod
 		// Only new and run may start a database: a mistyped --db must not
 		// look like a board with no games.
 		if _, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:")); err != nil {
-			return cli.Exit(fmt.Sprintf("no database at %s: create a game with 'forumgm new GAME.yaml' first, or give --db (or FORUMGM_DB)", dsn), 2)
+			return cli.Exit(fmt.Sprintf("no database at %s: create a game with 'forumgm new GAME.yaml' first, or give --db (or FORUMGM_DB)", store.Redact(dsn)), 2)
 		}
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)

@@ -471,10 +471,10 @@ func TestOptions(t *testing.T) {
 	}{
 		{name: "defaults", rounds: 5, awards: []Award{{AwardWinner, "Winner"}, {AwardConqueror, "Conqueror"}, {AwardFortress, "Fortress"}, {AwardBreadbasket, "Breadbasket"}}},
 		{name: "unknown option", opts: rules.Options{"round": 3}, err: "unknown option(s) round"},
-		{name: "rounds 0", opts: rules.Options{"rounds": 0}, err: "at least 1"},
+		{name: "rounds 0", opts: rules.Options{"rounds": 0}, err: "rounds: must be 1 to 1000, not 0"},
 		{name: "rounds not a number", opts: rules.Options{"rounds": "many"}, err: "not a whole number"},
-		{name: "round_minutes 0", opts: rules.Options{"round_minutes": 0}, err: "more than 0"},
-		{name: "negative break", opts: rules.Options{"break_minutes": -1}, err: "negative"},
+		{name: "round_minutes 0", opts: rules.Options{"round_minutes": 0}, err: "round_minutes: must be 0.00166667 to 527040 minutes"},
+		{name: "negative break", opts: rules.Options{"break_minutes": -1}, err: "break_minutes: must be 0 or 0.00166667"},
 		{name: "rename and drop", opts: rules.Options{"rounds": 3, "awards": map[string]any{"winner": "Emperor", "fortress": "", "breadbasket": nil}},
 			rounds: 3, awards: []Award{{AwardWinner, "Emperor"}, {AwardConqueror, "Conqueror"}}},
 		{name: "drop by false, string map", opts: rules.Options{"awards": map[string]string{"conqueror": "Warlord"}},

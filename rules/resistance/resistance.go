@@ -163,6 +163,10 @@ func (g Game) clone(st rules.State) *State {
 	return rules.Clone(g, st.(*State))
 }
 
+// maxRejectionLimit bounds rejection_limit: more rejected proposals in a
+// row than this is no longer a game a forum would play to the end.
+const maxRejectionLimit = 100
+
 // Options known to the game, with their defaults.
 var optionNames = []string{"chain_spies", "rejection_limit", "missing_vote", "phase_hours"}
 
@@ -182,21 +186,15 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	}
 	s := &State{Seats: r}
 	s.init()
-	if s.RejectionLimit, err = cfg.Options.Int("rejection_limit", 5); err != nil {
+	if s.RejectionLimit, err = cfg.Options.IntIn("rejection_limit", 5, 1, maxRejectionLimit); err != nil {
 		return nil, nil, err
-	}
-	if s.RejectionLimit < 1 {
-		return nil, nil, fmt.Errorf("option rejection_limit must be at least 1")
 	}
 	s.MissingVote = cfg.Options.String("missing_vote", "abstain")
 	if s.MissingVote != "abstain" && s.MissingVote != "reject" {
 		return nil, nil, fmt.Errorf("option missing_vote must be abstain or reject, not %q", s.MissingVote)
 	}
-	if s.PhaseHours, err = cfg.Options.Float("phase_hours", 48); err != nil {
+	if s.PhaseHours, err = cfg.Options.Span("phase_hours", 48, time.Hour, false); err != nil {
 		return nil, nil, err
-	}
-	if s.PhaseHours <= 0 {
-		return nil, nil, fmt.Errorf("option phase_hours must be positive")
 	}
 	chain := cfg.Options.String("chain_spies", "auto")
 	switch chain {
