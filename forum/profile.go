@@ -51,6 +51,12 @@ type Profile struct {
 	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
 	FloodText       []string `yaml:"flood_text"`
 	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
+	// MergeSeparator is a regexp over a post body's HTML matching what the
+	// board puts between a post and a member's next post it appends to it
+	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
+	// <hr>). Text found after it in a post already read is a new message.
+	// Empty: the board does not merge posts.
+	MergeSeparator string `yaml:"merge_separator"`
 }
 
 // URLs of an engine's pages.
@@ -235,6 +241,7 @@ func (p Profile) Validate() error {
 		"selectors.pm_time_regexp":    p.Selectors.PMTimeRegexp,
 		"selectors.inbox_time_regexp": p.Selectors.InboxTimeRegex,
 		"flood_wait_regexp":           p.FloodWaitRegexp,
+		"merge_separator":             p.MergeSeparator,
 	} {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("profile %s: %s: %w", p.Name, name, err)
@@ -457,7 +464,11 @@ func myBB() Profile {
 		Name:         "mybb",
 		PostsPerPage: 10,
 		FloodSeconds: 60,
-		TimeZone:     "UTC",
+		// postmergesep, default "[hr]" (inc/datahandlers/post.php), between
+		// newlines: the parser turns it into <hr class="mycode_hr" /> with
+		// the line breaks around it.
+		MergeSeparator: `(?:\s*<br\s*/?>)*\s*<hr\b[^>]*>(?:\s*<br\s*/?>)*\s*`,
+		TimeZone:       "UTC",
 		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", "
 		// (install/resources/settings.xml); "01-02-2006" alone is the
 		// title of a "Today"/"Yesterday" span when no time follows.

@@ -27,6 +27,10 @@ type GameConfig struct {
 	// Instance tells this game's markers from an earlier game's of the
 	// same name (drawn at creation).
 	Instance string `json:"instance,omitempty"`
+	// OpeningPost is the forum id of the bot's opening post, once it is
+	// confirmed on the board (the moderator then moves Start to when it
+	// went up): a thread post with a larger id belongs to the game.
+	OpeningPost string `json:"opening_post,omitempty"`
 }
 
 // Rules turns it into the engine's config.
