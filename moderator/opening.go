@@ -37,12 +37,16 @@ func (m *Moderator) openingPosted(tx *store.Tx, it *store.OutboxItem) error {
 			break
 		}
 	}
-	// When it went up: now, or the stamp the bot already read it with
-	// (an interrupted send found among the stored posts), whichever is
-	// earlier; boards keep whole seconds.
+	// When it went up, at the earliest: the stamp the bot read it with (an
+	// interrupted send found among the stored posts), else the start of
+	// the read that came just before the send; boards keep whole seconds.
+	// The earliest, so that nothing made after it is taken for earlier.
 	posted := m.now()
-	if msg, err := tx.MessageByForumID(it.GameID, "post", it.ForumID); err == nil && msg.Stamp.Known() && msg.Stamp.Latest.Before(posted) {
-		posted = msg.Stamp.Latest
+	if lr := s.l.row.LastRead; !lr.IsZero() && lr.Before(posted) {
+		posted = lr
+	}
+	if msg, err := tx.MessageByForumID(it.GameID, "post", it.ForumID); err == nil && msg.Stamp.Known() {
+		posted = msg.Stamp.Earliest
 	}
 	posted = posted.Truncate(time.Second)
 	cfg := s.l.cfg
