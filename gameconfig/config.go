@@ -56,6 +56,11 @@ type ForumConfig struct {
 	// FloodSeconds is the least gap between two of the bot's posts/PMs
 	// (default: the engine's flood limit; 0 for a flood-exempt account).
 	FloodSeconds *float64 `json:"flood_seconds,omitempty" yaml:"flood_seconds"`
+	// DeadlineUnitSeconds: deadlines are rounded up to a multiple of this
+	// (default: the board's stamp unit, a minute on phpBB and MyBB, so no
+	// minute stamp straddles a deadline; 0 turns rounding off, for phases
+	// of seconds as in the demo).
+	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`
 }

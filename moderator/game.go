@@ -18,7 +18,7 @@ type loaded struct {
 	cfg   gameconfig.GameConfig
 	forum gameconfig.ForumConfig
 	state rules.State
-	unit  time.Duration // deadlineUnit, once looked up
+	unit  *time.Duration // deadlineUnit, once looked up
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {

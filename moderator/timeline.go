@@ -130,14 +130,19 @@ func boardProfile(fc gameconfig.ForumConfig) (forum.Profile, bool) {
 // deadlineUnit is what deadlines are rounded up to on the game's board (a
 // minute where the board stamps to the minute; a minute too when the board
 // is not known, which costs nothing).
+// The game's forum settings may set it (deadline_unit_seconds; 0: none).
 func (l *loaded) deadlineUnit() time.Duration {
-	if l.unit == 0 {
-		l.unit = time.Minute
+	if l.unit == nil {
+		u := time.Minute
 		if p, ok := boardProfile(l.forum); ok {
-			l.unit = p.DeadlineUnit()
+			u = p.DeadlineUnit()
 		}
+		if set := l.forum.DeadlineUnitSeconds; set != nil {
+			u = max(time.Duration(*set*float64(time.Second)), 0)
+		}
+		l.unit = &u
 	}
-	return l.unit
+	return *l.unit
 }
 
 // when formats a time for players and the audit log.
