@@ -140,7 +140,8 @@ func (b *Board) GameConfig(speed float64, seed int64, start time.Time) gameconfi
 func (b *Board) ForumConfig(envName string, speed float64) gameconfig.ForumConfig {
 	zero := 0.0 // the bot's account is in the flood-exempt group
 	return gameconfig.ForumConfig{URL: b.Base, Engine: "phpbb", Thread: fmt.Sprint(b.Topic), Bot: BotName, PasswordEnv: envName,
-		PollSeconds: 0.4 / speed, FloodSeconds: &zero, RequestsPerSecond: 50}
+		PollSeconds: 0.4 / speed, FloodSeconds: &zero, RequestsPerSecond: 50,
+		DeadlineUnitSeconds: &zero} // phases of seconds: no whole-minute deadlines
 }
 
 // Senders logs every player in (on first use) for sending moves through

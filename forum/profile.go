@@ -54,6 +54,12 @@ type Profile struct {
 	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
 	FloodText       []string `yaml:"flood_text"`
 	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
+	// MergeSeparator is a regexp over a post body's HTML matching what the
+	// board puts between a post and a member's next post it appends to it
+	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
+	// <hr>). Text found after it in a post already read is a new message.
+	// Empty: the board does not merge posts.
+	MergeSeparator string `yaml:"merge_separator"`
 }
 
 // URLs of an engine's pages.
@@ -238,6 +244,7 @@ func (p Profile) Validate() error {
 		"selectors.pm_time_regexp":    p.Selectors.PMTimeRegexp,
 		"selectors.inbox_time_regexp": p.Selectors.InboxTimeRegex,
 		"flood_wait_regexp":           p.FloodWaitRegexp,
+		"merge_separator":             p.MergeSeparator,
 	} {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("profile %s: %s: %w", p.Name, name, err)
@@ -467,7 +474,11 @@ func myBB() Profile {
 		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
 		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
 		MaxMessageBytes: 65535,
-		TimeZone:        "UTC",
+		// postmergesep, default "[hr]" (inc/datahandlers/post.php), between
+		// newlines: the parser turns it into <hr class="mycode_hr" /> with
+		// the line breaks around it.
+		MergeSeparator: `(?:\s*<br\s*/?>)*\s*<hr\b[^>]*>(?:\s*<br\s*/?>)*\s*`,
+		TimeZone:       "UTC",
 		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", "
 		// (install/resources/settings.xml); "01-02-2006" alone is the
 		// title of a "Today"/"Yesterday" span when no time follows.

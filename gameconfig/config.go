@@ -28,6 +28,10 @@ type GameConfig struct {
 	// Instance tells this game's markers from an earlier game's of the
 	// same name (drawn at creation).
 	Instance string `json:"instance,omitempty"`
+	// OpeningPost is the forum id of the bot's opening post, once it is
+	// confirmed on the board (the moderator then moves Start to when it
+	// went up): a thread post with a larger id belongs to the game.
+	OpeningPost string `json:"opening_post,omitempty"`
 }
 
 // Rules turns it into the engine's config.
@@ -53,6 +57,11 @@ type ForumConfig struct {
 	// FloodSeconds fixes the least gap between two of the bot's posts/PMs
 	// (0: a flood-exempt account); unset, it is learned from the board.
 	FloodSeconds *float64 `json:"flood_seconds,omitempty" yaml:"flood_seconds"`
+	// DeadlineUnitSeconds: deadlines are rounded up to a multiple of this
+	// (default: the board's stamp unit, a minute on phpBB and MyBB, so no
+	// minute stamp straddles a deadline; 0 turns rounding off, for phases
+	// of seconds as in the demo).
+	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`
 }

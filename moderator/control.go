@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/forumgm/forumgm/forum"
 	"time"
 
 	"github.com/forumgm/forumgm/referee"
@@ -45,9 +46,13 @@ func active(l *loaded) error {
 	return nil
 }
 
-func (m *Moderator) setDeadline(s *step, t time.Time) {
+// setDeadline moves the current deadline to t, rounded up to the board's
+// unit (a whole minute where stamps are to the minute), and returns it.
+func (m *Moderator) setDeadline(s *step, t time.Time) time.Time {
+	t = forum.DeadlineOn(t, s.l.deadlineUnit())
 	s.l.state = s.l.game.SetDeadline(s.l.state, t)
 	s.journal("deadline", m.now(), map[string]time.Time{"deadline": t})
+	return t
 }
 
 // Extend moves the current phase's deadline by d (negative brings it closer).
@@ -65,7 +70,7 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 		if nd.Before(m.now()) {
 			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", nd.Format(time.RFC1123))
 		}
-		m.setDeadline(s, nd)
+		nd = m.setDeadline(s, nd)
 		return nil
 	})
 	return nd, err

@@ -18,6 +18,7 @@ type loaded struct {
 	cfg   gameconfig.GameConfig
 	forum gameconfig.ForumConfig
 	state rules.State
+	unit  *time.Duration // deadlineUnit, once looked up
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {
@@ -72,11 +73,4 @@ func channelOf(kind string) rules.Channel {
 		return rules.Private
 	}
 	return rules.Public
-}
-
-// before says whether a forum time is before t. Forum times are whole
-// seconds: a post stamped 12:00:07 may have been made at 12:00:07.9, so only
-// a time before t's own second is surely before t.
-func before(forumTime, t time.Time) bool {
-	return forumTime.Before(t.Truncate(time.Second))
 }

@@ -19,6 +19,8 @@ type step struct {
 	players        []store.Player
 	playersChanged bool
 	opened         time.Time // when the current phase began
+	closed         string    // the phase closed at opened ("" before any close)
+	notes          []note    // problems to log once the step is saved
 	queued         int       // outbox items so far: numbers the markers
 	resolved       []string  // phases this step resolved (for the log)
 	ch             store.Changes
@@ -38,8 +40,23 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 	if opened.IsZero() {
 		opened = l.cfg.Start
 	}
-	return &step{l: l, players: in.Players, opened: opened, queued: in.OutboxCount}, nil
+	closed := ""
+	if !in.LastResolve.IsZero() {
+		closed = in.LastPhase
+		if closed == "" {
+			closed = "the previous phase"
+		}
+	}
+	return &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}, nil
 }
+
+// note is a problem a step met, logged after it is saved.
+type note struct {
+	msg  string
+	args []any
+}
+
+func (s *step) warn(msg string, args ...any) { s.notes = append(s.notes, note{msg, args}) }
 
 // commit saves the step in one call. A crash point follows a resolution: a
 // crash there, inside the transaction, must undo all of the step.
@@ -58,8 +75,12 @@ func (m *Moderator) commit(tx *store.Tx, s *step) error {
 	return nil
 }
 
-// logResolved logs the resolutions of a committed step.
+// logResolved logs the resolutions of a committed step
+// and the problems it met (an unreadable time is an error for the GM).
 func (m *Moderator) logResolved(s *step) {
+	for _, n := range s.notes {
+		m.log().Error(n.msg, append([]any{"game", s.l.row.Name}, n.args...)...)
+	}
 	for _, ph := range s.resolved {
 		m.log().Info("phase resolved", "game", s.l.row.Name, "phase", ph)
 	}

@@ -28,8 +28,10 @@ type Game struct {
 	ThreadCursor []byte    // JSON
 	PMCursor     []byte    // JSON
 	PausedAt     time.Time // zero = not paused
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// LastRead is when the bot last began a read of the thread (zero: never).
+	LastRead  time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 type gameRow struct {
@@ -45,6 +47,7 @@ type gameRow struct {
 	ThreadCursor []byte        `db:"thread_cursor"`
 	PMCursor     []byte        `db:"pm_cursor"`
 	PausedAt     sql.NullInt64 `db:"paused_at"`
+	LastRead     sql.NullInt64 `db:"last_read"`
 	CreatedAt    int64         `db:"created_at"`
 	UpdatedAt    int64         `db:"updated_at"`
 }
@@ -54,11 +57,11 @@ func (r gameRow) game() Game {
 		ID: r.ID, Name: r.Name, Kind: r.Kind, Status: r.Status,
 		Config: r.Config, Forum: r.Forum, State: r.State, Phase: r.Phase,
 		Deadline: timeOfNull(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
-		PausedAt: timeOfNull(r.PausedAt), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
+		PausedAt: timeOfNull(r.PausedAt), LastRead: timeOfNull(r.LastRead), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
 	}
 }
 
-const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, created_at, updated_at`
+const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, created_at, updated_at`
 
 // ErrSecret: forum settings carry a password instead of a reference to one.
 var ErrSecret = errors.New("store: forum settings must reference credentials, not contain a password")
@@ -173,14 +176,14 @@ func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
 }
 
 // SaveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
-// PMCursor, PausedAt and UpdatedAt (the caller's clock; now when zero, and
+// PMCursor, PausedAt, LastRead and UpdatedAt (the caller's clock; now when zero, and
 // then written back into g). Name, Kind, Config, Forum and CreatedAt stay.
 func (tx *Tx) SaveGame(g *Game) error {
 	if g.UpdatedAt.IsZero() {
 		g.UpdatedAt = Now()
 	}
-	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, updated_at = ? WHERE id = ?`,
-		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), g.UpdatedAt.UnixMicro(), g.ID)
+	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, last_read = ?, updated_at = ? WHERE id = ?`,
+		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), sqlTime(g.LastRead), g.UpdatedAt.UnixMicro(), g.ID)
 	return mustAffect(res, err, fmt.Sprintf("game #%d", g.ID))
 }
 

@@ -14,6 +14,7 @@ type StepInput struct {
 	Game        *Game     // locked for the transaction (see LockGame)
 	Players     []Player  // the roster's forum identities
 	LastResolve time.Time // when the phase was last resolved; zero if never
+	LastPhase   string    // the phase it closed (its title when recorded)
 	OutboxCount int       // items the game has ever queued (numbers the markers)
 }
 
@@ -28,6 +29,9 @@ func (tx *Tx) LoadStep(gameID int64) (*StepInput, error) {
 		return nil, fmt.Errorf("players of game #%d: %w", gameID, err)
 	}
 	if in.LastResolve, err = tx.LastResolve(gameID); err != nil {
+		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
+	}
+	if in.LastPhase, err = tx.LastResolvedPhase(gameID); err != nil {
 		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
 	}
 	if in.OutboxCount, err = tx.OutboxCount(gameID); err != nil {
