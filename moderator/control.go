@@ -45,6 +45,22 @@ func active(l *loaded) error {
 	return nil
 }
 
+// announce queues a thread post telling the players what the GM did: every
+// control that changes the game is said in the thread, once (the outbox and
+// its marker see to that), in the same step as the change.
+func (m *Moderator) announce(s *step, text string) {
+	s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, m.now())
+}
+
+// deadlineLine is the current phase's deadline as phase posts state it.
+func (m *Moderator) deadlineLine(s *step) string {
+	dl := s.l.game.Status(s.l.state).Deadline
+	if dl.IsZero() {
+		return ""
+	}
+	return "\n\n" + rules.Deadline(dl, s.l.zone(), m.now())
+}
+
 func (m *Moderator) setDeadline(s *step, t time.Time) {
 	s.l.state = s.l.game.SetDeadline(s.l.state, t)
 	s.journal("deadline", m.now(), map[string]time.Time{"deadline": t})
@@ -63,9 +79,14 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 		}
 		nd = dl.Add(d)
 		if nd.Before(m.now()) {
-			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", nd.Format(time.RFC1123))
+			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", rules.When(nd, s.l.zone()))
 		}
 		m.setDeadline(s, nd)
+		verb := "extended"
+		if d < 0 {
+			verb = "brought forward"
+		}
+		m.announce(s, fmt.Sprintf("[b]The GM has %s the deadline[/b] of %s.%s", verb, rules.Esc(s.l.game.Status(s.l.state).Title), m.deadlineLine(s)))
 		return nil
 	})
 	return nd, err
@@ -109,6 +130,7 @@ func (m *Moderator) Pause(ctx context.Context, name string) error {
 			return fmt.Errorf("game %s is %s, not running", name, s.l.row.Status)
 		}
 		s.l.row.Status, s.l.row.PausedAt = Paused, m.now()
+		m.announce(s, "[b]The GM has paused the game.[/b] The deadline is on hold until the game resumes; orders sent meanwhile still count.")
 		return nil
 	})
 }
@@ -124,6 +146,7 @@ func (m *Moderator) Resume(ctx context.Context, name string) error {
 		if dl := s.l.game.Status(s.l.state).Deadline; !dl.IsZero() && paused > 0 {
 			m.setDeadline(s, dl.Add(paused))
 		}
+		m.announce(s, "[b]The GM has resumed the game.[/b]"+m.deadlineLine(s))
 		return nil
 	})
 }
@@ -157,6 +180,7 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			}
 		}
 		s.ch.Retarget = &store.Retarget{GameID: s.l.row.ID, Slot: slot, Name: newName, ForumID: forumID}
+		m.announce(s, fmt.Sprintf("[b]%s replaces %s[/b] in the game, from now on.", rules.Esc(newName), rules.Esc(left)))
 		return nil
 	})
 	return slot, left, err
@@ -189,7 +213,11 @@ func (m *Moderator) Void(ctx context.Context, name string, commandID int64, reas
 			reason = "voided by the GM"
 		}
 		s.ch.CommandStatuses = append(s.ch.CommandStatuses, store.CommandStatusChange{ID: c.ID, Status: store.CommandVoided, Reason: reason})
-		return rebuild(tx, s, map[int64]bool{c.ID: true})
+		if err := rebuild(tx, s, map[int64]bool{c.ID: true}); err != nil {
+			return err
+		}
+		m.announce(s, voidText(s.l.state.Roster().Name(c.Player), c))
+		return nil
 	})
 }
 
@@ -208,4 +236,13 @@ func (m *Moderator) End(ctx context.Context, name string) error {
 		s.emit(phase, r, now)
 		return nil
 	})
+}
+
+// voidText announces a voided command. The GM's reason is for the audit log
+// only, and an order sent by PM is not quoted: it may be secret.
+func voidText(player string, c *store.CommandRow) string {
+	if c.Channel == string(rules.Public) {
+		return fmt.Sprintf("[b]The GM has voided[/b] %s's command “%s”: it no longer counts.", player, rules.Esc(c.Text))
+	}
+	return fmt.Sprintf("[b]The GM has voided[/b] an order %s sent by PM: it no longer counts.", player)
 }

@@ -26,12 +26,15 @@ type nationsRig struct {
 	id  int64
 }
 
-func newNations(t *testing.T, db *store.DB) *nationsRig {
+func newNations(t *testing.T, db *store.DB) *nationsRig { return newNationsIn(t, db, "") }
+
+// newNationsIn is newNations on a board whose bot account reads times in zone.
+func newNationsIn(t *testing.T, db *store.DB, zone string) *nationsRig {
 	r := &nationsRig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
 	r.ff = &fakeForum{clk: r.clk}
 	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", TimeZone: zone}
 	g, err := r.m.Create(r.ctx, "n1", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}, {Slot: "Carol", ForumName: "Carol"}})
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +162,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		r.ff.Post(ctx, "Carol", "[b]CIV: Earth[/b]")
 		carolPost := r.ff.lastID()
 		r.ff.Post(ctx, "Alice", "chatter")
+		chatter := r.ff.lastID()
 		r.tick()
 		r.ff.remove(carolPost)
 		r.tick()
@@ -178,11 +182,14 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		}
 
 		// Resolve now, then an edit of a closed phase's post is only flagged.
+		r.clk.Advance(time.Minute)
 		if _, err := r.m.ResolveNow(ctx, "n1"); err != nil {
 			t.Fatal(err)
 		}
 		r.tick()
-		r.ff.edit(post, "[b]CIV: Earth[/b]")
+		// (The GM's announcements above pushed Alice's first post off the
+		// page a poll re-reads; her chatter, also of round 1, is on it.)
+		r.ff.edit(chatter, "[b]CIV: Earth[/b]")
 		r.tick()
 		if s, _ := r.state(); s.CivOf("Alice") != "Water" {
 			t.Error("an edit after the deadline changed a closed phase")

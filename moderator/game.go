@@ -18,6 +18,7 @@ type loaded struct {
 	cfg   gameconfig.GameConfig
 	forum gameconfig.ForumConfig
 	state rules.State
+	loc   *time.Location // the board's time zone (see zone)
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {

@@ -71,11 +71,13 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, sc.Errorf(setupKey(sc, err), "setting up %s: %v", g.Name(), err)
 	}
+	// Deadlines are written as a live game writes them, in UTC here.
+	step = referee.Deadline(g, step, "setup", now, time.UTC)
 	r.take(now, step)
 	s := step.State
 	resolutions := 0
 	resolve := func(at time.Time) error {
-		st := referee.Resolve(g, s, at)
+		st := referee.Deadline(g, referee.Resolve(g, s, at), g.Status(s).Phase, at, time.UTC)
 		s = st.State
 		r.take(at, st)
 		resolutions++
@@ -133,7 +135,9 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 			// that is over: recorded, never a command (as in a live game).
 			continue
 		}
+		before := g.Status(s).Phase
 		st := referee.Message(g, s, rules.Source{Player: id, Channel: ch, Time: now, Ref: fmt.Sprintf("line-%d", stp.Line)}, segs)
+		st = referee.Deadline(g, st, before, now, time.UTC)
 		s = st.State
 		for _, o := range st.Outcomes {
 			if o.Status == referee.Rejected {

@@ -249,7 +249,7 @@ func TestTiming(t *testing.T) {
 	if len(evs) != 1 || evs[0].Kind != "round-report" || evs[0].To != rules.Everyone || !evs[0].NotBefore.Equal(s2.Opens) {
 		t.Fatalf("events %+v", evs)
 	}
-	if !strings.Contains(evs[0].Text, "Round 2 of 2[/b] is open") || !strings.Contains(evs[0].Text, when(s2.Deadline)) {
+	if !strings.Contains(evs[0].Text, "Round 2 of 2[/b] is open") || !strings.Contains(evs[0].Text, "before the deadline below") {
 		t.Errorf("report does not open round 2:\n%s", evs[0].Text)
 	}
 	if st := g.Status(s2); st.Phase != "round-2" || !st.Deadline.Equal(s2.Deadline) || st.Finished {

@@ -196,7 +196,7 @@ func (s *State) reportText(l TurnLog) string {
 	}
 	fmt.Fprintf(&b, "Sites still hidden: %d of %d.\n", len(s.hidden()), len(s.Sites))
 	if !s.Finished {
-		fmt.Fprintf(&b, "Turn %d is open: orders by PM before %s.", l.Turn+1, when(s.Deadline))
+		fmt.Fprintf(&b, "Turn %d is open: orders by PM before the deadline below.", l.Turn+1)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
