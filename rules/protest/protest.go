@@ -498,6 +498,9 @@ func openingText(s *State) string {
 		s.Map.Columns, hexmap.ColumnName(s.Map.Columns-1), s.Map.Rows, s.Map.Rows, s.Map.Layout, len(s.Sites))
 	fmt.Fprintf(&b, "Players, %d Prestige Points each: %s.\n", StartPP, s.Seats.Names(s.Seats.IDs()))
 	b.WriteString(strings.ReplaceAll(ordersHelp, "K10", s.exampleHex()))
+	if m, err := s.mapText(0); err == nil {
+		b.WriteString(m + "\n")
+	}
 	b.WriteString("Turn 1 orders by PM before the deadline below.")
 	return b.String()
 }

@@ -195,6 +195,9 @@ func (s *State) reportText(l TurnLog) string {
 		fmt.Fprintf(&b, "- %s: %d%s\n", s.who(id), p.PP, tag)
 	}
 	fmt.Fprintf(&b, "Sites still hidden: %d of %d.\n", len(s.hidden()), len(s.Sites))
+	if m, err := s.mapText(l.Turn); err == nil {
+		b.WriteString(m + "\n")
+	}
 	if !s.Finished {
 		fmt.Fprintf(&b, "Turn %d is open: orders by PM before the deadline below.", l.Turn+1)
 	}
