@@ -184,3 +184,8 @@ func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn,
 	}
 	return c, nil
 }
+
+// Member looks an account up on the board by name (see moderator.Forum).
+func (c *Conn) Member(ctx context.Context, name string) (forum.Author, bool, error) {
+	return c.Scraper.Member(ctx, name)
+}

@@ -305,7 +305,9 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		m := &Moderator{DB: db, Clock: clock.NewFake(start)}
+		clk := clock.NewFake(start)
+		ff := &fakeForum{clk: clk, missing: map[string]bool{"Nobody": true}, memberIDs: map[string]string{"Benedict": "99", "Bo": "7"}}
+		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
 		players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 		var ps []store.Player
 		for i, p := range players {
@@ -317,8 +319,24 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", "99"); err != nil {
+		// Refused: an account the board does not have, another player's
+		// name (however written), a user id the board contradicts.
+		for _, c := range []struct{ newName, id, want string }{
+			{"Nobody", "", "no account named"},
+			{"cat", "", "already a player"},
+			{"Bo", "8", "user id 7, not 8"},
+		} {
+			if _, _, err := m.Replace(ctx, "r1", "Ben", c.newName, c.id); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("replace Ben by %s: %v, want %q", c.newName, err, c.want)
+			}
+		}
+		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", ""); err != nil {
 			t.Fatal(err)
+		}
+		// A second replacement may not take a name the slot's neighbours
+		// answer to, nor come back to a refused one.
+		if _, _, err := m.Replace(ctx, "r1", "Ann", "Ben", ""); err == nil || !strings.Contains(err.Error(), "a name Benedict answers to") {
+			t.Errorf("Ann replaced by Ben (now Benedict's alias): %v", err)
 		}
 		var out []store.OutboxItem
 		db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err })
@@ -333,6 +351,22 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		}
 		if !found {
 			t.Fatal("no role PM queued for Ben")
+		}
+		// The thread is told, and Benedict gets what Ben was told privately.
+		var told, handed int
+		for _, it := range out {
+			if it.Kind == "post" && strings.Contains(it.Body, "Benedict replaces Ben") {
+				told++
+			}
+			if it.Recipient == "Ben" && strings.HasPrefix(it.Body, "You take over Ben's place") {
+				handed++
+				if !strings.Contains(it.Body, "You are") || it.RecipientName != "Benedict" || it.RecipientID != "99" {
+					t.Errorf("the handover PM:\n%s\n(to %s, %s)", it.Body, it.RecipientName, it.RecipientID)
+				}
+			}
+		}
+		if told != 1 || handed != 1 {
+			t.Errorf("%d announcements and %d handover PMs, want 1 each", told, handed)
 		}
 	})
 }

@@ -1037,7 +1037,7 @@ func newGMSession(t *testing.T) *gmSession {
 func TestCLIGMWorkflow(t *testing.T) {
 	s := newGMSession(t)
 	games := absPath(t, filepath.Join("testdata", "games"))
-	spies := filepath.Join(games, "spies.game.yaml")
+	spies, benedict := s.spiesOnBoard()
 	const g = "spies-cli"
 	players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 	ids := map[string]string{"Ann": "2", "Ben": "3", "Cat": "4", "Dan": "5", "Eli": "6"}
@@ -1171,7 +1171,9 @@ func TestCLIGMWorkflow(t *testing.T) {
 	}
 
 	// replace: the new account takes the slot.
-	if out := s.ok("replace", "--id", "9", g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
+	s.fails(1, `no account named "Zora"`, "replace", g, "Ben", "Zora")
+	s.fails(1, "already a player", "replace", g, "Ben", "cat")
+	if out := s.ok("replace", "--id", benedict, g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
 		t.Errorf("replace printed %q", out)
 	}
 	s.fails(1, "Zed", "replace", g, "Zed", "Zora")
@@ -1225,11 +1227,12 @@ func TestCLIGMWorkflow(t *testing.T) {
 // send to that slot must go to the new account, not the one that left.
 func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
-	s.ok("replace", "--id", "9", "spies-cli", "Ben", "Benedict")
+	spies, benedict := s.spiesOnBoard()
+	s.ok("new", spies)
+	s.ok("replace", "--id", benedict, "spies-cli", "Ben", "Benedict")
 	for _, it := range s.outbox("spies-cli") {
-		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != "9") {
-			t.Errorf("pending PM %s for Ben's slot still goes to %s (id %s), who was replaced by Benedict (id 9)", it.Marker, it.RecipientName, it.RecipientID)
+		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != benedict) {
+			t.Errorf("pending PM %s for Ben's slot still goes to %s (id %s), who was replaced by Benedict (id %s)", it.Marker, it.RecipientName, it.RecipientID, benedict)
 		}
 	}
 }
@@ -1239,7 +1242,8 @@ func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 // [--id N]`), so that order must work too.
 func TestCLIFlagsAfterArguments(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
+	spies, benedict := s.spiesOnBoard()
+	s.ok("new", spies)
 	isJSON := func(out string) bool { return json.Valid([]byte(out)) }
 	tests := []struct {
 		args []string
@@ -1248,7 +1252,7 @@ func TestCLIFlagsAfterArguments(t *testing.T) {
 		{[]string{"audit", "spies-cli", "--json"}, isJSON},
 		{[]string{"audit", "spies-cli", "--outbox"}, func(out string) bool { return strings.Contains(out, "OUTBOX") }},
 		{[]string{"status", "spies-cli", "--json"}, isJSON},
-		{[]string{"replace", "spies-cli", "Ben", "Benedict", "--id", "9"}, func(string) bool { return true }},
+		{[]string{"replace", "spies-cli", "Ben", "Benedict", "--id", benedict}, func(string) bool { return true }},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
