@@ -253,7 +253,7 @@ func (r *Result) Text() string {
 		}
 	}
 	if len(r.Rejected) > 0 {
-		fmt.Fprintf(&b, "== %d rejected command(s):\n", len(r.Rejected))
+		fmt.Fprintf(&b, "== %s:\n", rules.Plural(len(r.Rejected), "rejected command"))
 		for _, rj := range r.Rejected {
 			fmt.Fprintf(&b, "   %s: %q — %s\n", rj.Player, rj.Text, rj.Reason)
 		}

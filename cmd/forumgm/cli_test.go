@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/forumgm/forumgm/rules"
 )
 
 // cliBin is the forumgm binary TestMain builds.
@@ -379,7 +381,7 @@ func checkTranscript(t *testing.T, text string, got map[string]any) {
 	if !strings.Contains(text, summary) {
 		t.Errorf("transcript lacks the outcome line %q", summary)
 	}
-	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, fmt.Sprintf("== %d rejected command(s):", len(rej))) {
+	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, "== "+rules.Plural(len(rej), "rejected command")+":") {
 		t.Errorf("transcript does not list the %d rejected command(s)", len(rej))
 	}
 }
@@ -958,15 +960,15 @@ type gameReport struct {
 }
 
 type outboxItem struct {
-	ID            int64
-	Kind          string
-	Recipient     string
-	RecipientName string
-	RecipientID   string
-	Body          string
-	Marker        string
-	State         string
-	ForumID       string
+	ID            int64  `json:"id"`
+	Kind          string `json:"kind"`
+	Recipient     string `json:"recipient"`
+	RecipientName string `json:"recipient_name"`
+	RecipientID   string `json:"recipient_id"`
+	Body          string `json:"body"`
+	Marker        string `json:"marker"`
+	State         string `json:"state"`
+	ForumID       string `json:"forum_id"`
 }
 
 // gmSession runs the CLI against one database, collecting every output so

@@ -135,11 +135,11 @@ func finalText(s *State) string {
 	var b strings.Builder
 	switch {
 	case s.EndedAt >= s.Settings.Rounds:
-		fmt.Fprintf(&b, "[b]Final scoreboard[/b] after %d round(s)\n", s.EndedAt)
+		fmt.Fprintf(&b, "[b]Final scoreboard[/b] after %s\n", rules.Plural(s.EndedAt, "round"))
 	case s.EndedAt == s.Round && len(s.AliveIDs()) < 2:
 		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: fewer than two nations remain after round %d, so the game is over\n", s.EndedAt)
 	default:
-		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: the GM ended the game after %d of %d round(s)\n", s.EndedAt, s.Settings.Rounds)
+		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: the GM ended the game after %d of %s\n", s.EndedAt, rules.Plural(s.Settings.Rounds, "round"))
 	}
 	rank, prev := 0, -1
 	for i, id := range ranking(s) {

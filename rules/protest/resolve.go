@@ -220,7 +220,7 @@ func (s *State) finalText() string {
 	b.WriteString("Final standings:\n")
 	for i, id := range s.standings() {
 		p := s.Players[id]
-		fmt.Fprintf(&b, "%d. %s: %d PP, %d successful protest(s)%s\n", i+1, s.who(id), p.PP, p.Hits, map[bool]string{true: ", out", false: ""}[p.Out])
+		fmt.Fprintf(&b, "%d. %s: %d PP, %s%s\n", i+1, s.who(id), p.PP, rules.Plural(p.Hits, "successful protest"), map[bool]string{true: ", out", false: ""}[p.Out])
 	}
 	b.WriteString("The sites:\n")
 	sites := append([]string(nil), s.Sites...)
