@@ -49,6 +49,9 @@ type Options struct {
 	// AfterResolve, when set, is called after every phase resolution with the
 	// new state and the number of resolutions so far (the map pictures).
 	AfterResolve func(s rules.State, n int) error
+	// Progress, when set, is called after each script step with the steps
+	// done and the steps in all (the CLI shows long replays' progress).
+	Progress func(done, total int)
 }
 
 // Run plays a scenario to its end.
@@ -104,7 +107,10 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 		}
 		return fmt.Errorf("%s keeps resolving at %s: the game never settles", g.Name(), t)
 	}
-	for _, stp := range sc.Script {
+	for i, stp := range sc.Script {
+		if opt.Progress != nil && i > 0 {
+			opt.Progress(i, len(sc.Script))
+		}
 		now = now.Add(time.Second)
 		if err := settle(now); err != nil {
 			return nil, err
@@ -148,6 +154,9 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 		if err := settle(now); err != nil {
 			return nil, err
 		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(len(sc.Script), len(sc.Script))
 	}
 	r.State = s
 	r.Status = g.Status(s)
