@@ -1496,7 +1496,10 @@ func TestCLIDemoKeep(t *testing.T) {
 	t.Parallel() // real time, mostly waiting
 	p := startBackground(t, cliEnv(nil), "demo", "--game", "nations", "--speed", "8", "--keep")
 	url := p.waitLine(t, "open the thread in a browser: ", 20*time.Second)
-	p.waitLine(t, "the forum stays up", 90*time.Second)
+	// With --keep, and only then, the end gives the address again.
+	if end := p.waitLine(t, "thread: ", 90*time.Second); end != url+" — the forum stays up until you press Ctrl-C" {
+		t.Errorf("the closing line says %q", end)
+	}
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatalf("the forum is not up after the game: %v", err)
