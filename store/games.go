@@ -13,9 +13,9 @@ import (
 
 // Game is one game the bot runs.
 type Game struct {
-	ID   int64
-	Name string // unique slug
-	Kind string // nations | resistance | protest
+	ID     int64
+	Name   string // unique slug
+	Kind   string // nations | resistance | protest
 	Status GameStatus
 	Config []byte // JSON
 	// Forum: JSON forum settings, including a REFERENCE to the bot's
