@@ -328,9 +328,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	db.View(ctx, func(tx *store.Tx) error { res.Outbox, err = tx.Outbox(g.ID); return err })
 	say("\n== the game is over: %s", summary(res.Status))
 	say("   %d posts in the thread by the bot, %d PMs sent; audit: every command and why is in the database", len(res.BotPosts), len(res.BotPMs))
-	say("   thread: %s", threadURL)
 	if cfg.Keep {
-		say("   the forum stays up until you press Ctrl-C")
+		// The address only while the board is there to open it.
+		say("   thread: %s — the forum stays up until you press Ctrl-C", threadURL)
 		stopRun()
 		<-ctx.Done()
 	}

@@ -87,12 +87,24 @@ type URLs struct {
 	// PMIDRegexp finds a PM id in a link of the inbox or sent folder.
 	PMIDRegexp string `yaml:"pm_id_regexp"`
 	Compose    string `yaml:"compose"`
-	Reply      string `yaml:"reply"`
+	// Member is the page that shows the account named {name}: its profile,
+	// or a member search for exactly that name (how `replace` checks that
+	// a new player's account exists on the board).
+	Member string `yaml:"member"`
+	Reply  string `yaml:"reply"`
 }
 
 // Selectors are goquery (CSS) selectors, each with the attribute and
 // regexp that pull a value out where one is needed.
 type Selectors struct {
+	// MemberName matches where the Member page names the account found
+	// (the first with text counts; none: no such account); MemberID the
+	// element whose MemberIDAttr matched by MemberIDRegexp is its user id.
+	MemberName     string `yaml:"member_name"`
+	MemberID       string `yaml:"member_id"`
+	MemberIDAttr   string `yaml:"member_id_attr"`
+	MemberIDRegexp string `yaml:"member_id_regexp"`
+
 	// Post matches a post node on a thread page; its PostIDAttr matched by
 	// PostIDRegexp (first group) is the post id. Nodes that do not match
 	// the regexp are not posts.
@@ -412,6 +424,7 @@ func phpBB() Profile {
 			ReadPM:       "ucp.php?i=pm&mode=view&p={pm}",
 			PMIDRegexp:   `[?&]p=(\d+)`,
 			Compose:      "ucp.php?i=pm&mode=compose&u={user}",
+			Member:       "memberlist.php?mode=viewprofile&un={name}",
 			Reply:        "posting.php?mode=reply&t={topic}",
 		},
 		Selectors: Selectors{
@@ -446,6 +459,11 @@ func phpBB() Profile {
 			PMIDRegexp:     `^post-(\d+)$`,
 			PMSubject:      "h3",
 			PMFrom:         "p.author .username, p.author .username-coloured, p.author a[href*=\"mode=viewprofile\"]",
+			// The profile page: "Username:" is the first entry of its details.
+			MemberName:     "dl.profile-details dd span",
+			MemberID:       "a[href*=\"mode=compose\"], a[href*=\"author_id=\"]",
+			MemberIDAttr:   "href",
+			MemberIDRegexp: `(?:[?&]u=|author_id=)(\d+)`,
 			PMTime:         "p.author",
 			PMTimeRegexp:   `Sent:\s*([^\n]+)`,
 			PMBody:         "div.content",
@@ -496,6 +514,7 @@ func myBB() Profile {
 			ReadPM:       "private.php?action=read&pmid={pm}",
 			PMIDRegexp:   `[?&]pmid=(\d+)`,
 			Compose:      "private.php?action=send",
+			Member:       "memberlist.php?username={name}", // an exact, case-blind name search
 			Reply:        "newreply.php?tid={topic}",
 		},
 		Selectors: Selectors{
@@ -526,11 +545,17 @@ func myBB() Profile {
 			InboxUnread:    "a.new_pm",
 			PM:             "div.post:has(div.post_body)",
 			// Real MyBB: the usercp menu ("Menu") comes first in td.thead.
-			PMSubject:   "table.tborder:not(:has(.usercp_nav_item)) td.thead strong",
-			PMFrom:      "div.author_information .largetext",
-			PMTime:      "span.post_date",
-			PMTimeTitle: "span[title]",
-			PMBody:      "div.post_body",
+			PMSubject: "table.tborder:not(:has(.usercp_nav_item)) td.thead strong",
+			PMFrom:    "div.author_information .largetext",
+			// The member list's rows link each name to its profile (the
+			// header's own profile link is outside any table cell).
+			MemberName:     "td a[href*=\"action=profile\"]",
+			MemberID:       "td a[href*=\"action=profile\"]",
+			MemberIDAttr:   "href",
+			MemberIDRegexp: `[?&]uid=(\d+)`,
+			PMTime:         "span.post_date",
+			PMTimeTitle:    "span[title]",
+			PMBody:         "div.post_body",
 		},
 		Forms: Forms{
 			Login: Form{Page: "member.php?action=login", Selector: `form:has(input[name="password"])`,

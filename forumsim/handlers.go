@@ -285,6 +285,9 @@ func (s *Server) memberlist(w http.ResponseWriter, r *http.Request, se *session)
 	}
 	if r.FormValue("mode") == "viewprofile" {
 		u := s.users[intParam(r, "u")]
+		if un := r.FormValue("un"); un != "" && r.FormValue("u") == "" {
+			u = s.userNamed(un) // phpBB: a profile by user name, compared case-blind
+		}
 		if u == nil {
 			s.message(w, r, se, http.StatusNotFound, MsgNoUser, "")
 			return
@@ -644,4 +647,15 @@ func (s *Server) flooded(u *User) bool {
 	}
 	secs := int64((s.opt.FloodInterval + time.Second - 1) / time.Second)
 	return s.now().Unix()-u.lastPost.Unix() < secs
+}
+
+// userNamed finds a user by name as phpBB's username_clean compares names:
+// case-blind (the local board's names are plain enough for that to be all).
+func (s *Server) userNamed(name string) *User {
+	for _, u := range s.users {
+		if strings.EqualFold(u.Name, strings.TrimSpace(name)) {
+			return u
+		}
+	}
+	return nil
 }

@@ -64,6 +64,45 @@ type ForumConfig struct {
 	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`
+	// TimeZone is the bot account's time zone on the board (its profile
+	// setting), when it differs from the engine profile's: how the board
+	// shows relative times to the bot, and the zone deadlines are written in.
+	TimeZone string `json:"time_zone,omitempty" yaml:"time_zone"`
+}
+
+// BoardProfile is the engine profile the game is played with: a built-in
+// one, or the GM's profile file, with the game's time zone if it sets one.
+func (f ForumConfig) BoardProfile() (forum.Profile, error) {
+	var p forum.Profile
+	if f.Profile != "" {
+		var err error
+		if p, err = forum.LoadProfile(f.Profile); err != nil {
+			return p, err
+		}
+	} else {
+		var ok bool
+		if p, ok = forum.Builtin(f.Engine); !ok {
+			return p, fmt.Errorf("no profile for forum engine %q (known: %v)", f.Engine, forum.BuiltinNames())
+		}
+	}
+	if f.TimeZone != "" {
+		p.TimeZone = f.TimeZone
+	}
+	return p, nil
+}
+
+// Location is the board's time zone for the bot account: what people read
+// deadlines in.
+func (f ForumConfig) Location() (*time.Location, error) {
+	p, err := f.BoardProfile()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := p.Location()
+	if err != nil {
+		return nil, fmt.Errorf("time zone %q: %w", p.TimeZone, err)
+	}
+	return loc, nil
 }
 
 // ThreadURL is the game thread's address, as a person would open it.

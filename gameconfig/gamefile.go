@@ -86,6 +86,9 @@ func LoadGameFile(path string) (*GameFile, error) {
 			}
 		}
 	}
+	if _, err := gf.Forum.Location(); err != nil {
+		return nil, fmt.Errorf("%s: forum: %v", path, err)
+	}
 	if gf.Forum.PasswordEnv == "" && gf.Forum.PasswordFile == "" {
 		return nil, fmt.Errorf("%s: forum needs password_env or password_file (the password itself never goes in this file)", path)
 	}

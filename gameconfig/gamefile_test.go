@@ -90,6 +90,7 @@ func TestGameFileErrors(t *testing.T) {
 		{"flood inf", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: .inf}\nplayers: [a]\n", "flood_seconds"},
 		{"flood negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: -1}\nplayers: [a]\n", "flood_seconds"},
 		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},
+		{"time zone", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, time_zone: Mars/Olympus}\nplayers: [a]\n", "time zone \"Mars/Olympus\""},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")

@@ -21,12 +21,15 @@ import (
 // the bot's inbox and sent folder. The end-to-end tests use forumsim over
 // HTTP instead; this one makes crash tests at every point fast.
 type fakeForum struct {
-	mu     sync.Mutex
-	clk    clock.Clock
-	posts  []forum.Post
-	inbox  []forum.PrivateMessage
-	sent   []forum.PrivateMessage
-	nextID int
+	mu    sync.Mutex
+	clk   clock.Clock
+	posts []forum.Post
+	// missing names accounts the board does not have (Member).
+	missing   map[string]bool
+	memberIDs map[string]string
+	inbox     []forum.PrivateMessage
+	sent      []forum.PrivateMessage
+	nextID    int
 	// lose makes the next n sends succeed on the forum but report an error
 	// (the answer was lost), as a timeout after the post went through does.
 	lose int
@@ -294,4 +297,18 @@ func (f *fakeForum) unreadable(id string) {
 			f.posts[i].Time, f.posts[i].Stamp = time.Time{}, forum.UnreadableStamp("Smarch 32", errors.New("no layout reads it"))
 		}
 	}
+}
+
+// Member finds every name except those in missing (accounts the board does
+// not have), with its id from memberIDs when set there.
+func (f *fakeForum) Member(_ context.Context, name string) (forum.Author, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return forum.Author{}, false, errDown
+	}
+	if f.missing[name] {
+		return forum.Author{}, false, nil
+	}
+	return forum.Author{Name: name, ID: f.memberIDs[name]}, true, nil
 }

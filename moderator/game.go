@@ -19,6 +19,7 @@ type loaded struct {
 	forum gameconfig.ForumConfig
 	state rules.State
 	unit  *time.Duration // deadlineUnit, once looked up
+	loc   *time.Location // the board's time zone (see zone)
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {

@@ -108,6 +108,7 @@ func (s *step) finish() error {
 // emit records a referee step's events and queues its messages.
 func (s *step) emit(phase string, r referee.Step, at time.Time) {
 	g := s.l.row
+	r = s.withDeadline(phase, r, at)
 	for _, e := range r.Events {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
 	}

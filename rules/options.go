@@ -157,7 +157,11 @@ func (o Options) Check(known ...string) error {
 	if len(bad) > 0 {
 		sort.Strings(bad)
 		sort.Strings(known)
-		return fmt.Errorf("unknown option(s) %s (this game knows: %s)",
+		noun := "unknown option"
+		if len(bad) > 1 {
+			noun = "unknown options"
+		}
+		return fmt.Errorf("%s %s (this game knows: %s)", noun,
 			strings.Join(bad, ", "), strings.Join(known, ", "))
 	}
 	return nil

@@ -64,7 +64,7 @@ func (r gameRow) game() Game {
 const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, created_at, updated_at`
 
 // ErrSecret: forum settings carry a password instead of a reference to one.
-var ErrSecret = errors.New("store: forum settings must reference credentials, not contain a password")
+var ErrSecret = errors.New("forum settings must say where the password is, not contain it")
 
 // checkForum refuses forum settings with a non-empty password-like key at
 // any depth: the database is not a place for secrets.
@@ -74,7 +74,7 @@ func checkForum(b []byte) error {
 	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("store: forum settings are not JSON: %w", err)
+		return fmt.Errorf("forum settings are not JSON: %w", err)
 	}
 	var walk func(any) error
 	walk = func(v any) error {
@@ -107,7 +107,7 @@ func checkForum(b []byte) error {
 // ErrExists if the name is taken.
 func (tx *Tx) CreateGame(g *Game) error {
 	if g.Name == "" {
-		return errors.New("store: game needs a name")
+		return errors.New("a game needs a name")
 	}
 	if err := checkForum(g.Forum); err != nil {
 		return err
@@ -246,7 +246,7 @@ func (tx *Tx) Players(gameID int64) ([]Player, error) {
 	for i, r := range rows {
 		out[i] = Player{GameID: r.GameID, Slot: r.Slot, ForumName: r.ForumName, ForumUserID: r.ForumUserID}
 		if err := json.Unmarshal([]byte(r.Aliases), &out[i].Aliases); err != nil {
-			return nil, fmt.Errorf("store: aliases of %s: %w", r.Slot, err)
+			return nil, fmt.Errorf("aliases of %s: %w", r.Slot, err)
 		}
 		if len(out[i].Aliases) == 0 {
 			out[i].Aliases = nil

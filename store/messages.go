@@ -11,25 +11,25 @@ import (
 
 // Message is one post or PM as the store knows it.
 type Message struct {
-	ID         int64
-	GameID     int64
-	Kind       string // post | pm
-	ForumID    string
-	AuthorName string
-	AuthorID   string
-	Time       time.Time // the forum's timestamp: Stamp.Earliest
+	ID         int64     `json:"id"`
+	GameID     int64     `json:"game_id"`
+	Kind       string    `json:"kind"` // post | pm
+	ForumID    string    `json:"forum_id"`
+	AuthorName string    `json:"author_name"`
+	AuthorID   string    `json:"author_id"`
+	Time       time.Time `json:"time"` // the forum's timestamp: Stamp.Earliest
 	// Stamp is the interval the board's time stamp allows, narrowed by what
 	// the bot saw (set by the caller before RecordMessage; kept as first
 	// recorded). An unreadable time has Stamp.Err set.
-	Stamp        forum.Stamp
-	BodyHTML     string    // the current body
-	Hash         string    // of the current body (the caller's choice of hash)
-	FirstSeen    time.Time // for RecordMessage: when this observation was made
-	Status       MessageStatus
-	Deleted      bool
-	DeletedSeen  time.Time
-	Edits        int
-	LastEditSeen time.Time
+	Stamp        forum.Stamp   `json:"stamp"`
+	BodyHTML     string        `json:"body_html"`  // the current body
+	Hash         string        `json:"hash"`       // of the current body (the caller's choice of hash)
+	FirstSeen    time.Time     `json:"first_seen"` // for RecordMessage: when this observation was made
+	Status       MessageStatus `json:"status"`
+	Deleted      bool          `json:"deleted"`
+	DeletedSeen  time.Time     `json:"deleted_seen"`
+	Edits        int           `json:"edits"`
+	LastEditSeen time.Time     `json:"last_edit_seen"`
 }
 
 // MessageVersion is an earlier body of an edited message; Seen is when that

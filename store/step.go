@@ -132,7 +132,7 @@ func (tx *Tx) Save(c *Changes) error {
 		w := &c.Journal[i]
 		if w.ForCommand > 0 {
 			if w.ForCommand > len(c.Commands) {
-				return fmt.Errorf("store: journal entry %d is for command %d of %d", i, w.ForCommand, len(c.Commands))
+				return fmt.Errorf("journal entry %d is for command %d of %d", i, w.ForCommand, len(c.Commands))
 			}
 			w.Entry.CommandID = c.Commands[w.ForCommand-1].ID
 		}
@@ -158,7 +158,7 @@ func (tx *Tx) Save(c *Changes) error {
 	}
 	if c.Players != nil {
 		if len(c.Players) == 0 {
-			return fmt.Errorf("store: an empty player list would clear the game's players")
+			return fmt.Errorf("an empty player list would clear the game's players")
 		}
 		if err := tx.SetPlayers(c.Players[0].GameID, c.Players); err != nil {
 			return err

@@ -35,11 +35,11 @@ import (
 
 var (
 	// ErrNotFound: no such row.
-	ErrNotFound = errors.New("store: not found")
+	ErrNotFound = errors.New("not found")
 	// ErrExists: a unique key (game name, message identity, outbox marker) is taken.
-	ErrExists = errors.New("store: already exists")
+	ErrExists = errors.New("already exists")
 	// ErrSchemaTooNew: the database was written by a newer forumgm.
-	ErrSchemaTooNew = errors.New("store: database schema is newer than this program")
+	ErrSchemaTooNew = errors.New("the database was written by a newer forumgm (its schema is newer than this program knows)")
 )
 
 // DB is an open store.
@@ -121,7 +121,7 @@ func looksLikeURL(dsn string) bool {
 func openPostgres(dsn string) (*DB, error) {
 	x, err := sqlx.Open("postgres", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("store: open postgres: %w", err)
+		return nil, fmt.Errorf("opening the PostgreSQL database: %w", err)
 	}
 	x.SetMaxOpenConns(8)
 	x.SetConnMaxIdleTime(5 * time.Minute)
@@ -139,7 +139,7 @@ func openSQLite(dsn string) (*DB, error) {
 	if strings.ContainsRune(path, '?') {
 		// The store sets its own pragmas; letting a DSN override them
 		// (journal mode, locking) would void the concurrency guarantees.
-		return nil, fmt.Errorf("store: SQLite DSN parameters are not supported: %q", dsn)
+		return nil, fmt.Errorf("SQLite database paths with parameters are not supported: %q", dsn)
 	}
 	if path == "" {
 		path = "forumgm.db"
@@ -162,7 +162,7 @@ func openSQLite(dsn string) (*DB, error) {
 	}
 	w, err := sqlx.Open("sqlite", base+"?"+common+"&_txlock=immediate")
 	if err != nil {
-		return nil, fmt.Errorf("store: open sqlite: %w", err)
+		return nil, fmt.Errorf("opening the SQLite database: %w", err)
 	}
 	// One writer connection: writes queue in database/sql instead of
 	// racing for the file lock. (An in-memory database exists per
@@ -177,7 +177,7 @@ func openSQLite(dsn string) (*DB, error) {
 		r, err := sqlx.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)")
 		if err != nil {
 			w.Close()
-			return nil, fmt.Errorf("store: open sqlite: %w", err)
+			return nil, fmt.Errorf("opening the SQLite database: %w", err)
 		}
 		r.SetMaxOpenConns(4)
 		db.r = r
@@ -222,7 +222,7 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn func(*Tx) error) (err error) {
 	stx, err := x.BeginTxx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return fmt.Errorf("starting a database transaction: %w", err)
 	}
 	done := false
 	defer func() {
@@ -235,7 +235,7 @@ func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn
 	}
 	done = true
 	if err := stx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return fmt.Errorf("saving to the database: %w", err)
 	}
 	return nil
 }

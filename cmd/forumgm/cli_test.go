@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/forumgm/forumgm/rules"
 )
 
 // cliBin is the forumgm binary TestMain builds.
@@ -379,7 +381,7 @@ func checkTranscript(t *testing.T, text string, got map[string]any) {
 	if !strings.Contains(text, summary) {
 		t.Errorf("transcript lacks the outcome line %q", summary)
 	}
-	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, fmt.Sprintf("== %d rejected command(s):", len(rej))) {
+	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, "== "+rules.Plural(len(rej), "rejected command")+":") {
 		t.Errorf("transcript does not list the %d rejected command(s)", len(rej))
 	}
 }
@@ -958,15 +960,15 @@ type gameReport struct {
 }
 
 type outboxItem struct {
-	ID            int64
-	Kind          string
-	Recipient     string
-	RecipientName string
-	RecipientID   string
-	Body          string
-	Marker        string
-	State         string
-	ForumID       string
+	ID            int64  `json:"id"`
+	Kind          string `json:"kind"`
+	Recipient     string `json:"recipient"`
+	RecipientName string `json:"recipient_name"`
+	RecipientID   string `json:"recipient_id"`
+	Body          string `json:"body"`
+	Marker        string `json:"marker"`
+	State         string `json:"state"`
+	ForumID       string `json:"forum_id"`
 }
 
 // gmSession runs the CLI against one database, collecting every output so
@@ -1037,7 +1039,7 @@ func newGMSession(t *testing.T) *gmSession {
 func TestCLIGMWorkflow(t *testing.T) {
 	s := newGMSession(t)
 	games := absPath(t, filepath.Join("testdata", "games"))
-	spies := filepath.Join(games, "spies.game.yaml")
+	spies, benedict := s.spiesOnBoard()
 	const g = "spies-cli"
 	players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 	ids := map[string]string{"Ann": "2", "Ben": "3", "Cat": "4", "Dan": "5", "Eli": "6"}
@@ -1172,7 +1174,9 @@ func TestCLIGMWorkflow(t *testing.T) {
 	}
 
 	// replace: the new account takes the slot.
-	if out := s.ok("replace", "--id", "9", g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
+	s.fails(1, `no account named "Zora"`, "replace", g, "Ben", "Zora")
+	s.fails(1, "already a player", "replace", g, "Ben", "cat")
+	if out := s.ok("replace", "--id", benedict, g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
 		t.Errorf("replace printed %q", out)
 	}
 	s.fails(1, "Zed", "replace", g, "Zed", "Zora")
@@ -1226,11 +1230,12 @@ func TestCLIGMWorkflow(t *testing.T) {
 // send to that slot must go to the new account, not the one that left.
 func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
-	s.ok("replace", "--id", "9", "spies-cli", "Ben", "Benedict")
+	spies, benedict := s.spiesOnBoard()
+	s.ok("new", spies)
+	s.ok("replace", "--id", benedict, "spies-cli", "Ben", "Benedict")
 	for _, it := range s.outbox("spies-cli") {
-		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != "9") {
-			t.Errorf("pending PM %s for Ben's slot still goes to %s (id %s), who was replaced by Benedict (id 9)", it.Marker, it.RecipientName, it.RecipientID)
+		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != benedict) {
+			t.Errorf("pending PM %s for Ben's slot still goes to %s (id %s), who was replaced by Benedict (id %s)", it.Marker, it.RecipientName, it.RecipientID, benedict)
 		}
 	}
 }
@@ -1240,7 +1245,8 @@ func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 // [--id N]`), so that order must work too.
 func TestCLIFlagsAfterArguments(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
+	spies, benedict := s.spiesOnBoard()
+	s.ok("new", spies)
 	isJSON := func(out string) bool { return json.Valid([]byte(out)) }
 	tests := []struct {
 		args []string
@@ -1249,7 +1255,7 @@ func TestCLIFlagsAfterArguments(t *testing.T) {
 		{[]string{"audit", "spies-cli", "--json"}, isJSON},
 		{[]string{"audit", "spies-cli", "--outbox"}, func(out string) bool { return strings.Contains(out, "OUTBOX") }},
 		{[]string{"status", "spies-cli", "--json"}, isJSON},
-		{[]string{"replace", "spies-cli", "Ben", "Benedict", "--id", "9"}, func(string) bool { return true }},
+		{[]string{"replace", "spies-cli", "Ben", "Benedict", "--id", benedict}, func(string) bool { return true }},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -1520,7 +1526,10 @@ func TestCLIDemoKeep(t *testing.T) {
 	t.Parallel() // real time, mostly waiting
 	p := startBackground(t, cliEnv(nil), "demo", "--game", "nations", "--speed", "8", "--keep")
 	url := p.waitLine(t, "open the thread in a browser: ", 20*time.Second)
-	p.waitLine(t, "the forum stays up", 90*time.Second)
+	// With --keep, and only then, the end gives the address again.
+	if end := p.waitLine(t, "thread: ", 90*time.Second); end != url+" — the forum stays up until you press Ctrl-C" {
+		t.Errorf("the closing line says %q", end)
+	}
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatalf("the forum is not up after the game: %v", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -159,9 +160,9 @@ func printReport(r moderator.GameReport) {
 	switch {
 	case st.Deadline.IsZero() || st.Finished:
 	case r.Status == moderator.Paused:
-		fmt.Printf("  deadline: %s, and it moves on by the pause when the game resumes\n", st.Deadline.Local().Format(time.RFC1123))
+		fmt.Printf("  deadline: %s, and it moves on by the pause when the game resumes\n", r.DeadlineText)
 	default:
-		fmt.Printf("  deadline: %s (in %s)\n", st.Deadline.Local().Format(time.RFC1123), time.Until(st.Deadline).Round(time.Second))
+		fmt.Printf("  deadline: %s (%s)\n", r.DeadlineText, rules.Until(time.Until(st.Deadline)))
 	}
 	if !st.Finished {
 		fmt.Printf("  acted:    %s\n", list(st.Acted))
@@ -323,18 +324,26 @@ func gmCommands() []*cli.Command {
 					return cli.Exit(err.Error(), 2)
 				}
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
-					nd, err := m.Extend(ctx, g, d)
-					if err == nil {
-						fmt.Printf("deadline of %s is now %s\n", g, nd.Local().Format(time.RFC1123))
+					if _, err := m.Extend(ctx, g, d); err != nil {
+						return err
 					}
-					return err
+					rs, err := m.Report(ctx, g)
+					if err != nil {
+						return err
+					}
+					fmt.Printf("deadline of %s is now %s (%s); 'forumgm run' announces it in the thread\n", g, rs[0].DeadlineText, rules.Until(time.Until(rs[0].Rules.Deadline)))
+					return nil
 				})
 			},
 		},
 		simple("resolve-now", "resolve the current phase now", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
 			held, err := m.ResolveNow(ctx, g)
-			if !held.IsZero() {
-				return fmt.Sprintf("resolved; 'forumgm run' posts the update at %s, when the next phase opens (the game holds it until then)", held.Local().Format(time.RFC1123)), err
+			if !held.IsZero() && err == nil {
+				rs, rerr := m.Report(ctx, g)
+				if rerr != nil {
+					return "", rerr
+				}
+				return fmt.Sprintf("resolved; 'forumgm run' posts the update at %s, when the next phase opens (the game holds it until then)", rules.When(held, rs[0].Zone)), nil
 			}
 			return "resolved; 'forumgm run' posts the update", err
 		}),
@@ -374,7 +383,7 @@ func gmCommands() []*cli.Command {
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 					n, err := m.Retry(ctx, c.Args().Get(0), c.Args().Get(1))
 					if err == nil {
-						fmt.Printf("%d failed message(s) will be sent again by 'forumgm run' (each is first looked for on the forum)\n", n)
+						fmt.Printf("%s will be sent again by 'forumgm run' (each is first looked for on the forum)\n", rules.Plural(n, "failed message"))
 					}
 					return err
 				})

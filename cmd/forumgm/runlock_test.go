@@ -47,7 +47,7 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 func TestCLIRetryAndDays(t *testing.T) {
 	s := newGMSession(t)
 	s.ok("new", absPath(t, "testdata/games/spies.game.yaml"))
-	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed message(s)") {
+	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed messages") {
 		t.Errorf("retry: %q", out)
 	}
 	s.fails(1, "no failed message", "retry", "spies-cli", "nope")

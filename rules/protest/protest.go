@@ -492,8 +492,6 @@ func (s *State) exampleHex() string {
 	return hexmap.Hex{Col: s.Map.Columns, Row: 0}.Name()
 }
 
-func when(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006 15:04 UTC") }
-
 func openingText(s *State) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[b]Protest begins.[/b]\n")
@@ -501,7 +499,10 @@ func openingText(s *State) string {
 		s.Map.Columns, hexmap.ColumnName(s.Map.Columns-1), s.Map.Rows, s.Map.Rows, s.Map.Layout, len(s.Sites))
 	fmt.Fprintf(&b, "Players, %d Prestige Points each: %s.\n", StartPP, s.Seats.Names(s.Seats.IDs()))
 	b.WriteString(strings.ReplaceAll(ordersHelp, "K10", s.exampleHex()))
-	fmt.Fprintf(&b, "Turn 1 orders by PM before %s.", when(s.Deadline))
+	if m, err := s.mapText(0); err == nil {
+		b.WriteString(m + "\n")
+	}
+	b.WriteString("Turn 1 orders by PM before the deadline below.")
 	return b.String()
 }
 

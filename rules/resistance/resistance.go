@@ -313,6 +313,7 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 		b.WriteString("Every player holds one Double Vote card (PLAY Double Vote in the thread while a team is up for votes).\n")
 	}
 	fmt.Fprintf(&b, "Proposals rejected %d times in one mission give the game to the spies.\n", s.RejectionLimit)
+	b.WriteString(s.howToPlay())
 	ev = append(ev, rules.PublicEvent("opening", strings.TrimRight(b.String(), "\n")))
 	ev = append(ev, s.openProposal(true)...)
 	return s, ev, nil
@@ -581,4 +582,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// howToPlay is the opening post's guide to the commands, as the other games'
+// openings have: only bold text in the thread counts, PMs line by line.
+func (s *State) howToPlay() string {
+	missing := "does not count either way"
+	if s.MissingVote == "reject" {
+		missing = "counts as REJECT"
+	}
+	var b strings.Builder
+	b.WriteString("\n[b]How to play[/b] (only [b]bold[/b] text in the thread counts; in a PM to me every line counts):\n")
+	b.WriteString("- [b]Propose[/b]: the leader posts the team in the thread, e.g. [b]TEAM: Ann, Ben[/b], with as many names as the team size. Posting a new team replaces the proposal until the first vote.\n")
+	fmt.Fprintf(&b, "- [b]Vote[/b]: everyone votes on the proposed team in the thread with [b]APPROVE[/b] or [b]REJECT[/b] (or by PM; a vote by PM stands over one in the thread). A missing vote %s. The proposal closes once everyone has voted, or at the deadline.\n", missing)
+	b.WriteString("- [b]Mission[/b]: if the team is approved, each team member sends me [b]SUPPORT[/b] or [b]SABOTAGE[/b] by PM, never in the thread. Only spies may sabotage.\n")
+	b.WriteString("- [b]Cards[/b]: when plot cards are dealt to the leader of a new mission, the leader hands each to another player with [b]GIVE card TO name[/b]; play a card you hold with [b]PLAY card[/b], or [b]PLAY card ON name[/b] when it names a player. What each card does is in your PM when you get it.\n")
+	b.WriteString("Every phase post ends with its deadline.\n")
+	return b.String()
 }
