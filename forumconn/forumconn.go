@@ -160,7 +160,7 @@ func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error)
 
 // Connect opens the connection a game's forum settings describe.
 func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
-	prof, err := Profile(fc.Engine, fc.Profile)
+	prof, err := fc.LoadProfile()
 	if err != nil {
 		return nil, err
 	}

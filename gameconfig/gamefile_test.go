@@ -46,7 +46,7 @@ func TestGameFileErrors(t *testing.T) {
 		{"no password source", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b}\nplayers: [{name: a, id: '3'}]\n", "password_env or password_file"},
 		{"phpbb without ids", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [a]\n", "user id"},
 		{"bad name", "name: my game\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [{name: a, id: '3'}]\n", "letters, digits"},
-		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "phpbb or mybb"},
+		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")
@@ -75,5 +75,42 @@ func TestCredentials(t *testing.T) {
 	os.Chmod(p, 0o600)
 	if c, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); err != nil || c.Password != "filepw" {
 		t.Errorf("file: %v %q", err, c.Password)
+	}
+}
+
+// TestGameFileProfile: a game file names a profile file relative to
+// itself; it is loaded (and checked) with the game file and kept absolute.
+func TestGameFileProfile(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "boards")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "mine.profile.yaml"), []byte("base: mybb\nname: mine\nselectors: {post: div.entry}\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "typo.profile.yaml"), []byte("base: mybb\nselectors:\n  postt: div.entry\n"), 0o644)
+	write := func(src string) string {
+		p := filepath.Join(dir, "g.yaml")
+		os.WriteFile(p, []byte(src), 0o644)
+		return p
+	}
+	gf, err := LoadGameFile(write("name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/mine.profile.yaml, password_env: P}\nplayers: [a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gf.Forum.Profile != filepath.Join(sub, "mine.profile.yaml") || gf.Forum.Engine != "mybb" {
+		t.Errorf("profile %q engine %q", gf.Forum.Profile, gf.Forum.Engine)
+	}
+	p, err := gf.Forum.LoadProfile()
+	if err != nil || p.Selectors.Post != "div.entry" || p.Name != "mine" {
+		t.Errorf("LoadProfile: %v %+v", err, p.Selectors.Post)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/typo.profile.yaml, password_env: P}\nplayers: [a]\n", `line 3: unknown key "selectors.postt"`},
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/none.yaml, password_env: P}\nplayers: [a]\n", "none.yaml"},
+		// A phpBB-based profile addresses PMs by id: players need ids.
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: ../" + filepath.Base(dir) + "/ph.yaml, password_env: P}\nplayers: [a]\n", "user id"},
+	} {
+		os.WriteFile(filepath.Join(dir, "ph.yaml"), []byte("base: phpbb\n"), 0o644)
+		if _, err := LoadGameFile(write(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
+		}
 	}
 }
