@@ -527,7 +527,12 @@ func (p *prober) pmLinks(doc *goquery.Document) *goquery.Selection {
 	if err != nil || p.prof.URLs.PMIDRegexp == "" {
 		return doc.Selection.Slice(0, 0)
 	}
-	return doc.Find("a[href]").FilterFunction(func(_ int, a *goquery.Selection) bool {
+	// The page's own list, not the header's notifications of new PMs.
+	scope := doc.Selection
+	if m := first(doc.Selection, "#page-body, main, #content"); m.Length() > 0 {
+		scope = m
+	}
+	return scope.Find("a[href]").FilterFunction(func(_ int, a *goquery.Selection) bool {
 		h, _ := a.Attr("href")
 		return re.MatchString(h) && strings.Contains(h, script) && !strings.Contains(h, "compose")
 	})
@@ -626,7 +631,7 @@ func (p *prober) postTest(ctx context.Context) {
 	id, err := p.conn.Reply(ctx, p.cfg.Thread, "forumgm probe: a test post to check the bot can reply. Safe to delete.", key)
 	if err != nil {
 		reply.Status, reply.Detail = Fail, err.Error()
-		reply.Fix = "the board refused the reply: check the bot's permission to post in the thread's forum"
+		reply.Fix = "the board refused the reply (its words above): check the bot's permission to post in the thread's forum; a flood message the bot did not wait out means the profile's flood_text misses the board's wording"
 		p.add(reply)
 	} else if found, ok, err := p.conn.FindPost(ctx, p.cfg.Thread, key); err != nil || !ok || found != id {
 		reply.Status, reply.Detail = Fail, fmt.Sprintf("posted #%s, but its marker was not found again (%v)", id, err)
@@ -665,7 +670,9 @@ func (p *prober) postTest(ctx context.Context) {
 	}
 
 	c := Check{ID: "flood", Title: "flood-exempt bot account"}
-	if po.FloodWait > floodBefore || floodBefore > 0 {
+	if reply.Status != OK {
+		c.Status, c.Detail = Unknown, "the test reply did not go through, so the flood limit could not be seen"
+	} else if po.FloodWait > floodBefore || floodBefore > 0 {
 		c.Status = Warn
 		c.Detail = fmt.Sprintf("not exempt: the board made the bot wait %s between two submissions", po.FloodWait)
 		c.Fix = "fine for a game (the bot paces itself); for quicker updates put the bot in a group that ignores flood limits, then flood_seconds: 0"
