@@ -3,13 +3,10 @@ package forum
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Profile describes one forum engine as data: where its pages are, how to
@@ -205,44 +202,6 @@ func Builtin(name string) (Profile, bool) {
 
 // BuiltinNames lists the built-in profiles.
 func BuiltinNames() []string { return []string{"phpbb", "mybb"} }
-
-// LoadProfile reads a GM's profile file (YAML). It starts from the built-in
-// named by its `base` (or `name`) and overrides only the keys present.
-func LoadProfile(path string) (Profile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Profile{}, err
-	}
-	return ParseProfile(data)
-}
-
-// ParseProfile is LoadProfile on bytes.
-func ParseProfile(data []byte) (Profile, error) {
-	var head struct {
-		Name string `yaml:"name"`
-		Base string `yaml:"base"`
-	}
-	if err := yaml.Unmarshal(data, &head); err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
-	}
-	base := head.Base
-	if base == "" {
-		base = head.Name
-	}
-	p, ok := Builtin(base)
-	if !ok {
-		return Profile{}, fmt.Errorf("profile: unknown base %q (built-in: %s)", base, strings.Join(BuiltinNames(), ", "))
-	}
-	// Maps would merge key by key under yaml.v3; a file's extra fields
-	// replace the built-in ones wholesale only if it says so, so keep merge.
-	if err := yaml.Unmarshal(data, &p); err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
-	}
-	if err := p.Validate(); err != nil {
-		return Profile{}, err
-	}
-	return p, nil
-}
 
 // Validate checks that the regexps compile, the time zone exists and the
 // essential selectors are set.

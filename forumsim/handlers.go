@@ -224,7 +224,7 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 func (s *Server) renderPost(se *session, t *Topic, p *Post, row int) string {
 	var b strings.Builder
 	author := s.userFull(p.AuthorID, p.AuthorName)
-	fmt.Fprintf(&b, "<div id=\"p%d\" class=\"post has-profile bg%d\">\n<div class=\"inner\">\n\n", p.ID, 2-row%2)
+	fmt.Fprintf(&b, "<div id=\"p%d\" class=\"%s has-profile bg%d\">\n<div class=\"inner\">\n\n", p.ID, s.opt.Theme.postClass(), 2-row%2)
 	fmt.Fprintf(&b, "<dl class=\"postprofile\" id=\"profile%d\">\n<dt class=\"has-profile-rank no-avatar\">\n<div class=\"avatar-container\"></div>\n%s\n</dt>\n", p.ID, author)
 	if u := s.users[p.AuthorID]; u != nil && p.AuthorID != 0 {
 		rank := "Registered User"
@@ -253,7 +253,7 @@ func (s *Server) renderPost(se *session, t *Topic, p *Post, row int) string {
 		fmt.Fprintf(&b, "<li><a href=\"./posting.php?mode=quote&amp;p=%d\" title=\"Reply with quote\" class=\"button button-icon-only\"><span>Quote</span></a></li>\n</ul>\n\n", p.ID)
 	}
 	fmt.Fprintf(&b, "<p class=\"author\">\n<a class=\"unread\" href=\"./viewtopic.php?p=%d#p%d\" title=\"Post\"><span class=\"sr-only\">Post</span></a>\n", p.ID, p.ID)
-	fmt.Fprintf(&b, "<span class=\"responsive-hide\">by <strong>%s</strong> &raquo; </span><time datetime=\"%s\">%s</time>\n</p>\n\n", author, rfc3339(p.Time), e(s.date(p.Time)))
+	fmt.Fprintf(&b, "<span class=\"responsive-hide\">by %s &raquo; </span><time datetime=\"%s\">%s</time>\n</p>\n\n", s.opt.Theme.byline(author), rfc3339(p.Time), e(s.date(p.Time)))
 	fmt.Fprintf(&b, "<div class=\"content\">%s</div>\n\n", p.HTML)
 	if p.EditCount > 0 {
 		times := "times"

@@ -42,8 +42,10 @@ func (c GameConfig) Rules() rules.Config {
 // ForumConfig is where a game is played. The password itself is never kept:
 // only where to find it.
 type ForumConfig struct {
-	URL     string `json:"url" yaml:"url"`       // board root, e.g. http://127.0.0.1:8080/
-	Engine  string `json:"engine" yaml:"engine"` // phpbb | mybb
+	URL    string `json:"url" yaml:"url"`       // board root, e.g. http://127.0.0.1:8080/
+	Engine string `json:"engine" yaml:"engine"` // a built-in profile: phpbb | mybb
+	// Profile is a GM's profile file (docs/profiles.md), instead of or on
+	// top of the engine; absolute once the game file is loaded.
 	Profile string `json:"profile,omitempty" yaml:"profile"`
 	Forum   string `json:"forum,omitempty" yaml:"forum"`
 	Thread  string `json:"thread" yaml:"thread"`
@@ -73,17 +75,9 @@ type ForumConfig struct {
 // BoardProfile is the engine profile the game is played with: a built-in
 // one, or the GM's profile file, with the game's time zone if it sets one.
 func (f ForumConfig) BoardProfile() (forum.Profile, error) {
-	var p forum.Profile
-	if f.Profile != "" {
-		var err error
-		if p, err = forum.LoadProfile(f.Profile); err != nil {
-			return p, err
-		}
-	} else {
-		var ok bool
-		if p, ok = forum.Builtin(f.Engine); !ok {
-			return p, fmt.Errorf("no profile for forum engine %q (known: %v)", f.Engine, forum.BuiltinNames())
-		}
+	p, err := f.LoadProfile()
+	if err != nil {
+		return p, err
 	}
 	if f.TimeZone != "" {
 		p.TimeZone = f.TimeZone
@@ -105,9 +99,22 @@ func (f ForumConfig) Location() (*time.Location, error) {
 	return loc, nil
 }
 
+// LoadProfile is the board's profile: the GM's profile file when the game
+// names one, else the built-in profile of its engine.
+func (f ForumConfig) LoadProfile() (forum.Profile, error) {
+	if f.Profile != "" {
+		return forum.LoadProfile(f.Profile)
+	}
+	p, ok := forum.Builtin(f.Engine)
+	if !ok {
+		return forum.Profile{}, fmt.Errorf("forum engine %q: one of %s, or a profile file (profile: FILE)", f.Engine, strings.Join(forum.BuiltinNames(), ", "))
+	}
+	return p, nil
+}
+
 // ThreadURL is the game thread's address, as a person would open it.
 func (f ForumConfig) ThreadURL() string {
-	if p, ok := forum.Builtin(f.Engine); ok {
+	if p, err := f.LoadProfile(); err == nil {
 		if u, err := forum.Resolve(f.URL, p.ThreadPageURL(f.Thread, 1)); err == nil {
 			return u
 		}

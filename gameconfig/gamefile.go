@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -70,19 +71,35 @@ func LoadGameFile(path string) (*GameFile, error) {
 	case len(gf.Players) == 0:
 		return nil, fmt.Errorf("%s: no players", path)
 	}
-	if gf.Forum.Engine == "" {
+	if gf.Forum.Profile != "" {
+		// Relative to the game file; kept absolute, since 'forumgm run'
+		// reads it again from wherever it is started.
+		if !filepath.IsAbs(gf.Forum.Profile) {
+			gf.Forum.Profile = filepath.Join(filepath.Dir(path), gf.Forum.Profile)
+		}
+		if abs, err := filepath.Abs(gf.Forum.Profile); err == nil {
+			gf.Forum.Profile = abs
+		}
+	} else if gf.Forum.Engine == "" {
 		gf.Forum.Engine = "phpbb"
 	}
-	if gf.Forum.Engine != "phpbb" && gf.Forum.Engine != "mybb" {
-		return nil, fmt.Errorf("%s: forum engine %q: phpbb or mybb", path, gf.Forum.Engine)
+	prof, err := gf.Forum.LoadProfile()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if gf.Forum.Engine == "" {
+		gf.Forum.Engine = prof.Name
+		if prof.Base != "" {
+			gf.Forum.Engine = prof.Base
+		}
 	}
 	if !validName.MatchString(gf.Name) {
 		return nil, fmt.Errorf("%s: name %q: use letters, digits, '.', '_' and '-' (it goes into every marker)", path, gf.Name)
 	}
-	if gf.Forum.Engine == "phpbb" {
+	if strings.Contains(prof.Forms.PM.Page, "{user}") {
 		for _, p := range gf.Players {
 			if p.ID == "" {
-				return nil, fmt.Errorf("%s: player %s: phpBB sends PMs by user id, so give {name: %s, id: N} (N from the profile link memberlist.php?mode=viewprofile&u=N)", path, p.Name, p.Name)
+				return nil, fmt.Errorf("%s: player %s: %s sends PMs by user id, so give {name: %s, id: N} (N from the profile link, e.g. memberlist.php?mode=viewprofile&u=N on phpBB)", path, p.Name, prof.Name, p.Name)
 			}
 		}
 	}

@@ -91,6 +91,7 @@ func TestGameFileErrors(t *testing.T) {
 		{"flood negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: -1}\nplayers: [a]\n", "flood_seconds"},
 		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},
 		{"time zone", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, time_zone: Mars/Olympus}\nplayers: [a]\n", "time zone \"Mars/Olympus\""},
+		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")
@@ -129,6 +130,43 @@ func TestCredentials(t *testing.T) {
 		t.Setenv("FGM_BLANK", blank)
 		if _, err := (ForumConfig{Bot: "b", PasswordEnv: "FGM_BLANK"}).Credentials(); err == nil {
 			t.Errorf("password variable %q was accepted", blank)
+		}
+	}
+}
+
+// TestGameFileProfile: a game file names a profile file relative to
+// itself; it is loaded (and checked) with the game file and kept absolute.
+func TestGameFileProfile(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "boards")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "mine.profile.yaml"), []byte("base: mybb\nname: mine\nselectors: {post: div.entry}\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "typo.profile.yaml"), []byte("base: mybb\nselectors:\n  postt: div.entry\n"), 0o644)
+	write := func(src string) string {
+		p := filepath.Join(dir, "g.yaml")
+		os.WriteFile(p, []byte(src), 0o644)
+		return p
+	}
+	gf, err := LoadGameFile(write("name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/mine.profile.yaml, password_env: P}\nplayers: [a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gf.Forum.Profile != filepath.Join(sub, "mine.profile.yaml") || gf.Forum.Engine != "mybb" {
+		t.Errorf("profile %q engine %q", gf.Forum.Profile, gf.Forum.Engine)
+	}
+	p, err := gf.Forum.LoadProfile()
+	if err != nil || p.Selectors.Post != "div.entry" || p.Name != "mine" {
+		t.Errorf("LoadProfile: %v %+v", err, p.Selectors.Post)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/typo.profile.yaml, password_env: P}\nplayers: [a]\n", `line 3: unknown key "selectors.postt"`},
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/none.yaml, password_env: P}\nplayers: [a]\n", "none.yaml"},
+		// A phpBB-based profile addresses PMs by id: players need ids.
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: ../" + filepath.Base(dir) + "/ph.yaml, password_env: P}\nplayers: [a]\n", "user id"},
+	} {
+		os.WriteFile(filepath.Join(dir, "ph.yaml"), []byte("base: phpbb\n"), 0o644)
+		if _, err := LoadGameFile(write(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
 		}
 	}
 }

@@ -1046,14 +1046,14 @@ func TestCLIGMWorkflow(t *testing.T) {
 
 	// new, with the database given by --db (later ones by FORUMGM_DB).
 	before := time.Now()
-	out := s.ok("new", "--db", s.db, spies)
+	out := s.ok("new", "--no-probe", "--db", s.db, spies)
 	after := time.Now()
 	if want := "created game spies-cli (resistance, 5 players, seed 5)"; !strings.Contains(out, want) {
 		t.Errorf("new printed %q, want %q", out, want)
 	}
-	s.fails(2, "already exists", "new", "--db", s.db, spies)
+	s.fails(2, "already exists", "new", "--no-probe", "--db", s.db, spies)
 	// A second game in the same database, addressed by name below.
-	s.ok("new", filepath.Join(games, "nations.game.yaml"))
+	s.ok("new", "--no-probe", filepath.Join(games, "nations.game.yaml"))
 
 	// status: text for a person, JSON for a script.
 	text := s.ok("status", g)
@@ -1231,7 +1231,7 @@ func TestCLIGMWorkflow(t *testing.T) {
 func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 	s := newGMSession(t)
 	spies, benedict := s.spiesOnBoard()
-	s.ok("new", spies)
+	s.ok("new", "--no-probe", spies)
 	s.ok("replace", "--id", benedict, "spies-cli", "Ben", "Benedict")
 	for _, it := range s.outbox("spies-cli") {
 		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != benedict) {
@@ -1246,7 +1246,7 @@ func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 func TestCLIFlagsAfterArguments(t *testing.T) {
 	s := newGMSession(t)
 	spies, benedict := s.spiesOnBoard()
-	s.ok("new", spies)
+	s.ok("new", "--no-probe", spies)
 	isJSON := func(out string) bool { return json.Valid([]byte(out)) }
 	tests := []struct {
 		args []string
@@ -1351,6 +1351,7 @@ forum:
   bot: GM Bot
   password_env: FORUMGM_CLI_TEST_PASSWORD
   poll_seconds: 1
+  requests_per_second: 20
 players:
   - {name: Alice, id: "2"}
   - {name: Bob, id: "3"}
@@ -1563,6 +1564,7 @@ func TestCLIHelp(t *testing.T) {
 		{"void", "GAME COMMAND-ID"},
 		{"sim", ""},
 		{"parse", "PAGE.html"},
+		{"probe", "[GAME.yaml]"},
 	}
 	top := runCLI(t, "--help")
 	wantExit(t, top, 0, "--help")

@@ -67,8 +67,15 @@ func newCommand() *cli.Command {
 		ArgsUsage: "GAME.yaml",
 		Description: `The game file names the forum, the thread, the bot account (with password_env
 or password_file, never the password), the players, options and setup. See
-examples/*.game.yaml. 'forumgm run' then moderates it.`,
-		Flags: []cli.Flag{dbFlag},
+examples/*.game.yaml. 'forumgm run' then moderates it.
+
+Before creating it, the board is checked as 'forumgm probe' does (nothing is
+posted): a game is not created on a board where something it needs fails,
+unless --force. --no-probe skips the checks (no password needed then).`,
+		Flags: []cli.Flag{dbFlag,
+			&cli.BoolFlag{Name: "force", Usage: "create the game even if a board check fails"},
+			&cli.BoolFlag{Name: "no-probe", Usage: "do not check the board first"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("new takes one game file", 2)
@@ -77,14 +84,18 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
-			if env := gf.Forum.PasswordEnv; env != "" && os.Getenv(env) == "" {
-				fmt.Fprintf(os.Stderr, "note: %s is not set here; 'forumgm run' will need it in its environment\n", env)
-			}
-			if gf.Forum.PasswordFile != "" {
-				// Refuse a readable password file now, not at the first poll.
-				if _, err := gf.Forum.Credentials(); err != nil {
-					return cli.Exit(err.Error(), 2)
+			if c.Bool("no-probe") {
+				if env := gf.Forum.PasswordEnv; env != "" && os.Getenv(env) == "" {
+					fmt.Fprintf(os.Stderr, "note: %s is not set here; 'forumgm run' will need it in its environment\n", env)
 				}
+				if gf.Forum.PasswordFile != "" {
+					// Refuse a readable password file now, not at the first poll.
+					if _, err := gf.Forum.Credentials(); err != nil {
+						return cli.Exit(err.Error(), 2)
+					}
+				}
+			} else if err := newProbe(c, gf); err != nil {
+				return err
 			}
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				gc, fc, ps := gf.Configs(time.Now())
@@ -97,6 +108,31 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 			})
 		},
 	}
+}
+
+// newProbe checks the game's board before `new` creates the game: a
+// failed check refuses it unless --force.
+func newProbe(c *cli.Context, gf *gameconfig.GameFile) error {
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := probeBoard(ctx, gf.Forum, false)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: cannot check the board: %v (--no-probe skips the check)", c.Args().First(), err), 2)
+	}
+	if r.OK {
+		fmt.Println("board checked: everything a game needs works ('forumgm probe' shows the details)")
+		return nil
+	}
+	r.WriteText(os.Stderr)
+	if c.Bool("force") {
+		fmt.Fprintln(os.Stderr, "creating the game anyway (--force)")
+		return nil
+	}
+	var names []string
+	for _, f := range r.Failed() {
+		names = append(names, f.Title)
+	}
+	return cli.Exit(fmt.Sprintf("%s: not created: the board check failed (%s); fix it (see above), or --force to create the game anyway", c.Args().First(), strings.Join(names, ", ")), 1)
 }
 
 func runCommand() *cli.Command {

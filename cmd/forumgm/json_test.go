@@ -40,7 +40,7 @@ func jsonKeys(t *testing.T, where string, v any) {
 // included.
 func TestJSONFieldNames(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
+	s.ok("new", "--no-probe", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
 	for _, args := range [][]string{{"status", "--json"}, {"audit", "--json", "--outbox", "spies-cli"}} {
 		var v any
 		if err := json.Unmarshal([]byte(s.ok(args...)), &v); err != nil {
@@ -62,7 +62,7 @@ func TestJSONFieldNames(t *testing.T) {
 // which package noticed ("store: not found").
 func TestNoInternalPrefixes(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
+	s.ok("new", "--no-probe", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
 	for _, args := range [][]string{{"status", "no-such-game"}, {"pause", "no-such-game"}, {"audit", "no-such-game"}} {
 		r := s.run(args...)
 		if r.code == 0 || !strings.Contains(r.stderr, "not found") {

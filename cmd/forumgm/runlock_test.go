@@ -46,7 +46,7 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 // days; a bad command id says where ids come from.
 func TestCLIRetryAndDays(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, "testdata/games/spies.game.yaml"))
+	s.ok("new", "--no-probe", absPath(t, "testdata/games/spies.game.yaml"))
 	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed messages") {
 		t.Errorf("retry: %q", out)
 	}
