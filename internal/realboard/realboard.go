@@ -90,6 +90,7 @@ type Board struct {
 
 	eng  *engine
 	php  string
+	dsn  string // the board's PostgreSQL database (SMF)
 	cmd  *exec.Cmd
 	logf string
 	stop sync.Once

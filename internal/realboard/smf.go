@@ -135,9 +135,7 @@ func (s *smfServer) newDB(fromTemplate bool) (string, error) {
 // relocateDB moves the URLs and paths the install stored in the settings
 // and themes tables (theme_dir, theme_url, smileys_url, …) to the copy.
 func (s *smfServer) relocateDB(name, oldURL, newURL, oldRoot, newRoot string) error {
-	u, _ := url.Parse(s.admin)
-	u.Path = "/" + name
-	db, err := sql.Open("postgres", u.String())
+	db, err := sql.Open("postgres", s.dsn(name))
 	if err != nil {
 		return err
 	}
@@ -148,6 +146,43 @@ func (s *smfServer) relocateDB(name, oldURL, newURL, oldRoot, newRoot string) er
 		}
 	}
 	return nil
+}
+
+// dsn is a database's DSN as the smf role.
+func (s *smfServer) dsn(name string) string {
+	u, _ := url.Parse(s.admin)
+	u.User = url.User(smfRole)
+	u.Path = "/" + name
+	return u.String()
+}
+
+// SMFFloodControl gives an SMF board on PostgreSQL the flood control SMF
+// has on MySQL. SMF 2.1.4's spamProtection() takes "affected rows != 1"
+// after its REPLACE into log_floodcontrol to mean "posted too recently"
+// (MySQL's REPLACE reports 2 when it replaced a row), but on PostgreSQL
+// the REPLACE is INSERT … ON CONFLICT DO UPDATE, which reports 1 either
+// way: an SMF board on PostgreSQL never refuses a post, PM or login as too
+// quick. A trigger that skips the UPDATE makes a recent row stay and
+// report 0, so the board refuses as it does on MySQL (rows older than
+// the wait are deleted first, as always).
+func (b *Board) SMFFloodControl(t testing.TB) {
+	t.Helper()
+	if b.Engine != SMF {
+		t.Fatalf("realboard: SMFFloodControl on %s", b.Engine)
+	}
+	db, err := sql.Open("postgres", b.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE OR REPLACE FUNCTION rb_keep_flood_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`,
+		`CREATE TRIGGER rb_keep_flood_row BEFORE UPDATE ON smf_log_floodcontrol FOR EACH ROW EXECUTE FUNCTION rb_keep_flood_row()`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("realboard: SMF flood control: %v", err)
+		}
+	}
 }
 
 // template restores the pristine dump into this server's template
@@ -229,6 +264,7 @@ func startSMF(t testing.TB, eng *engine, php, archive string, opt Options) *Boar
 	oldURL, _ := os.ReadFile(filepath.Join(pristine.dir, smfURLFile))
 	b := &Board{Engine: eng.name, Dir: dir, eng: eng, php: php, logf: filepath.Join(filepath.Dir(dir), "php-server.log")}
 	b.URL = fmt.Sprintf("http://127.0.0.1:%d/", port)
+	b.dsn = srv.dsn(dbName)
 	if err := relocateSMF(dir, pristine.root, string(oldURL), strings.TrimSuffix(b.URL, "/"), dbName, srv.port); err != nil {
 		t.Fatalf("realboard: %v", err)
 	}

@@ -57,9 +57,9 @@ function rb_post($uid, $board, $topic, $subject, $text) {
 function rb_pm($from, $to, $subject, $text) {
 	global $smcFunc;
 	$m = rb_as($from);
-	$body = $smcFunc['htmlspecialchars']($text, ENT_QUOTES);
-	preparsecode($body);
-	$log = sendpm(['to' => [(int) $to], 'bcc' => []], $smcFunc['htmlspecialchars']($subject), $body, true,
+	// sendpm escapes and preparses the raw text itself, as MessagePost2
+	// hands it over.
+	$log = sendpm(['to' => [(int) $to], 'bcc' => []], $subject, $text, true,
 		['id' => (int) $from, 'name' => $m['real_name'], 'username' => $m['member_name']]);
 	if (!empty($log['failed'])) { throw new Exception('sendpm: ' . json_encode($log['failed'])); }
 	$r = $smcFunc['db_query']('', 'SELECT MAX(id_pm) AS id FROM {db_prefix}personal_messages WHERE id_member_from = {int:f}', ['f' => (int) $from]);
