@@ -314,4 +314,3 @@ func countPMs(t *testing.T, b *realboard.Board, key string, to int) int {
 	}
 	return n
 }
-
