@@ -499,3 +499,19 @@ func clearDir(dir string, keep ...string) error {
 	}
 	return nil
 }
+
+// PostErr is Post returning its error instead of failing the test (for
+// simulated players running beside the moderator).
+func (b *Board) PostErr(as Account, text string) (int, error) {
+	var id int
+	err := b.phpJSON(fmt.Sprintf("[$t, $p] = rb_post(%d, %d, %d, %s, %s); echo json_encode($p);",
+		as.ID, b.ForumID, b.ThreadID, phpString("Re: game"), phpString(text)), &id)
+	return id, err
+}
+
+// PMErr is PM returning its error instead of failing the test.
+func (b *Board) PMErr(from, to Account, subject, text string) (int, error) {
+	var id int
+	err := b.phpJSON(fmt.Sprintf("echo json_encode(rb_pm(%d, %d, %s, %s));", from.ID, to.ID, phpString(subject), phpString(text)), &id)
+	return id, err
+}
