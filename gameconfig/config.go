@@ -38,7 +38,7 @@ func (c GameConfig) Rules() rules.Config {
 // only where to find it.
 type ForumConfig struct {
 	URL     string `json:"url" yaml:"url"`       // board root, e.g. http://127.0.0.1:8080/
-	Engine  string `json:"engine" yaml:"engine"` // phpbb | mybb
+	Engine  string `json:"engine" yaml:"engine"` // phpbb | mybb | smf
 	Profile string `json:"profile,omitempty" yaml:"profile"`
 	Forum   string `json:"forum,omitempty" yaml:"forum"`
 	Thread  string `json:"thread" yaml:"thread"`
