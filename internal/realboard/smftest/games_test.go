@@ -25,8 +25,10 @@ import (
 // board: the moderator runs as `forumgm run` does (real clock, real login,
 // the bot's posts and PMs through SMF's forms, read back from its pages),
 // and the simulated players (rules.Bot) post and PM through SMF's own
-// posting and PM code. The bot is a global moderator with 5 posts, as a
-// GM would set it up (SMF asks members with fewer for a PM captcha).
+// posting and PM code. The bot is set up as a GM would: a global
+// moderator with 5 posts (SMF asks members with fewer for a PM captcha)
+// whose time format shows seconds. Every command must count: none may be
+// rejected as late.
 func TestWholeGames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays whole games on the real clock (minutes)")
@@ -80,9 +82,16 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 	tbl := d.DemoTable(0.5)
 	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: tbl.Players, Subject: tbl.Title, Opening: "The game starts below."})
 	b.ExemptBot(t)
-	b.Query(t, fmt.Sprintf("UPDATE {prefix}members SET posts = 5 WHERE id_member = %d", b.Bot.ID))
+	// Seconds in the bot's time format (its profile setting): with SMF's
+	// default, to the minute, a message in the minute a phase opened in
+	// could be from before it, and the moderator counts it as late.
+	b.Query(t, fmt.Sprintf("UPDATE {prefix}members SET posts = 5, time_format = '%%b %%d, %%Y, %%I:%%M:%%S %%p' WHERE id_member = %d", b.Bot.ID))
 
-	db, err := store.Open(ctx, t.TempDir()+"/game.db")
+	dbPath := t.TempDir() + "/game.db"
+	if d := os.Getenv("SMFTEST_KEEP_DB"); d != "" {
+		dbPath = d + "/" + name + ".db"
+	}
+	db, err := store.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +148,8 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 	}
 	st, _ := d.Decode(row.State)
 	status := d.Status(st)
-	t.Logf("%s finished on SMF in %s: %+v; %d player moves", name, time.Since(t0).Round(time.Second), status, len(send.log))
+	t.Logf("%s finished on SMF in %s (%s): winners %v, scores %v; %d player moves", name, time.Since(t0).Round(time.Second),
+		status.Phase, status.Winners, status.Scores, len(send.log))
 
 	// Everything the bot sent is on the board exactly once.
 	var out []store.OutboxItem
@@ -172,6 +182,14 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 			nPMs++
 		}
 	}
+	var cmds []store.CommandRow
+	db.View(ctx, func(tx *store.Tx) error { cmds, err = tx.Commands(g.ID, store.CommandFilter{}); return err })
+	for _, c := range cmds {
+		if strings.Contains(c.Reason, "after its phase") {
+			t.Errorf("%s's %q rejected as late (%s)", c.Player, c.Text, c.Reason)
+		}
+	}
+	t.Logf("%d commands", len(cmds))
 	t.Logf("the bot posted %d times and sent %d PMs; outbox %d items", nPosts, nPMs, len(out))
 	if !status.Finished || nPosts < 2 || nPMs < 1 {
 		t.Errorf("status %+v, %d bot posts, %d bot PMs", status, nPosts, nPMs)
