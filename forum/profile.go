@@ -81,6 +81,9 @@ type URLs struct {
 	// them to Sent only then); empty where the engine has no outbox.
 	Outbox string `yaml:"outbox"`
 	ReadPM string `yaml:"read_pm"`
+	// ReadSentPM reads one PM of the sent folder, where the engine needs
+	// another URL for it (SMF: f=sent); empty means ReadPM.
+	ReadSentPM string `yaml:"read_sent_pm"`
 	// PMIDRegexp finds a PM id in a link of the inbox or sent folder.
 	PMIDRegexp string `yaml:"pm_id_regexp"`
 	Compose    string `yaml:"compose"`
@@ -138,6 +141,10 @@ type Selectors struct {
 	LoggedIn string `yaml:"logged_in"`
 	// Error is a board error or notice box (login failure, form errors).
 	Error string `yaml:"error"`
+	// Captcha (on a form page) is a verification control the bot cannot
+	// answer (SMF asks members with fewer than 5 posts for one before a
+	// PM): the submission is refused as ErrCaptcha, not retried.
+	Captcha string `yaml:"captcha"`
 
 	Bold    string `yaml:"bold"`
 	Quote   string `yaml:"quote"`
@@ -196,12 +203,14 @@ func Builtin(name string) (Profile, bool) {
 		return phpBB(), true
 	case "mybb":
 		return myBB(), true
+	case "smf", "smf2", "smf21":
+		return smf(), true
 	}
 	return Profile{}, false
 }
 
 // BuiltinNames lists the built-in profiles.
-func BuiltinNames() []string { return []string{"phpbb", "mybb"} }
+func BuiltinNames() []string { return []string{"phpbb", "mybb", "smf"} }
 
 // Validate checks that the regexps compile, the time zone exists and the
 // essential selectors are set.
@@ -529,5 +538,90 @@ func myBB() Profile {
 		},
 		FloodText:       []string{"only allowed to post once every", "you must wait"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
+	}
+}
+
+// smf is SMF 2.1 with its default theme (Curve2) and settings: 15 posts a
+// page, times as text ("Nov 30, 2026, 08:17 PM", or "Today at 08:15 PM"
+// read against the board time the header shows), URLs with ';', forms
+// with randomly named hidden fields (all copied). The PM form takes the
+// recipient by name; its honeypot field is left empty as found. SMF has no
+// core spoiler tag; the spoiler selector still covers the common mods.
+func smf() Profile {
+	return Profile{
+		Name:         "smf",
+		PostsPerPage: 15,
+		// spamWaitTime 5 s, counted per IP for posts and PMs alike.
+		FloodSeconds: 5,
+		TimeZone:     "UTC",
+		// The default "%b %d, %Y, %I:%M %p", then the long month name.
+		TimeLayouts: []string{"Jan 02, 2006, 03:04 PM", "January 02, 2006, 03:04 PM", "Jan 02, 2006, 03:04:05 PM"},
+		URLs: URLs{
+			// topic=ID&start=N is read as topic=ID.N (QueryString.php).
+			Thread:       "index.php?topic={topic}",
+			PageParam:    "start",
+			PageIsOffset: true,
+			// msg past the last one: the page holding the last post.
+			LastPage:     "index.php?topic={topic}.msg2147483647",
+			Post:         "index.php?msg={post}",
+			PostIDRegexp: `[?;&]msg=(\d+)|\.msg(\d+)`,
+			Index:        "index.php",
+			Login:        "index.php?action=login",
+			Inbox:        "index.php?action=pm;f=inbox",
+			Sent:         "index.php?action=pm;f=sent",
+			ReadPM:       "index.php?action=pm;f=inbox;pmsg={pm}",
+			ReadSentPM:   "index.php?action=pm;f=sent;pmsg={pm}",
+			PMIDRegexp:   `msg(\d+)`,
+			Compose:      "index.php?action=pm;sa=send",
+			Reply:        "index.php?action=post;topic={topic}.0",
+		},
+		Selectors: Selectors{
+			Post:           "div.windowbg",
+			PostIDAttr:     "id",
+			PostIDRegexp:   `^msg(\d+)$`,
+			Author:         "div.poster h4",
+			AuthorIDAttr:   "href",
+			AuthorIDRegexp: `[?;&]u=(\d+)`,
+			Time:           "div.postinfo a.smalltext",
+			PageTime:       "div.user time",
+			TimeAttr:       "",
+			Body:           "div.inner",
+			EditNotice:     "span.modified.mvisible",
+			PageCurrent:    "div.pagelinks span.current_page",
+			PageLinks:      "div.pagelinks a.nav_page, div.pagelinks span.current_page",
+			LoggedIn:       `a[href*="action=logout"]`,
+			Error:          "#fatal_error div.windowbg, div.errorbox, #errors",
+			Captcha:        `input[name$="_vv[code]"], input[name*="_vv[q]"]`,
+			Bold:           BoldSelector,
+			Quote:          QuoteSelector,
+			Spoiler:        SpoilerSelector,
+			Code:           CodeSelector,
+			Strike:         StrikeSelector,
+			InboxRow:       "tr:has(td.pm_time)",
+			InboxLink:      "td.pm_subject a",
+			InboxFrom:      "td.pm_from_to a",
+			InboxTime:      "td.pm_time",
+			InboxUnread:    "span.new_posts",
+			PM:             `div.windowbg[id^="msg"]`,
+			PMIDAttr:       "id",
+			PMIDRegexp:     `^msg(\d+)$`,
+			PMSubject:      "h5",
+			PMFrom:         "div.poster h4",
+			PMTime:         "div.postinfo span.smalltext",
+			PMTimeRegexp:   `on:\s*([^\n]+)`,
+			PMBody:         "div.inner",
+		},
+		Forms: Forms{
+			Login: Form{Page: "index.php?action=login", Selector: `form#frmLogin, form:has(input[name="passwrd"])`,
+				User: "user", Password: "passwrd"},
+			Reply: Form{Page: "index.php?action=post;topic={topic}.0", Selector: `form#postmodify, form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message",
+				Extra: map[string]string{"post": "Post"}},
+			PM: Form{Page: "index.php?action=pm;sa=send", Selector: `form#postmodify, form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message", Recipient: "to",
+				Extra: map[string]string{"post": "Send message", "outbox": "1"}},
+		},
+		FloodText:       []string{"seconds ago. Please try again later"},
+		FloodWaitRegexp: `less than (\d+) seconds? ago`,
 	}
 }

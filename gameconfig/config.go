@@ -43,7 +43,7 @@ func (c GameConfig) Rules() rules.Config {
 // only where to find it.
 type ForumConfig struct {
 	URL    string `json:"url" yaml:"url"`       // board root, e.g. http://127.0.0.1:8080/
-	Engine string `json:"engine" yaml:"engine"` // a built-in profile: phpbb | mybb
+	Engine string `json:"engine" yaml:"engine"` // a built-in profile: phpbb | mybb | smf
 	// Profile is a GM's profile file (docs/profiles.md), instead of or on
 	// top of the engine; absolute once the game file is loaded.
 	Profile string `json:"profile,omitempty" yaml:"profile"`

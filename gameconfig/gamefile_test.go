@@ -76,7 +76,7 @@ func TestGameFileErrors(t *testing.T) {
 		{"no password source", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b}\nplayers: [{name: a, id: '3'}]\n", "password_env or password_file"},
 		{"phpbb without ids", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [a]\n", "user id"},
 		{"bad name", "name: my game\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [{name: a, id: '3'}]\n", "letters, digits"},
-		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "phpbb or mybb"},
+		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb, mybb, smf"},
 		// Bob's role PM would go to Alice's account.
 		{"duplicate id", okForum + "players: [{name: Alice, id: '52'}, {name: Bob, id: '52'}]\n", "Alice and Bob both have forum user id 52"},
 		{"duplicate id, spaces and zeros", okForum + "players: [{name: Alice, id: '52'}, {name: Bob, id: ' 052'}]\n", "both have forum user id 52"},

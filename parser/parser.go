@@ -31,6 +31,7 @@ type Parser struct {
 	bold, quote, spoiler, code, strike                                                   goquery.Matcher
 	inRow, inLink, inFrom, inTime, inUnread                                              goquery.Matcher
 	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                         goquery.Matcher
+	captcha                                                                              goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
 }
@@ -86,6 +87,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.pm, "pm", s.PM}, {&x.pmSubject, "pm_subject", s.PMSubject}, {&x.pmFrom, "pm_from", s.PMFrom},
 		{&x.pmTime, "pm_time", s.PMTime}, {&x.pmTimeTitle, "pm_time_title", s.PMTimeTitle},
 		{&x.pmBody, "pm_body", s.PMBody}, {&x.pageTime, "page_time", s.PageTime},
+		{&x.captcha, "captcha", s.Captcha},
 	} {
 		if *c.dst, err = compileSel(c.name, c.sel); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
@@ -205,6 +207,12 @@ func (x *Parser) pagination(doc *goquery.Document) (page, pages int) {
 // LoggedIn reports whether the page shows the profile's logged-in marker.
 func (x *Parser) LoggedIn(doc *goquery.Document) bool {
 	return doc.FindMatcher(x.loggedIn).Length() > 0
+}
+
+// Captcha reports whether a node (a form) holds the profile's captcha
+// control.
+func (x *Parser) Captcha(s *goquery.Selection) bool {
+	return s.FindMatcher(x.captcha).Length() > 0
 }
 
 // ErrorText is the text of the page's error box(es), "" when none.

@@ -196,7 +196,21 @@ func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, er
 
 // ReadPM reads one PM by id.
 func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
-	pg, err := sc.Session.Fetch(ctx, forum.Expand(sc.Session.Profile.URLs.ReadPM, map[string]string{"pm": id}))
+	return sc.readPM(ctx, sc.Session.Profile.URLs.ReadPM, id)
+}
+
+// ReadSentPM reads one PM of the sent folder by id (the profile's
+// read_sent_pm URL, or ReadPM's where the engine has one URL for both).
+func (sc *Scraper) ReadSentPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
+	u := sc.Session.Profile.URLs.ReadSentPM
+	if u == "" {
+		u = sc.Session.Profile.URLs.ReadPM
+	}
+	return sc.readPM(ctx, u, id)
+}
+
+func (sc *Scraper) readPM(ctx context.Context, tmpl, id string) (forum.PrivateMessage, error) {
+	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"pm": id}))
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
 	}

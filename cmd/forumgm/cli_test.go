@@ -810,8 +810,8 @@ func TestCLIParse(t *testing.T) {
 	}
 	page := filepath.Join(td, "phpbb33_thread.html")
 	t.Run("unknown engine", func(t *testing.T) {
-		r := runCLI(t, "parse", "--engine", "smf", page)
-		if r.code == 0 || !strings.Contains(r.stderr, `unknown engine "smf"`) || strings.TrimSpace(r.stdout) != "" {
+		r := runCLI(t, "parse", "--engine", "vbulletin", page)
+		if r.code == 0 || !strings.Contains(r.stderr, `unknown engine "vbulletin"`) || strings.TrimSpace(r.stdout) != "" {
 			t.Errorf("want a clear error for an unknown engine:\n%s", r)
 		}
 	})

@@ -90,6 +90,7 @@ type Board struct {
 
 	eng  *engine
 	php  string
+	dsn  string // the board's PostgreSQL database (SMF)
 	cmd  *exec.Cmd
 	logf string
 	stop sync.Once
@@ -136,22 +137,14 @@ func Start(t testing.TB, engineName string, opt Options) *Board {
 	if err != nil {
 		unavailable(t, "%v", err)
 	}
+	if eng.start != nil {
+		return eng.start(t, eng, php, archive, opt)
+	}
 	pristine, err := pristineCopy(php, eng, archive)
 	if err != nil {
 		t.Fatalf("realboard: installing %s: %v", eng.name, err)
 	}
-	if opt.Bot == "" {
-		opt.Bot = "GMBot"
-	}
-	if len(opt.Players) == 0 {
-		opt.Players = []string{"Alice", "Bob", "Carol"}
-	}
-	if opt.Subject == "" {
-		opt.Subject = "Game thread"
-	}
-	if opt.Opening == "" {
-		opt.Opening = "Welcome to the game. Vote in [b]bold[/b]; orders by PM."
-	}
+	opt = defaults(opt)
 
 	t0 := time.Now()
 	dir := filepath.Join(t.TempDir(), eng.name)
@@ -190,6 +183,23 @@ func Start(t testing.TB, engineName string, opt Options) *Board {
 	t.Cleanup(b.Stop)
 	t.Logf("realboard: %s at %s (copy and start %.1fs; install %s)", eng.name, b.URL, time.Since(t0).Seconds(), pristine.cost)
 	return b
+}
+
+// defaults fills in the Options' zero values.
+func defaults(opt Options) Options {
+	if opt.Bot == "" {
+		opt.Bot = "GMBot"
+	}
+	if len(opt.Players) == 0 {
+		opt.Players = []string{"Alice", "Bob", "Carol"}
+	}
+	if opt.Subject == "" {
+		opt.Subject = "Game thread"
+	}
+	if opt.Opening == "" {
+		opt.Opening = "Welcome to the game. Vote in [b]bold[/b]; orders by PM."
+	}
+	return opt
 }
 
 // password is an account's known password (long enough for both engines).
