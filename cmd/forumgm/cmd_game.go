@@ -140,7 +140,8 @@ func runCommand() *cli.Command {
 		Name:        "run",
 		Usage:       "moderate every running game until interrupted (SIGINT/SIGTERM stop it cleanly)",
 		Description: "Polls each game's thread and the bot's inbox, applies commands, resolves phases at their deadlines and sends the results exactly once.",
-		Flags:       []cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"}},
+		Flags: append([]cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"},
+			&cli.StringFlag{Name: "http", Usage: "also serve the GM's web desk on this address (see 'forumgm web')"}}, deskFlags()...),
 		Action: func(c *cli.Context) error {
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				release, err := m.DB.LockDaemon(ctx)
@@ -148,6 +149,15 @@ func runCommand() *cli.Command {
 					return err
 				}
 				defer release()
+				if c.String("http") != "" {
+					dctx, stopDesk := context.WithCancel(ctx)
+					wait, err := serveDesk(dctx, c, m)
+					if err != nil {
+						stopDesk()
+						return err
+					}
+					defer func() { stopDesk(); wait() }()
+				}
 				m.Log.Info("forumgm is running; Ctrl-C stops it")
 				err = m.Run(ctx)
 				m.Log.Info("stopped")

@@ -32,6 +32,7 @@ func app() *cli.App {
 			runCommand(),
 			statusCommand(),
 			auditCommand(),
+			webCommand(),
 		}, append(gmCommands(), simCommand(), parseCommand(), probeCommand())...),
 		// Errors are printed once, by main; cli.Exit codes are kept.
 		ExitErrHandler: func(c *cli.Context, err error) {
