@@ -44,13 +44,14 @@ type wholeGame struct {
 // default) so that phases of seconds can be played; the focused flood
 // tests keep the defaults.
 func TestWholeGames(t *testing.T) {
+	t.Parallel() // top-level too: a parallel test waits for every sequential one
 	if testing.Short() {
 		t.Skip("plays whole games in real time (a few minutes)")
 	}
 	games := []wholeGame{
 		// Five of the demo's seven: seven players answering each post at
 		// once keep bouncing each other off phpBB's post review.
-		{kind: "resistance", engine: realboard.PhpBB, speed: 1, seed: 3, limit: 5 * time.Minute, players: 5},
+		{kind: "resistance", engine: realboard.PhpBB, speed: 2, seed: 3, limit: 5 * time.Minute, players: 5},
 		{kind: "protest", engine: realboard.PhpBB, speed: 0.5, seed: 5, limit: 4 * time.Minute},
 		{kind: "nations", engine: realboard.MyBB, seed: 7, limit: 5 * time.Minute, wholeMinute: true,
 			options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}},
@@ -95,6 +96,8 @@ func playWhole(t *testing.T, w wholeGame) {
 	zero := 0.0
 	tb := setup(t, b, w.kind, gc, &zero)
 	ps := newPlayers(t, b, playerFlood+time.Second)
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(func() { cancel(); ps.close() }) // on a failure too: no player logs after the test
 	sim := &simplayers.Table{Game: g, Seed: w.seed}
 
 	t0 := time.Now()

@@ -59,7 +59,7 @@ func player(t testing.TB, b *realboard.Board, a realboard.Account, flood time.Du
 	// else posted since the form was loaded; with seven players answering
 	// the same post each round of resubmits gets one through, so a player
 	// needs more rounds than the bot's six.
-	c.Poster.Attempts = 20
+	c.Poster.Attempts = 60
 	return c
 }
 
@@ -208,14 +208,19 @@ func setup(t testing.TB, b *realboard.Board, kind string, gc gameconfig.GameConf
 		t.Fatal(err)
 	}
 	eng, _ := rules.Lookup(kind)
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(runCtx) }()
 	tb := &table{t: t, b: b, db: db, m: m, g: g, eng: eng, gc: gc, fc: fc}
-	var once sync.Once
-	tb.stop = func() { once.Do(func() { cancel(); <-done }) }
+	tb.run()
 	t.Cleanup(func() { tb.stop(); db.Close() })
 	return tb
+}
+
+// run starts the moderator (again, after stop: a restarted `forumgm run`).
+func (tb *table) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); tb.m.Run(ctx) }()
+	var once sync.Once
+	tb.stop = func() { once.Do(func() { cancel(); <-done }) }
 }
 
 // testWriter sends the moderator's log to the test's log.
