@@ -536,7 +536,9 @@ func myBB() Profile {
 				Subject: "subject", Message: "message", Recipient: "to",
 				Extra: map[string]string{"action": "do_send", "submit": "Send Message", "options[savecopy]": "1"}},
 		},
-		FloodText:       []string{"only allowed to post once every", "you must wait"},
+		// Posts; PMs ("You are trying to send a message too quickly after
+		// sending a previous message. Please wait 61 more seconds.").
+		FloodText:       []string{"only allowed to post once every", "you must wait", "message too quickly"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
 	}
 }
