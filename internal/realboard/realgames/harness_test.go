@@ -25,6 +25,7 @@ import (
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/realboard"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper"
 	"github.com/forumgm/forumgm/store"
@@ -54,7 +55,7 @@ func connect(t testing.TB, b *realboard.Board, a realboard.Account) *forumconn.C
 func player(t testing.TB, b *realboard.Board, a realboard.Account, flood time.Duration) *forumconn.Conn {
 	c := connect(t, b, a)
 	c.Poster.Unmarked = true
-	c.Poster.FloodWait = flood
+	c.Poster.SetFlood(flood)
 	// phpBB's post review sends a reply back with the form when someone
 	// else posted since the form was loaded; with seven players answering
 	// the same post each round of resubmits gets one through, so a player
@@ -136,10 +137,15 @@ func (ps *players) send(ctx context.Context, c *forumconn.Conn, mv move) error {
 		// it in the player's sent folder. Marker lines are never commands.
 		c.Poster.Unmarked = false
 		defer func() { c.Poster.Unmarked = true }()
-		_, err := c.Poster.SendPM(ctx, forum.Author{Name: ps.b.Bot.Name, ID: ps.b.Bot.IDString()}, key, fmt.Sprintf("orders %d", n), mv.text)
+		_, err := poster.Patiently(ctx, clock.Real{}, func() (string, error) {
+			return c.Poster.SendPM(ctx, forum.Author{Name: ps.b.Bot.Name, ID: ps.b.Bot.IDString()}, key, fmt.Sprintf("orders %d", n), mv.text)
+		})
 		return err
 	}
-	_, err := c.Poster.Reply(ctx, ps.b.ThreadIDString(), key, "", mv.text)
+	// Players wait out their flood limit, as people do.
+	_, err := poster.Patiently(ctx, clock.Real{}, func() (string, error) {
+		return c.Poster.Reply(ctx, ps.b.ThreadIDString(), key, "", mv.text)
+	})
 	return err
 }
 
