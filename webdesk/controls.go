@@ -7,7 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/forumgm/forumgm/gameconfig"
 )
 
 // A GM control is a form posted to /game/NAME/do/ACTION. The first post
@@ -26,14 +27,14 @@ var controls = map[string]controlDef{
 	"extend": {
 		fields: []string{"by"},
 		ask: func(g string, f url.Values) (string, error) {
-			by, err := ParseDuration(f.Get("by"))
+			by, err := gameconfig.ParseDuration(f.Get("by"))
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("Move the deadline of %s by %s?", g, by), nil
 		},
 		do: func(ctx context.Context, d *Desk, g string, f url.Values) (string, error) {
-			by, err := ParseDuration(f.Get("by"))
+			by, err := gameconfig.ParseDuration(f.Get("by"))
 			if err != nil {
 				return "", err
 			}
@@ -128,22 +129,6 @@ func commandID(f url.Values) (int64, error) {
 		return 0, fmt.Errorf("%q is not a command id: use the number shown in the audit log", f.Get("command"))
 	}
 	return id, nil
-}
-
-// ParseDuration reads a GM's duration: Go's (90m, 24h, -1h30m) plus days
-// (2d, 1.5d), as forum games count them.
-func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasSuffix(s, "d") {
-		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil {
-			return time.Duration(f * float64(24*time.Hour)), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration: write it like 2d, 24h, 90m or -1h30m", s)
-	}
-	return d, nil
 }
 
 type confirmPage struct {

@@ -365,7 +365,7 @@ func gmCommands() []*cli.Command {
 				if err != nil {
 					return err
 				}
-				d, err := parseDuration(c.Args().Get(1))
+				d, err := gameconfig.ParseDuration(c.Args().Get(1))
 				if err != nil {
 					return cli.Exit(err.Error(), 2)
 				}
@@ -457,19 +457,4 @@ func gmCommands() []*cli.Command {
 			},
 		},
 	}
-}
-
-// parseDuration reads a GM's duration: Go's (90m, 24h, -1h30m) plus days
-// (2d, 1.5d), which is how forum games count.
-func parseDuration(s string) (time.Duration, error) {
-	if strings.HasSuffix(s, "d") {
-		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil {
-			return time.Duration(f * float64(24*time.Hour)), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration: write it like 2d, 24h, 90m or -1h30m", s)
-	}
-	return d, nil
 }
