@@ -27,10 +27,7 @@ func TestProgress(t *testing.T) {
 			clock = clock.Add(c.every)
 			p(i, c.steps)
 		}
-		var got []string
-		for _, l := range strings.FieldsFunc(buf.String(), func(r rune) bool { return r == '\r' || r == '\n' }) {
-			got = append(got, l)
-		}
+		got := strings.FieldsFunc(buf.String(), func(r rune) bool { return r == '\r' || r == '\n' })
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("%s: shown %q, want %q", c.name, got, c.want)
 		}
