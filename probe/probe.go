@@ -590,10 +590,23 @@ func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, 
 		return
 	}
 	formNode := first(pg.Doc.Selection, f.Selector)
+	// The profile's own captcha selector first (what the poster refuses
+	// on), then any captcha-like markup a profile without one would miss.
+	if sel := p.prof.Selectors.Captcha; sel != "" && p.sess.Parser.Captcha(formNode) {
+		c.Status, c.Key = Fail, keyVal("selectors.captcha", sel)
+		c.Detail = "the form asks for a captcha, which the bot cannot answer"
+		c.Found = clip(htmlOf(formNode.Find(sel).First()))
+		c.Fix = "let the bot's account skip the captcha (a group without it, or enough posts where the board asks only new members; SMF: 5 posts, pm_spam_settings)"
+		p.add(c)
+		return
+	}
 	if h := htmlOf(formNode); captchaRe.MatchString(h) {
 		loc := captchaRe.FindStringIndex(h)
 		c.Status = Fail
 		c.Detail = "the form asks for a captcha, which the bot cannot answer"
+		if sel := captchaField(formNode); sel != "" {
+			c.Key = "captcha " + sel
+		}
 		c.Found = clip(h[max(loc[0]-80, 0):])
 		c.Fix = "let the bot's account skip the captcha (a group without it, or enough posts where the board asks only new members)"
 		p.add(c)
@@ -601,6 +614,40 @@ func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, 
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("found, not submitted (%d fields, tokens kept)", len(form.Values))
 	p.add(c)
+}
+
+// captchaField names the form's first element whose name, id, class or
+// src looks like a captcha, as a CSS selector the GM can look up on the
+// page ("" when only the text around it does).
+func captchaField(form *goquery.Selection) string {
+	sel := ""
+	form.Find("*").EachWithBreak(func(_ int, e *goquery.Selection) bool {
+		for _, a := range []string{"name", "id", "class", "src"} {
+			v, ok := e.Attr(a)
+			if !ok || !captchaRe.MatchString(v) {
+				continue
+			}
+			switch tag := goquery.NodeName(e); a {
+			case "id":
+				sel = tag + "#" + v
+			case "class":
+				sel = tag + "." + strings.Fields(v)[0]
+				for _, f := range strings.Fields(v) {
+					if captchaRe.MatchString(f) {
+						sel = tag + "." + f
+						break
+					}
+				}
+			case "src": // a URL with a cache-busting part: its telling word
+				sel = fmt.Sprintf("%s[src*=%q]", tag, captchaRe.FindString(v))
+			default:
+				sel = fmt.Sprintf("%s[name=%q]", tag, v)
+			}
+			return false
+		}
+		return true
+	})
+	return sel
 }
 
 func fieldNames(f parser.Form) []string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
@@ -254,5 +255,24 @@ func TestClip(t *testing.T) {
 	}
 	if got := clip("a\x00b\u200bc"); got != `a\x00b\u200bc` {
 		t.Errorf("clip control: %q", got)
+	}
+}
+
+func TestCaptchaField(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ form, want string }{
+		{`<input name="subject"><input name="g-recaptcha-response">`, `input[name="g-recaptcha-response"]`},
+		{`<div id="captcha_box"><input name="code"></div>`, `div#captcha_box`},
+		{`<div class="row cf-turnstile"></div>`, `div.cf-turnstile`},
+		{`<input name="pm_vv[code]"><img id="verification_image_pm" src="/index.php?action=verificationcode;vid=pm;rand=ab12">`, `img[src*="verificationcode"]`},
+		{`<p>Type the captcha</p><input name="answer">`, ``},
+	} {
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader("<form>" + tc.form + "</form>"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := captchaField(doc.Find("form")); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.form, got, tc.want)
+		}
 	}
 }
