@@ -143,7 +143,7 @@ func TestEditsDeletionsAndRelogin(t *testing.T) {
 	tb := setup(t, b, "nations", gc, &zero)
 	alice := player(t, b, b.Player("Alice"), 15*time.Second)
 	bob := player(t, b, b.Player("Bob"), 15*time.Second)
-	deadline := gc.Start.Add(45 * time.Second)
+	deadline := tb.opened()
 
 	aliceID := reply(t, b, alice, "Here we go. [b]CIV: Fire[/b]")
 	bobID := reply(t, b, bob, "[b]CIV: Earth[/b] for me")
@@ -237,11 +237,12 @@ func TestMyBBMergeIsNewCommand(t *testing.T) {
 	tb := setup(t, b, "nations", gc, &zero)
 	alice := player(t, b, b.Player("Alice"), 60*time.Second)
 	time.Sleep(time.Until(start))
+	deadline := tb.opened() // round 1 runs a minute from the opening post, on a whole minute
 
 	first := reply(t, b, alice, "Here we go. [b]CIV: Fire[/b]")
 	waitFor(t, "the pick applied", 30*time.Second, func() bool { return civOf(tb, "Alice") == nations.Fire })
 	tb.stop() // the bot is down across the deadline
-	time.Sleep(time.Until(start.Add(time.Minute + 2*time.Second)))
+	time.Sleep(time.Until(deadline.Add(2 * time.Second)))
 	second := reply(t, b, alice, "And also [b]CIV: Water[/b]")
 	if second != first {
 		t.Fatalf("MyBB made post %d a post of its own, not merged into %d", second, first)
