@@ -140,7 +140,8 @@ func (b *Board) GameConfig(speed float64, seed int64, start time.Time) gameconfi
 func (b *Board) ForumConfig(envName string, speed float64) gameconfig.ForumConfig {
 	zero := 0.0 // the bot's account is in the flood-exempt group
 	return gameconfig.ForumConfig{URL: b.Base, Engine: "phpbb", Thread: fmt.Sprint(b.Topic), Bot: BotName, PasswordEnv: envName,
-		PollSeconds: 0.4 / speed, FloodSeconds: &zero, RequestsPerSecond: 50}
+		PollSeconds: 0.4 / speed, FloodSeconds: &zero, RequestsPerSecond: 50,
+		DeadlineUnitSeconds: &zero} // phases of seconds: no whole-minute deadlines
 }
 
 // Senders logs every player in (on first use) for sending moves through
@@ -327,9 +328,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	db.View(ctx, func(tx *store.Tx) error { res.Outbox, err = tx.Outbox(g.ID); return err })
 	say("\n== the game is over: %s", summary(res.Status))
 	say("   %d posts in the thread by the bot, %d PMs sent; audit: every command and why is in the database", len(res.BotPosts), len(res.BotPMs))
-	say("   thread: %s", threadURL)
 	if cfg.Keep {
-		say("   the forum stays up until you press Ctrl-C")
+		// The address only while the board is there to open it.
+		say("   thread: %s — the forum stays up until you press Ctrl-C", threadURL)
 		stopRun()
 		<-ctx.Done()
 	}

@@ -1,9 +1,11 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +33,7 @@ func TestGamesEndToEnd(t *testing.T) {
 		name string
 		res  *Result
 		err  error
+		out  syncBuffer
 		done chan struct{}
 	}
 	var runs []*run
@@ -46,7 +49,7 @@ func TestGamesEndToEnd(t *testing.T) {
 				defer close(r.done)
 				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 				defer cancel()
-				r.res, r.err = Run(ctx, Config{Game: game, Speed: 2, DSN: dsn})
+				r.res, r.err = Run(ctx, Config{Game: game, Speed: 2, DSN: dsn, Out: &r.out})
 			}()
 		}
 	}
@@ -65,6 +68,12 @@ func TestGamesEndToEnd(t *testing.T) {
 				t.Logf("%s ran out of time and was ended by the GM", r.name)
 			}
 			checkAudit(t, r.res.DB, "demo-"+r.res.Game)
+			checkPlayersAreTold(t, r.res)
+			// Without --keep the board goes away: its address is given
+			// once, at the start, and not again at the end.
+			if n := strings.Count(r.out.String(), r.res.ThreadURL); n != 1 {
+				t.Errorf("the thread's URL is printed %d times without --keep, want once (at the start)", n)
+			}
 		})
 	}
 }
@@ -148,4 +157,51 @@ func checkAudit(t *testing.T, db *store.DB, name string) {
 	if err != nil {
 		t.Fatalf("reading the audit: %v", err)
 	}
+}
+
+// checkPlayersAreTold: every post that opens a phase states its deadline,
+// and every Protest turn post carries the map.
+func checkPlayersAreTold(t *testing.T, res *Result) {
+	t.Helper()
+	opened, maps := 0, 0
+	for _, p := range res.BotPosts {
+		// Nations and Protest say "before the deadline below"; a Resistance
+		// proposal opens with its leader.
+		if strings.Contains(p.Source, "the deadline below") || strings.Contains(p.Source, "Leader: ") {
+			opened++
+			if !strings.Contains(p.Source, "[b]Deadline:[/b] ") {
+				t.Errorf("a phase post without its deadline:\n%s", p.Source)
+			}
+		}
+		if strings.Contains(p.Source, "Protest: results of turn") || strings.Contains(p.Source, "Protest begins") {
+			maps++
+			if !strings.Contains(p.Source, "[code]") {
+				t.Errorf("a Protest turn post without the map:\n%s", p.Source)
+			}
+		}
+	}
+	if opened == 0 {
+		t.Errorf("%s: no post opened a phase", res.Game)
+	}
+	if res.Game == "protest" && maps < 2 {
+		t.Errorf("protest: %d posts with a map", maps)
+	}
+}
+
+// syncBuffer is a bytes.Buffer the demo may write to while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -6,6 +6,8 @@ package forum
 
 import (
 	"errors"
+	"html"
+	"strings"
 	"time"
 )
 
@@ -74,3 +76,17 @@ type Credentials struct {
 	Username string
 	Password string
 }
+
+// unreadablePrefix opens the body the parser puts in place of a post or PM
+// it could not take (nested deeper than an HTML parser allows): a class no
+// board lets a user set, so no real body starts with it.
+const unreadablePrefix = `<div class="forumgm-unreadable">`
+
+// UnreadableBody is what an unreadable post's or PM's body is recorded as:
+// the reason, for the GM's audit log. No command is read from it.
+func UnreadableBody(reason string) string {
+	return unreadablePrefix + html.EscapeString(reason) + `</div>`
+}
+
+// IsUnreadable tells a body made by UnreadableBody.
+func IsUnreadable(body string) bool { return strings.HasPrefix(body, unreadablePrefix) }

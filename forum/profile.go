@@ -3,13 +3,10 @@ package forum
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Profile describes one forum engine as data: where its pages are, how to
@@ -30,6 +27,9 @@ type Profile struct {
 	// FormWaitSeconds is how long to wait between fetching a form and
 	// submitting it (phpBB rejects a token used in the second it was made).
 	FormWaitSeconds int `yaml:"form_wait_seconds"`
+	// MaxMessageBytes is the longest post or PM body the board takes, in
+	// bytes of BBCode (0: no limit known). Longer messages go out in parts.
+	MaxMessageBytes int `yaml:"max_message_bytes"`
 	// TimeZone in which the board renders textual times for the bot
 	// account (its profile setting): an IANA name ("America/New_York") or a
 	// fixed offset ("UTC-5", "+05:30", as MyBB's offsets are). Default UTC;
@@ -51,6 +51,12 @@ type Profile struct {
 	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
 	FloodText       []string `yaml:"flood_text"`
 	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
+	// MergeSeparator is a regexp over a post body's HTML matching what the
+	// board puts between a post and a member's next post it appends to it
+	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
+	// <hr>). Text found after it in a post already read is a new message.
+	// Empty: the board does not merge posts.
+	MergeSeparator string `yaml:"merge_separator"`
 }
 
 // URLs of an engine's pages.
@@ -75,15 +81,30 @@ type URLs struct {
 	// them to Sent only then); empty where the engine has no outbox.
 	Outbox string `yaml:"outbox"`
 	ReadPM string `yaml:"read_pm"`
+	// ReadSentPM reads one PM of the sent folder, where the engine needs
+	// another URL for it (SMF: f=sent); empty means ReadPM.
+	ReadSentPM string `yaml:"read_sent_pm"`
 	// PMIDRegexp finds a PM id in a link of the inbox or sent folder.
 	PMIDRegexp string `yaml:"pm_id_regexp"`
 	Compose    string `yaml:"compose"`
-	Reply      string `yaml:"reply"`
+	// Member is the page that shows the account named {name}: its profile,
+	// or a member search for exactly that name (how `replace` checks that
+	// a new player's account exists on the board).
+	Member string `yaml:"member"`
+	Reply  string `yaml:"reply"`
 }
 
 // Selectors are goquery (CSS) selectors, each with the attribute and
 // regexp that pull a value out where one is needed.
 type Selectors struct {
+	// MemberName matches where the Member page names the account found
+	// (the first with text counts; none: no such account); MemberID the
+	// element whose MemberIDAttr matched by MemberIDRegexp is its user id.
+	MemberName     string `yaml:"member_name"`
+	MemberID       string `yaml:"member_id"`
+	MemberIDAttr   string `yaml:"member_id_attr"`
+	MemberIDRegexp string `yaml:"member_id_regexp"`
+
 	// Post matches a post node on a thread page; its PostIDAttr matched by
 	// PostIDRegexp (first group) is the post id. Nodes that do not match
 	// the regexp are not posts.
@@ -120,6 +141,10 @@ type Selectors struct {
 	LoggedIn string `yaml:"logged_in"`
 	// Error is a board error or notice box (login failure, form errors).
 	Error string `yaml:"error"`
+	// Captcha (on a form page) is a verification control the bot cannot
+	// answer (SMF asks members with fewer than 5 posts for one before a
+	// PM): the submission is refused as ErrCaptcha, not retried.
+	Captcha string `yaml:"captcha"`
 
 	Bold    string `yaml:"bold"`
 	Quote   string `yaml:"quote"`
@@ -178,50 +203,14 @@ func Builtin(name string) (Profile, bool) {
 		return phpBB(), true
 	case "mybb":
 		return myBB(), true
+	case "smf", "smf2", "smf21":
+		return smf(), true
 	}
 	return Profile{}, false
 }
 
 // BuiltinNames lists the built-in profiles.
-func BuiltinNames() []string { return []string{"phpbb", "mybb"} }
-
-// LoadProfile reads a GM's profile file (YAML). It starts from the built-in
-// named by its `base` (or `name`) and overrides only the keys present.
-func LoadProfile(path string) (Profile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Profile{}, err
-	}
-	return ParseProfile(data)
-}
-
-// ParseProfile is LoadProfile on bytes.
-func ParseProfile(data []byte) (Profile, error) {
-	var head struct {
-		Name string `yaml:"name"`
-		Base string `yaml:"base"`
-	}
-	if err := yaml.Unmarshal(data, &head); err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
-	}
-	base := head.Base
-	if base == "" {
-		base = head.Name
-	}
-	p, ok := Builtin(base)
-	if !ok {
-		return Profile{}, fmt.Errorf("profile: unknown base %q (built-in: %s)", base, strings.Join(BuiltinNames(), ", "))
-	}
-	// Maps would merge key by key under yaml.v3; a file's extra fields
-	// replace the built-in ones wholesale only if it says so, so keep merge.
-	if err := yaml.Unmarshal(data, &p); err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
-	}
-	if err := p.Validate(); err != nil {
-		return Profile{}, err
-	}
-	return p, nil
-}
+func BuiltinNames() []string { return []string{"phpbb", "mybb", "smf"} }
 
 // Validate checks that the regexps compile, the time zone exists and the
 // essential selectors are set.
@@ -235,6 +224,7 @@ func (p Profile) Validate() error {
 		"selectors.pm_time_regexp":    p.Selectors.PMTimeRegexp,
 		"selectors.inbox_time_regexp": p.Selectors.InboxTimeRegex,
 		"flood_wait_regexp":           p.FloodWaitRegexp,
+		"merge_separator":             p.MergeSeparator,
 	} {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("profile %s: %s: %w", p.Name, name, err)
@@ -371,9 +361,13 @@ const (
 
 func phpBB() Profile {
 	return Profile{
-		Name:            "phpbb",
-		PostsPerPage:    10,
-		FloodSeconds:    15,
+		Name:         "phpbb",
+		PostsPerPage: 10,
+		FloodSeconds: 15,
+		// max_post_chars (install/schemas/schema_data.sql: 60000),
+		// counted in characters for posts and PMs alike
+		// (message_parser.php); bytes are never fewer.
+		MaxMessageBytes: 60000,
 		FormWaitSeconds: 1,
 		TimeZone:        "UTC",
 		// The board default "D M d, Y g:i a" first, then the other formats
@@ -398,6 +392,7 @@ func phpBB() Profile {
 			ReadPM:       "ucp.php?i=pm&mode=view&p={pm}",
 			PMIDRegexp:   `[?&]p=(\d+)`,
 			Compose:      "ucp.php?i=pm&mode=compose&u={user}",
+			Member:       "memberlist.php?mode=viewprofile&un={name}",
 			Reply:        "posting.php?mode=reply&t={topic}",
 		},
 		Selectors: Selectors{
@@ -432,6 +427,11 @@ func phpBB() Profile {
 			PMIDRegexp:     `^post-(\d+)$`,
 			PMSubject:      "h3",
 			PMFrom:         "p.author .username, p.author .username-coloured, p.author a[href*=\"mode=viewprofile\"]",
+			// The profile page: "Username:" is the first entry of its details.
+			MemberName:     "dl.profile-details dd span",
+			MemberID:       "a[href*=\"mode=compose\"], a[href*=\"author_id=\"]",
+			MemberIDAttr:   "href",
+			MemberIDRegexp: `(?:[?&]u=|author_id=)(\d+)`,
 			PMTime:         "p.author",
 			PMTimeRegexp:   `Sent:\s*([^\n]+)`,
 			PMBody:         "div.content",
@@ -457,7 +457,14 @@ func myBB() Profile {
 		Name:         "mybb",
 		PostsPerPage: 10,
 		FloodSeconds: 60,
-		TimeZone:     "UTC",
+		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
+		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
+		MaxMessageBytes: 65535,
+		// postmergesep, default "[hr]" (inc/datahandlers/post.php), between
+		// newlines: the parser turns it into <hr class="mycode_hr" /> with
+		// the line breaks around it.
+		MergeSeparator: `(?:\s*<br\s*/?>)*\s*<hr\b[^>]*>(?:\s*<br\s*/?>)*\s*`,
+		TimeZone:       "UTC",
 		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", "
 		// (install/resources/settings.xml); "01-02-2006" alone is the
 		// title of a "Today"/"Yesterday" span when no time follows.
@@ -475,6 +482,7 @@ func myBB() Profile {
 			ReadPM:       "private.php?action=read&pmid={pm}",
 			PMIDRegexp:   `[?&]pmid=(\d+)`,
 			Compose:      "private.php?action=send",
+			Member:       "memberlist.php?username={name}", // an exact, case-blind name search
 			Reply:        "newreply.php?tid={topic}",
 		},
 		Selectors: Selectors{
@@ -505,11 +513,17 @@ func myBB() Profile {
 			InboxUnread:    "a.new_pm",
 			PM:             "div.post:has(div.post_body)",
 			// Real MyBB: the usercp menu ("Menu") comes first in td.thead.
-			PMSubject:   "table.tborder:not(:has(.usercp_nav_item)) td.thead strong",
-			PMFrom:      "div.author_information .largetext",
-			PMTime:      "span.post_date",
-			PMTimeTitle: "span[title]",
-			PMBody:      "div.post_body",
+			PMSubject: "table.tborder:not(:has(.usercp_nav_item)) td.thead strong",
+			PMFrom:    "div.author_information .largetext",
+			// The member list's rows link each name to its profile (the
+			// header's own profile link is outside any table cell).
+			MemberName:     "td a[href*=\"action=profile\"]",
+			MemberID:       "td a[href*=\"action=profile\"]",
+			MemberIDAttr:   "href",
+			MemberIDRegexp: `[?&]uid=(\d+)`,
+			PMTime:         "span.post_date",
+			PMTimeTitle:    "span[title]",
+			PMBody:         "div.post_body",
 		},
 		Forms: Forms{
 			Login: Form{Page: "member.php?action=login", Selector: `form:has(input[name="password"])`,
@@ -522,7 +536,94 @@ func myBB() Profile {
 				Subject: "subject", Message: "message", Recipient: "to",
 				Extra: map[string]string{"action": "do_send", "submit": "Send Message", "options[savecopy]": "1"}},
 		},
-		FloodText:       []string{"only allowed to post once every", "you must wait"},
+		// Posts; PMs ("You are trying to send a message too quickly after
+		// sending a previous message. Please wait 61 more seconds.").
+		FloodText:       []string{"only allowed to post once every", "you must wait", "message too quickly"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
+	}
+}
+
+// smf is SMF 2.1 with its default theme (Curve2) and settings: 15 posts a
+// page, times as text ("Nov 30, 2026, 08:17 PM", or "Today at 08:15 PM"
+// read against the board time the header shows), URLs with ';', forms
+// with randomly named hidden fields (all copied). The PM form takes the
+// recipient by name; its honeypot field is left empty as found. SMF has no
+// core spoiler tag; the spoiler selector still covers the common mods.
+func smf() Profile {
+	return Profile{
+		Name:         "smf",
+		PostsPerPage: 15,
+		// spamWaitTime 5 s, counted per IP for posts and PMs alike.
+		FloodSeconds: 5,
+		TimeZone:     "UTC",
+		// The default "%b %d, %Y, %I:%M %p", then the long month name.
+		TimeLayouts: []string{"Jan 02, 2006, 03:04 PM", "January 02, 2006, 03:04 PM", "Jan 02, 2006, 03:04:05 PM"},
+		URLs: URLs{
+			// topic=ID&start=N is read as topic=ID.N (QueryString.php).
+			Thread:       "index.php?topic={topic}",
+			PageParam:    "start",
+			PageIsOffset: true,
+			// msg past the last one: the page holding the last post.
+			LastPage:     "index.php?topic={topic}.msg2147483647",
+			Post:         "index.php?msg={post}",
+			PostIDRegexp: `[?;&]msg=(\d+)|\.msg(\d+)`,
+			Index:        "index.php",
+			Login:        "index.php?action=login",
+			Inbox:        "index.php?action=pm;f=inbox",
+			Sent:         "index.php?action=pm;f=sent",
+			ReadPM:       "index.php?action=pm;f=inbox;pmsg={pm}",
+			ReadSentPM:   "index.php?action=pm;f=sent;pmsg={pm}",
+			PMIDRegexp:   `msg(\d+)`,
+			Compose:      "index.php?action=pm;sa=send",
+			Reply:        "index.php?action=post;topic={topic}.0",
+		},
+		Selectors: Selectors{
+			Post:           "div.windowbg",
+			PostIDAttr:     "id",
+			PostIDRegexp:   `^msg(\d+)$`,
+			Author:         "div.poster h4",
+			AuthorIDAttr:   "href",
+			AuthorIDRegexp: `[?;&]u=(\d+)`,
+			Time:           "div.postinfo a.smalltext",
+			PageTime:       "div.user time",
+			TimeAttr:       "",
+			Body:           "div.inner",
+			EditNotice:     "span.modified.mvisible",
+			PageCurrent:    "div.pagelinks span.current_page",
+			PageLinks:      "div.pagelinks a.nav_page, div.pagelinks span.current_page",
+			LoggedIn:       `a[href*="action=logout"]`,
+			Error:          "#fatal_error div.windowbg, div.errorbox, #errors",
+			Captcha:        `input[name$="_vv[code]"], input[name*="_vv[q]"]`,
+			Bold:           BoldSelector,
+			Quote:          QuoteSelector,
+			Spoiler:        SpoilerSelector,
+			Code:           CodeSelector,
+			Strike:         StrikeSelector,
+			InboxRow:       "tr:has(td.pm_time)",
+			InboxLink:      "td.pm_subject a",
+			InboxFrom:      "td.pm_from_to a",
+			InboxTime:      "td.pm_time",
+			InboxUnread:    "span.new_posts",
+			PM:             `div.windowbg[id^="msg"]`,
+			PMIDAttr:       "id",
+			PMIDRegexp:     `^msg(\d+)$`,
+			PMSubject:      "h5",
+			PMFrom:         "div.poster h4",
+			PMTime:         "div.postinfo span.smalltext",
+			PMTimeRegexp:   `on:\s*([^\n]+)`,
+			PMBody:         "div.inner",
+		},
+		Forms: Forms{
+			Login: Form{Page: "index.php?action=login", Selector: `form#frmLogin, form:has(input[name="passwrd"])`,
+				User: "user", Password: "passwrd"},
+			Reply: Form{Page: "index.php?action=post;topic={topic}.0", Selector: `form#postmodify, form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message",
+				Extra: map[string]string{"post": "Post"}},
+			PM: Form{Page: "index.php?action=pm;sa=send", Selector: `form#postmodify, form:has(textarea[name="message"])`,
+				Subject: "subject", Message: "message", Recipient: "to",
+				Extra: map[string]string{"post": "Send message", "outbox": "1"}},
+		},
+		FloodText:       []string{"seconds ago. Please try again later"},
+		FloodWaitRegexp: `less than (\d+) seconds? ago`,
 	}
 }

@@ -103,7 +103,7 @@ forms:
 func TestLoadProfileErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ yaml, want string }{
-		{"base: smf\n", "unknown base"},
+		{"base: vbulletin\n", "unknown base"},
 		{"base: phpbb\ntime_zone: Mars/Olympus\n", "time_zone"},
 		{"base: mybb\nselectors: {post_id_regexp: \"(\"}\n", "post_id_regexp"},
 		{"base: mybb\nposts_per_page: 0\n", "posts_per_page"},

@@ -163,7 +163,7 @@ func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error)
 
 // Connect opens the connection a game's forum settings describe.
 func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
-	prof, err := Profile(fc.Engine, fc.Profile)
+	prof, err := fc.BoardProfile()
 	if err != nil {
 		return nil, err
 	}
@@ -186,4 +186,9 @@ func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn,
 		c.Poster.SetFlood(time.Duration(*fc.FloodSeconds * float64(time.Second)))
 	}
 	return c, nil
+}
+
+// Member looks an account up on the board by name (see moderator.Forum).
+func (c *Conn) Member(ctx context.Context, name string) (forum.Author, bool, error) {
+	return c.Scraper.Member(ctx, name)
 }

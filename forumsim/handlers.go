@@ -224,7 +224,7 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 func (s *Server) renderPost(se *session, t *Topic, p *Post, row int) string {
 	var b strings.Builder
 	author := s.userFull(p.AuthorID, p.AuthorName)
-	fmt.Fprintf(&b, "<div id=\"p%d\" class=\"post has-profile bg%d\">\n<div class=\"inner\">\n\n", p.ID, 2-row%2)
+	fmt.Fprintf(&b, "<div id=\"p%d\" class=\"%s has-profile bg%d\">\n<div class=\"inner\">\n\n", p.ID, s.opt.Theme.postClass(), 2-row%2)
 	fmt.Fprintf(&b, "<dl class=\"postprofile\" id=\"profile%d\">\n<dt class=\"has-profile-rank no-avatar\">\n<div class=\"avatar-container\"></div>\n%s\n</dt>\n", p.ID, author)
 	if u := s.users[p.AuthorID]; u != nil && p.AuthorID != 0 {
 		rank := "Registered User"
@@ -253,7 +253,7 @@ func (s *Server) renderPost(se *session, t *Topic, p *Post, row int) string {
 		fmt.Fprintf(&b, "<li><a href=\"./posting.php?mode=quote&amp;p=%d\" title=\"Reply with quote\" class=\"button button-icon-only\"><span>Quote</span></a></li>\n</ul>\n\n", p.ID)
 	}
 	fmt.Fprintf(&b, "<p class=\"author\">\n<a class=\"unread\" href=\"./viewtopic.php?p=%d#p%d\" title=\"Post\"><span class=\"sr-only\">Post</span></a>\n", p.ID, p.ID)
-	fmt.Fprintf(&b, "<span class=\"responsive-hide\">by <strong>%s</strong> &raquo; </span><time datetime=\"%s\">%s</time>\n</p>\n\n", author, rfc3339(p.Time), e(s.date(p.Time)))
+	fmt.Fprintf(&b, "<span class=\"responsive-hide\">by %s &raquo; </span><time datetime=\"%s\">%s</time>\n</p>\n\n", s.opt.Theme.byline(author), rfc3339(p.Time), e(s.date(p.Time)))
 	fmt.Fprintf(&b, "<div class=\"content\">%s</div>\n\n", p.HTML)
 	if p.EditCount > 0 {
 		times := "times"
@@ -285,6 +285,9 @@ func (s *Server) memberlist(w http.ResponseWriter, r *http.Request, se *session)
 	}
 	if r.FormValue("mode") == "viewprofile" {
 		u := s.users[intParam(r, "u")]
+		if un := r.FormValue("un"); un != "" && r.FormValue("u") == "" {
+			u = s.userNamed(un) // phpBB: a profile by user name, compared case-blind
+		}
 		if u == nil {
 			s.message(w, r, se, http.StatusNotFound, MsgNoUser, "")
 			return
@@ -644,4 +647,15 @@ func (s *Server) flooded(u *User) bool {
 	}
 	secs := int64((s.opt.FloodInterval + time.Second - 1) / time.Second)
 	return s.now().Unix()-u.lastPost.Unix() < secs
+}
+
+// userNamed finds a user by name as phpBB's username_clean compares names:
+// case-blind (the local board's names are plain enough for that to be all).
+func (s *Server) userNamed(name string) *User {
+	for _, u := range s.users {
+		if strings.EqualFold(u.Name, strings.TrimSpace(name)) {
+			return u
+		}
+	}
+	return nil
 }

@@ -48,6 +48,8 @@ type Options struct {
 	SessionLength time.Duration
 	// TokenLifetime is form_token_lifetime (default 7200 s).
 	TokenLifetime time.Duration
+	// Theme renames the classes of a topic's posts (default prosilver's).
+	Theme Theme
 }
 
 // User is a board member.

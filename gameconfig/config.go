@@ -7,6 +7,7 @@ package gameconfig
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -27,6 +28,10 @@ type GameConfig struct {
 	// Instance tells this game's markers from an earlier game's of the
 	// same name (drawn at creation).
 	Instance string `json:"instance,omitempty"`
+	// OpeningPost is the forum id of the bot's opening post, once it is
+	// confirmed on the board (the moderator then moves Start to when it
+	// went up): a thread post with a larger id belongs to the game.
+	OpeningPost string `json:"opening_post,omitempty"`
 }
 
 // Rules turns it into the engine's config.
@@ -37,8 +42,10 @@ func (c GameConfig) Rules() rules.Config {
 // ForumConfig is where a game is played. The password itself is never kept:
 // only where to find it.
 type ForumConfig struct {
-	URL     string `json:"url" yaml:"url"`       // board root, e.g. http://127.0.0.1:8080/
-	Engine  string `json:"engine" yaml:"engine"` // phpbb | mybb
+	URL    string `json:"url" yaml:"url"`       // board root, e.g. http://127.0.0.1:8080/
+	Engine string `json:"engine" yaml:"engine"` // a built-in profile: phpbb | mybb | smf
+	// Profile is a GM's profile file (docs/profiles.md), instead of or on
+	// top of the engine; absolute once the game file is loaded.
 	Profile string `json:"profile,omitempty" yaml:"profile"`
 	Forum   string `json:"forum,omitempty" yaml:"forum"`
 	Thread  string `json:"thread" yaml:"thread"`
@@ -52,18 +59,93 @@ type ForumConfig struct {
 	// FloodSeconds fixes the least gap between two of the bot's posts/PMs
 	// (0: a flood-exempt account); unset, it is learned from the board.
 	FloodSeconds *float64 `json:"flood_seconds,omitempty" yaml:"flood_seconds"`
+	// DeadlineUnitSeconds: deadlines are rounded up to a multiple of this
+	// (default: the board's stamp unit, a minute on phpBB and MyBB, so no
+	// minute stamp straddles a deadline; 0 turns rounding off, for phases
+	// of seconds as in the demo).
+	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`
+	// TimeZone is the bot account's time zone on the board (its profile
+	// setting), when it differs from the engine profile's: how the board
+	// shows relative times to the bot, and the zone deadlines are written in.
+	TimeZone string `json:"time_zone,omitempty" yaml:"time_zone"`
+}
+
+// BoardProfile is the engine profile the game is played with: a built-in
+// one, or the GM's profile file, with the game's time zone if it sets one.
+func (f ForumConfig) BoardProfile() (forum.Profile, error) {
+	p, err := f.LoadProfile()
+	if err != nil {
+		return p, err
+	}
+	if f.TimeZone != "" {
+		p.TimeZone = f.TimeZone
+	}
+	return p, nil
+}
+
+// Location is the board's time zone for the bot account: what people read
+// deadlines in.
+func (f ForumConfig) Location() (*time.Location, error) {
+	p, err := f.BoardProfile()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := p.Location()
+	if err != nil {
+		return nil, fmt.Errorf("time zone %q: %w", p.TimeZone, err)
+	}
+	return loc, nil
+}
+
+// LoadProfile is the board's profile: the GM's profile file when the game
+// names one, else the built-in profile of its engine.
+func (f ForumConfig) LoadProfile() (forum.Profile, error) {
+	if f.Profile != "" {
+		return forum.LoadProfile(f.Profile)
+	}
+	p, ok := forum.Builtin(f.Engine)
+	if !ok {
+		return forum.Profile{}, fmt.Errorf("forum engine %q: one of %s, or a profile file (profile: FILE)", f.Engine, strings.Join(forum.BuiltinNames(), ", "))
+	}
+	return p, nil
 }
 
 // ThreadURL is the game thread's address, as a person would open it.
 func (f ForumConfig) ThreadURL() string {
-	if p, ok := forum.Builtin(f.Engine); ok {
+	if p, err := f.LoadProfile(); err == nil {
 		if u, err := forum.Resolve(f.URL, p.ThreadPageURL(f.Thread, 1)); err == nil {
 			return u
 		}
 	}
 	return f.URL + " (thread " + f.Thread + ")"
+}
+
+// Check refuses forum numbers that are not finite or out of any sane range
+// (YAML's .nan and .inf, 1e300): each would become an undefined
+// time.Duration in the poller or the flood wait.
+func (f ForumConfig) Check() error {
+	if err := checkNumber("poll_seconds", f.PollSeconds, 0.05, 86400, true); err != nil {
+		return err
+	}
+	if f.FloodSeconds != nil {
+		if err := checkNumber("flood_seconds", *f.FloodSeconds, 0, 3600, true); err != nil {
+			return err
+		}
+	}
+	return checkNumber("requests_per_second", f.RequestsPerSecond, 0.001, 1000, true)
+}
+
+// checkNumber: v must be finite and in lo..hi (or 0, the default, when zeroOK).
+func checkNumber(name string, v, lo, hi float64, zeroOK bool) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("forum %s: %v is not a finite number", name, v)
+	}
+	if (zeroOK && v == 0) || (v >= lo && v <= hi) {
+		return nil
+	}
+	return fmt.Errorf("forum %s: must be %v to %v, not %v", name, lo, hi, v)
 }
 
 // Poll is the polling interval.
@@ -85,6 +167,9 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 		if !ok || v == "" {
 			return c, fmt.Errorf("the bot's password: environment variable %s is not set", f.PasswordEnv)
 		}
+		if strings.TrimSpace(v) == "" {
+			return c, fmt.Errorf("the bot's password: environment variable %s holds only white space", f.PasswordEnv)
+		}
 		c.Password = v
 	case f.PasswordFile != "":
 		fi, err := os.Stat(f.PasswordFile)
@@ -99,6 +184,12 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 			return c, fmt.Errorf("the bot's password file: %w", err)
 		}
 		c.Password = strings.TrimRight(string(b), "\r\n")
+		// An empty file is a mistake (a truncated copy, a forgotten
+		// echo), not a password: logging in with "" would only lock the
+		// account out after a few tries.
+		if strings.TrimSpace(c.Password) == "" {
+			return c, fmt.Errorf("the bot's password file %s is empty", f.PasswordFile)
+		}
 	default:
 		return c, fmt.Errorf("no password_env or password_file for the bot account %q", f.Bot)
 	}

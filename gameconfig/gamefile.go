@@ -6,11 +6,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -68,26 +71,96 @@ func LoadGameFile(path string) (*GameFile, error) {
 	case len(gf.Players) == 0:
 		return nil, fmt.Errorf("%s: no players", path)
 	}
-	if gf.Forum.Engine == "" {
+	if gf.Forum.Profile != "" {
+		// Relative to the game file; kept absolute, since 'forumgm run'
+		// reads it again from wherever it is started.
+		if !filepath.IsAbs(gf.Forum.Profile) {
+			gf.Forum.Profile = filepath.Join(filepath.Dir(path), gf.Forum.Profile)
+		}
+		if abs, err := filepath.Abs(gf.Forum.Profile); err == nil {
+			gf.Forum.Profile = abs
+		}
+	} else if gf.Forum.Engine == "" {
 		gf.Forum.Engine = "phpbb"
 	}
-	if gf.Forum.Engine != "phpbb" && gf.Forum.Engine != "mybb" {
-		return nil, fmt.Errorf("%s: forum engine %q: phpbb or mybb", path, gf.Forum.Engine)
+	prof, err := gf.Forum.LoadProfile()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if gf.Forum.Engine == "" {
+		gf.Forum.Engine = prof.Name
+		if prof.Base != "" {
+			gf.Forum.Engine = prof.Base
+		}
 	}
 	if !validName.MatchString(gf.Name) {
 		return nil, fmt.Errorf("%s: name %q: use letters, digits, '.', '_' and '-' (it goes into every marker)", path, gf.Name)
 	}
-	if gf.Forum.Engine == "phpbb" {
+	if strings.Contains(prof.Forms.PM.Page, "{user}") {
 		for _, p := range gf.Players {
 			if p.ID == "" {
-				return nil, fmt.Errorf("%s: player %s: phpBB sends PMs by user id, so give {name: %s, id: N} (N from the profile link memberlist.php?mode=viewprofile&u=N)", path, p.Name, p.Name)
+				return nil, fmt.Errorf("%s: player %s: %s sends PMs by user id, so give {name: %s, id: N} (N from the profile link, e.g. memberlist.php?mode=viewprofile&u=N on phpBB)", path, p.Name, prof.Name, p.Name)
 			}
 		}
+	}
+	if _, err := gf.Forum.Location(); err != nil {
+		return nil, fmt.Errorf("%s: forum: %v", path, err)
 	}
 	if gf.Forum.PasswordEnv == "" && gf.Forum.PasswordFile == "" {
 		return nil, fmt.Errorf("%s: forum needs password_env or password_file (the password itself never goes in this file)", path)
 	}
+	if err := gf.Forum.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if err := checkPlayers(gf.Players); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
 	return &gf, nil
+}
+
+// checkPlayers refuses two players with one forum user id — the second's
+// role PM would go to the first's account — and two names that commands
+// could not tell apart (compared as rules.NormName does: case, spaces,
+// '_' and '-' ignored).
+func checkPlayers(ps []PlayerSpec) error {
+	names := map[string]string{}
+	ids := map[string]string{}
+	for _, p := range ps {
+		k := rules.NormName(p.Name)
+		if k == "" {
+			return fmt.Errorf("player name %q has no letters or digits", p.Name)
+		}
+		if other, dup := names[k]; dup {
+			return fmt.Errorf("players %q and %q are the same name to the bot (case, spaces, '_' and '-' are ignored)", other, p.Name)
+		}
+		names[k] = p.Name
+		if p.ID == "" {
+			continue
+		}
+		id := strings.TrimSpace(p.ID)
+		if !isUserID(id) {
+			return fmt.Errorf("player %s: id %q is not a forum user id (a whole number from the profile link)", p.Name, p.ID)
+		}
+		id = strings.TrimLeft(id, "0")
+		if other, dup := ids[id]; dup {
+			return fmt.Errorf("players %s and %s both have forum user id %s: each player's PMs would go to one account", other, p.Name, id)
+		}
+		ids[id] = p.Name
+	}
+	return nil
+}
+
+// isUserID: phpBB and MyBB user ids are positive whole numbers.
+func isUserID(s string) bool {
+	if s == "" || strings.Trim(s, "0") == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Configs turns a game file into what Create takes. A game without a seed

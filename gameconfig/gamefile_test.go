@@ -1,6 +1,7 @@
 package gameconfig
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,35 @@ func TestExampleGameFiles(t *testing.T) {
 	}
 }
 
+const (
+	okForum = "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\n"
+	okMyBB  = "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P}\n"
+)
+
+// TestGameFileOptionsNaN: the game file as a GM writes it, with YAML's
+// .nan, .inf and 1e300 in each game's length-of-time option, loads and is
+// refused by the game's setup with the option named — no panic.
+func TestGameFileOptionsNaN(t *testing.T) {
+	dir := t.TempDir()
+	for game, opt := range map[string]string{"resistance": "phase_hours", "protest": "turn_hours", "nations": "round_minutes"} {
+		for _, v := range []string{".nan", ".inf", "-.inf", "1e300", "-5"} {
+			src := fmt.Sprintf("name: x\ngame: %s\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [%s]\noptions: {%s: %s}\n",
+				game, "{name: A1, id: '1'}, {name: B1, id: '2'}, {name: C1, id: '3'}, {name: D1, id: '4'}, {name: E1, id: '5'}", opt, v)
+			p := filepath.Join(dir, "g.yaml")
+			os.WriteFile(p, []byte(src), 0o644)
+			gf, err := LoadGameFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gc, _, _ := gf.Configs(time.Now())
+			eng, _ := rules.Lookup(game)
+			if _, _, err := eng.Setup(gc.Rules()); err == nil || !strings.Contains(err.Error(), opt) {
+				t.Errorf("%s %s: %s: %v", game, opt, v, err)
+			}
+		}
+	}
+}
+
 func TestGameFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, src, want string }{
@@ -46,7 +76,22 @@ func TestGameFileErrors(t *testing.T) {
 		{"no password source", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b}\nplayers: [{name: a, id: '3'}]\n", "password_env or password_file"},
 		{"phpbb without ids", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [a]\n", "user id"},
 		{"bad name", "name: my game\ngame: nations\nforum: {url: u, thread: '1', bot: b, password_env: P}\nplayers: [{name: a, id: '3'}]\n", "letters, digits"},
-		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "phpbb or mybb"},
+		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb, mybb, smf"},
+		// Bob's role PM would go to Alice's account.
+		{"duplicate id", okForum + "players: [{name: Alice, id: '52'}, {name: Bob, id: '52'}]\n", "Alice and Bob both have forum user id 52"},
+		{"duplicate id, spaces and zeros", okForum + "players: [{name: Alice, id: '52'}, {name: Bob, id: ' 052'}]\n", "both have forum user id 52"},
+		{"duplicate id, mybb", okMyBB + "players: [{name: Alice, id: '7'}, Carol, {name: Bob, id: '7'}]\n", "both have forum user id 7"},
+		{"id not a number", okForum + "players: [{name: Alice, id: 'u52'}]\n", "not a forum user id"},
+		{"id zero", okForum + "players: [{name: Alice, id: '0'}]\n", "not a forum user id"},
+		{"duplicate name", okForum + "players: [{name: Alice, id: '1'}, {name: Bob, id: '2'}, {name: alice, id: '3'}]\n", `"Alice" and "alice" are the same name`},
+		{"duplicate name, separators", okMyBB + "players: [Mary Jane, Bob, mary_jane]\n", "same name"},
+		{"name without letters", okMyBB + "players: ['--']\n", "no letters or digits"},
+		{"poll nan", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, poll_seconds: .nan}\nplayers: [a]\n", "poll_seconds: NaN is not a finite number"},
+		{"flood inf", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: .inf}\nplayers: [a]\n", "flood_seconds"},
+		{"flood negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: -1}\nplayers: [a]\n", "flood_seconds"},
+		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},
+		{"time zone", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, time_zone: Mars/Olympus}\nplayers: [a]\n", "time zone \"Mars/Olympus\""},
+		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")
@@ -75,5 +120,53 @@ func TestCredentials(t *testing.T) {
 	os.Chmod(p, 0o600)
 	if c, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); err != nil || c.Password != "filepw" {
 		t.Errorf("file: %v %q", err, c.Password)
+	}
+	// An empty or blank password file or variable is a mistake, not a password.
+	for _, blank := range []string{"", "\n", "\r\n", "   \n", "\t"} {
+		os.WriteFile(p, []byte(blank), 0o600)
+		if _, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); err == nil || !strings.Contains(err.Error(), "is empty") {
+			t.Errorf("password file %q: %v", blank, err)
+		}
+		t.Setenv("FGM_BLANK", blank)
+		if _, err := (ForumConfig{Bot: "b", PasswordEnv: "FGM_BLANK"}).Credentials(); err == nil {
+			t.Errorf("password variable %q was accepted", blank)
+		}
+	}
+}
+
+// TestGameFileProfile: a game file names a profile file relative to
+// itself; it is loaded (and checked) with the game file and kept absolute.
+func TestGameFileProfile(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "boards")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "mine.profile.yaml"), []byte("base: mybb\nname: mine\nselectors: {post: div.entry}\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "typo.profile.yaml"), []byte("base: mybb\nselectors:\n  postt: div.entry\n"), 0o644)
+	write := func(src string) string {
+		p := filepath.Join(dir, "g.yaml")
+		os.WriteFile(p, []byte(src), 0o644)
+		return p
+	}
+	gf, err := LoadGameFile(write("name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/mine.profile.yaml, password_env: P}\nplayers: [a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gf.Forum.Profile != filepath.Join(sub, "mine.profile.yaml") || gf.Forum.Engine != "mybb" {
+		t.Errorf("profile %q engine %q", gf.Forum.Profile, gf.Forum.Engine)
+	}
+	p, err := gf.Forum.LoadProfile()
+	if err != nil || p.Selectors.Post != "div.entry" || p.Name != "mine" {
+		t.Errorf("LoadProfile: %v %+v", err, p.Selectors.Post)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/typo.profile.yaml, password_env: P}\nplayers: [a]\n", `line 3: unknown key "selectors.postt"`},
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/none.yaml, password_env: P}\nplayers: [a]\n", "none.yaml"},
+		// A phpBB-based profile addresses PMs by id: players need ids.
+		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: ../" + filepath.Base(dir) + "/ph.yaml, password_env: P}\nplayers: [a]\n", "user id"},
+	} {
+		os.WriteFile(filepath.Join(dir, "ph.yaml"), []byte("base: phpbb\n"), 0o644)
+		if _, err := LoadGameFile(write(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
+		}
 	}
 }

@@ -3,10 +3,10 @@ package moderator
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -21,9 +21,9 @@ func (m *Moderator) process(ctx context.Context, l *loaded, f Forum, readAt time
 		return fmt.Errorf("apply %s: %w", l.row.Name, err)
 	}
 	for _, msg := range msgs {
-		if msg.Time.After(readAt) {
-			// Made after the read began (a PM fetched after the thread):
-			// the thread is not known complete up to it yet. Next tick.
+		if msg.Stamp.After(readAt) == forum.Yes {
+			// Stamped after the read began (a board clock ahead of ours):
+			// what was made before it is not known complete yet. Next tick.
 			break
 		}
 		if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return m.apply(tx, l.row.ID, f, msg) }); err != nil {
@@ -51,9 +51,8 @@ func (m *Moderator) process(ctx context.Context, l *loaded, f Forum, readAt time
 	return nil
 }
 
-// unread is a game's messages not yet applied, in forum order by the best
-// time known for each: a PM stamped only to the minute goes after the posts
-// of that minute made before it was seen.
+// unread is a game's messages not yet applied, in the order they are
+// applied in (orderMessages).
 func (m *Moderator) unread(ctx context.Context, id int64) ([]store.Message, error) {
 	var msgs []store.Message
 	if err := m.DB.View(ctx, func(tx *store.Tx) error {
@@ -63,30 +62,7 @@ func (m *Moderator) unread(ctx context.Context, id int64) ([]store.Message, erro
 	}); err != nil {
 		return nil, err
 	}
-	for i := range msgs {
-		msgs[i].Time = effectiveTime(msgs[i])
-	}
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].Time.Before(msgs[j].Time) })
-	return msgs, nil
-}
-
-// effectiveTime is when a message was made, as well as the forum tells it.
-// Some boards show PM times only to the minute (phpBB's PM page has no
-// machine-readable time): such a PM was made somewhere in that minute, and
-// no later than the bot first saw it.
-func effectiveTime(msg store.Message) time.Time {
-	t := msg.Time
-	if msg.Kind != "pm" || t.Second() != 0 || t.Nanosecond() != 0 {
-		return t
-	}
-	latest := t.Add(time.Minute - time.Second)
-	if !msg.FirstSeen.IsZero() && msg.FirstSeen.Before(latest) {
-		latest = msg.FirstSeen
-	}
-	if latest.Before(t) {
-		return t
-	}
-	return latest
+	return orderMessages(msgs), nil
 }
 
 // apply reads one message's commands and applies them: load, compute,
@@ -121,8 +97,10 @@ func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) er
 // whether the message's commands were applied (not ignored, not late).
 func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 	l := s.l
-	if l.row.Status == Running {
-		if err := settle(s, msg.Time); err != nil {
+	stamp := msg.Stamp
+	if l.row.Status == Running && stamp.Known() {
+		// Surely made after a deadline: that phase closes first.
+		if err := settleBefore(s, stamp); err != nil {
 			return false, err
 		}
 	}
@@ -134,40 +112,96 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 	if msg.AuthorID != "" {
 		s.learnID(slot, msg.AuthorID)
 	}
-	if before(msg.Time, l.cfg.Start) {
-		// Made before the game began (sign-up chatter in the thread, an old
-		// PM): kept in the audit log, never read as a command.
-		s.setMessage(msg.ID, store.MessageIgnored)
-		return false, nil
-	}
 	ch := channelOf(msg.Kind)
 	segs := f.Lines(msg.BodyHTML)
 	if ch == rules.Public {
 		segs = f.Segments(msg.BodyHTML)
 	}
-	src := rules.Source{Player: slot, Channel: ch, Time: msg.Time, Ref: msg.ForumID}
+	src := rules.Source{Player: slot, Channel: ch, Time: stamp.Earliest, Ref: msg.ForumID}
 	phase := l.phase()
-	if before(msg.Time, s.opened) {
-		// Read only after its phase closed (a forum clock behind ours): it
-		// cannot count for a phase already resolved; the player is told.
-		r := referee.Late(l.game, l.state, src, segs, "arrived after its phase had closed")
-		s.outcomes(msg, slot, phase, r)
-		s.emit(phase, r, msg.Time)
-		s.setMessage(msg.ID, store.MessageProcessed)
+	if !stamp.Known() {
+		// Never a silent drop: in the audit log with the reason, the player
+		// told, the GM's log has it as an error.
+		reason := unreadableReason(stamp)
+		s.warn("a message's time could not be read; its commands were not applied", "kind", msg.Kind, "id", msg.ForumID, "player", slot, "time", stamp.Text, "err", stamp.Err)
+		s.refuse(msg, slot, phase, referee.Late(l.game, l.state, src, segs, reason), reason, store.CommandRejected)
+		return false, nil
+	}
+	if why := beforeGame(l, msg); why != "" {
+		// Sign-up chatter, an old PM in the bot's inbox: kept in the audit
+		// log with the reason, never read as a command, nobody messaged.
+		r := referee.Late(l.game, l.state, src, segs, why)
+		r.Out = nil
+		for i := range r.Outcomes {
+			r.Outcomes[i].Status = referee.Ignored
+		}
+		s.refuse(msg, slot, phase, r, why, store.CommandIgnored)
+		return false, nil
+	}
+	if s.closed != "" && stamp.Before(s.opened) == forum.Yes {
+		// Surely made before the current phase opened, yet read only after
+		// the phase it was made in closed (a board clock behind ours, a
+		// PM that reached the bot late, the GM's resolve-now): it cannot
+		// count for a closed phase; the player is told.
+		reason := fmt.Sprintf("arrived after %s had closed (%s): it was made before then but reached the bot only after, so it cannot count", s.closed, when(s.opened))
+		s.refuse(msg, slot, phase, referee.Late(l.game, l.state, src, segs, reason), reason, store.CommandRejected)
 		return false, nil
 	}
 	r := referee.Message(l.game, l.state, src, segs)
 	l.state = r.State
 	s.outcomes(msg, slot, phase, r)
 	s.emit(phase, r, msg.Time)
-	// "Everyone has acted" closes a phase at once.
+	// "Everyone has acted" closes the phase at this message.
 	if l.row.Status == Running {
-		if err := settle(s, msg.Time); err != nil {
+		if err := settleAfter(s, stamp.Earliest); err != nil {
 			return false, err
 		}
 	}
 	s.setMessage(msg.ID, store.MessageProcessed)
 	return true, nil
+}
+
+// beforeGame says why a message was made before the game began ("" when it
+// was not). A thread post is in the game when it follows the opening post
+// (a larger post id), whatever minute its stamp shows; before the opening
+// post is known, and for PMs, only a stamp surely before the start keeps a
+// message out.
+func beforeGame(l *loaded, msg store.Message) string {
+	open := l.cfg.OpeningPost
+	if msg.Kind == "post" && open != "" {
+		if o, _, ok1 := postKey(open); ok1 {
+			if n, _, ok2 := postKey(msg.ForumID); ok2 {
+				if n < o {
+					return "made before the game began (before the opening post)"
+				}
+				return ""
+			}
+		}
+	}
+	if msg.Stamp.Before(l.cfg.Start) == forum.Yes {
+		return fmt.Sprintf("made before the game began (%s)", when(l.cfg.Start))
+	}
+	return ""
+}
+
+// refuse records a message none of whose commands count: every segment
+// with the reason (one row for the whole message when it has none, so the
+// audit log always says why), and the notice to the player if any.
+func (s *step) refuse(msg store.Message, slot, phase string, r referee.Step, reason string, status store.CommandStatus) {
+	if len(r.Outcomes) == 0 {
+		s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Phase: phase, Player: slot,
+			Channel: string(channelOf(msg.Kind)), Text: "(the whole " + kindName(msg.Kind) + ")", Status: status, Reason: reason, Time: msg.Time})
+	}
+	s.outcomes(msg, slot, phase, r)
+	s.emit(phase, r, msg.Time)
+	s.setMessage(msg.ID, store.MessageProcessed)
+}
+
+func kindName(kind string) string {
+	if kind == "pm" {
+		return "PM"
+	}
+	return "post"
 }
 
 // outcomes records what became of each segment of a message; an accepted

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -45,9 +47,29 @@ func active(l *loaded) error {
 	return nil
 }
 
-func (m *Moderator) setDeadline(s *step, t time.Time) {
+// announce queues a thread post telling the players what the GM did: every
+// control that changes the game is said in the thread, once (the outbox and
+// its marker see to that), in the same step as the change.
+func (m *Moderator) announce(s *step, text string) {
+	s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, m.now())
+}
+
+// deadlineLine is the current phase's deadline as phase posts state it.
+func (m *Moderator) deadlineLine(s *step) string {
+	dl := s.l.game.Status(s.l.state).Deadline
+	if dl.IsZero() {
+		return ""
+	}
+	return "\n\n" + rules.Deadline(dl, s.l.zone(), m.now())
+}
+
+// setDeadline moves the current deadline to t, rounded up to the board's
+// unit (a whole minute where stamps are to the minute), and returns it.
+func (m *Moderator) setDeadline(s *step, t time.Time) time.Time {
+	t = forum.DeadlineOn(t, s.l.deadlineUnit())
 	s.l.state = s.l.game.SetDeadline(s.l.state, t)
 	s.journal("deadline", m.now(), map[string]time.Time{"deadline": t})
+	return t
 }
 
 // Extend moves the current phase's deadline by d (negative brings it closer).
@@ -63,9 +85,14 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 		}
 		nd = dl.Add(d)
 		if nd.Before(m.now()) {
-			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", nd.Format(time.RFC1123))
+			return fmt.Errorf("that puts the deadline in the past (%s); use resolve-now to close the phase now", rules.When(nd, s.l.zone()))
 		}
-		m.setDeadline(s, nd)
+		nd = m.setDeadline(s, nd)
+		verb := "extended"
+		if d < 0 {
+			verb = "brought forward"
+		}
+		m.announce(s, fmt.Sprintf("[b]The GM has %s the deadline[/b] of %s.%s", verb, rules.Esc(s.l.game.Status(s.l.state).Title), m.deadlineLine(s)))
 		return nil
 	})
 	return nd, err
@@ -109,6 +136,7 @@ func (m *Moderator) Pause(ctx context.Context, name string) error {
 			return fmt.Errorf("game %s is %s, not running", name, s.l.row.Status)
 		}
 		s.l.row.Status, s.l.row.PausedAt = Paused, m.now()
+		m.announce(s, "[b]The GM has paused the game.[/b] The deadline is on hold until the game resumes; orders sent meanwhile still count.")
 		return nil
 	})
 }
@@ -124,16 +152,27 @@ func (m *Moderator) Resume(ctx context.Context, name string) error {
 		if dl := s.l.game.Status(s.l.state).Deadline; !dl.IsZero() && paused > 0 {
 			m.setDeadline(s, dl.Add(paused))
 		}
+		m.announce(s, "[b]The GM has resumed the game.[/b]"+m.deadlineLine(s))
 		return nil
 	})
 }
 
 // Replace gives a player's slot to a new forum account; the old name still
-// matches in commands. forumID may be "" (learnt when they first post).
+// matches in commands. The account must exist on the board (looked up there
+// first: its name as the board writes it, and its user id, which forumID,
+// when given, must agree with) and must not share a name with another
+// player (rules.Roster.Replace). The thread is told, and the new account gets
+// by PM everything the game told the slot privately (role, hand, results),
+// so it plays on knowing what its predecessor knew.
 //
 // It returns the slot's sign-up name and the account that left it.
 func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID string) (slot, left string, err error) {
-	err = m.control(ctx, "replace", name, func(_ *store.Tx, s *step) error {
+	acct, err := m.member(ctx, name, old, newName, forumID)
+	if err != nil {
+		return "", "", fmt.Errorf("replace %s: %w", name, err)
+	}
+	newName, forumID = acct.Name, acct.ID
+	err = m.control(ctx, "replace", name, func(tx *store.Tx, s *step) error {
 		if err := active(s.l); err != nil {
 			return err
 		}
@@ -143,6 +182,12 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			return err
 		}
 		left = s.l.state.Roster().Display(slot)
+		for _, p := range s.players {
+			// Two slots on one account: one player's role PM would reach the other.
+			if forumID != "" && p.Slot != slot && p.ForumUserID == forumID {
+				return fmt.Errorf("forum user id %s is already %s's", forumID, p.ForumName)
+			}
+		}
 		st := rules.Clone(s.l.game, s.l.state)
 		if err := st.Roster().Replace(old, newName); err != nil {
 			return err
@@ -157,9 +202,77 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			}
 		}
 		s.ch.Retarget = &store.Retarget{GameID: s.l.row.ID, Slot: slot, Name: newName, ForumID: forumID}
+		m.announce(s, fmt.Sprintf("[b]%s replaces %s[/b] in the game, from now on.", rules.Esc(newName), rules.Esc(left)))
+		evs, err := tx.Events(s.l.row.ID)
+		if err != nil {
+			return err
+		}
+		if brief := handover(evs, slot, left, m.now()); brief != "" {
+			s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: slot, Subject: s.l.game.Name() + ": your place in the game", Text: brief}}}, m.now())
+		}
 		return nil
 	})
 	return slot, left, err
+}
+
+// member looks the new account up on the board of game name, once what can
+// be told without the board (the old player, the name clash) is fine.
+func (m *Moderator) member(ctx context.Context, name, old, newName, forumID string) (forum.Author, error) {
+	var l *loaded
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.Game(name)
+		if err != nil {
+			return fmt.Errorf("game %q: %w", name, err)
+		}
+		l, err = decodeGame(g)
+		return err
+	})
+	if err != nil {
+		return forum.Author{}, err
+	}
+	if err := active(l); err != nil {
+		return forum.Author{}, err
+	}
+	if err := rules.Clone(l.game, l.state).Roster().Replace(old, newName); err != nil {
+		return forum.Author{}, err
+	}
+	f, err := m.conn(ctx, l)
+	if err != nil {
+		return forum.Author{}, fmt.Errorf("connecting to the forum to look %s up: %w", newName, err)
+	}
+	a, found, err := f.Member(ctx, newName)
+	if err != nil {
+		return a, err
+	}
+	if !found {
+		return a, fmt.Errorf("the board has no account named %q (check the spelling on its member list)", newName)
+	}
+	switch {
+	case forumID == "":
+	case a.ID == "":
+		a.ID = forumID
+	case a.ID != forumID:
+		return a, fmt.Errorf("the board's account %q has user id %s, not %s", a.Name, a.ID, forumID)
+	}
+	return a, nil
+}
+
+// handover is the PM a replacement gets: every private message the game sent
+// the slot so far, in order (nothing: the slot was told nothing privately).
+// Messages still held back (NotBefore after now) are left out: they go to
+// the new account anyway when their time comes.
+func handover(evs []store.EventRow, slot, left string, now time.Time) string {
+	var texts []string
+	for _, e := range evs {
+		if e.To == slot && e.Text != "" && !e.NotBefore.After(now) {
+			texts = append(texts, e.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("You take over %s's place in the game. What the game has told %s privately so far, oldest first:\n\n%s",
+		rules.Esc(left), rules.Esc(left), strings.Join(texts, "\n\n"))
 }
 
 // Void cancels an accepted command of the current phase and recomputes the
@@ -189,7 +302,11 @@ func (m *Moderator) Void(ctx context.Context, name string, commandID int64, reas
 			reason = "voided by the GM"
 		}
 		s.ch.CommandStatuses = append(s.ch.CommandStatuses, store.CommandStatusChange{ID: c.ID, Status: store.CommandVoided, Reason: reason})
-		return rebuild(tx, s, map[int64]bool{c.ID: true})
+		if err := rebuild(tx, s, map[int64]bool{c.ID: true}); err != nil {
+			return err
+		}
+		m.announce(s, voidText(s.l.state.Roster().Name(c.Player), c))
+		return nil
 	})
 }
 
@@ -208,4 +325,13 @@ func (m *Moderator) End(ctx context.Context, name string) error {
 		s.emit(phase, r, now)
 		return nil
 	})
+}
+
+// voidText announces a voided command. The GM's reason is for the audit log
+// only, and an order sent by PM is not quoted: it may be secret.
+func voidText(player string, c *store.CommandRow) string {
+	if c.Channel == string(rules.Public) {
+		return fmt.Sprintf("[b]The GM has voided[/b] %s's command “%s”: it no longer counts.", player, rules.Esc(c.Text))
+	}
+	return fmt.Sprintf("[b]The GM has voided[/b] an order %s sent by PM: it no longer counts.", player)
 }

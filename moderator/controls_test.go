@@ -26,12 +26,15 @@ type nationsRig struct {
 	id  int64
 }
 
-func newNations(t *testing.T, db *store.DB) *nationsRig {
+func newNations(t *testing.T, db *store.DB) *nationsRig { return newNationsIn(t, db, "") }
+
+// newNationsIn is newNations on a board whose bot account reads times in zone.
+func newNationsIn(t *testing.T, db *store.DB, zone string) *nationsRig {
 	r := &nationsRig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
 	r.ff = &fakeForum{clk: r.clk}
 	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", TimeZone: zone}
 	g, err := r.m.Create(r.ctx, "n1", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}, {Slot: "Carol", ForumName: "Carol"}})
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +162,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		r.ff.Post(ctx, "Carol", "[b]CIV: Earth[/b]")
 		carolPost := r.ff.lastID()
 		r.ff.Post(ctx, "Alice", "chatter")
+		chatter := r.ff.lastID()
 		r.tick()
 		r.ff.remove(carolPost)
 		r.tick()
@@ -178,11 +182,14 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		}
 
 		// Resolve now, then an edit of a closed phase's post is only flagged.
+		r.clk.Advance(time.Minute)
 		if _, err := r.m.ResolveNow(ctx, "n1"); err != nil {
 			t.Fatal(err)
 		}
 		r.tick()
-		r.ff.edit(post, "[b]CIV: Earth[/b]")
+		// (The GM's announcements above pushed Alice's first post off the
+		// page a poll re-reads; her chatter, also of round 1, is on it.)
+		r.ff.edit(chatter, "[b]CIV: Earth[/b]")
 		r.tick()
 		if s, _ := r.state(); s.CivOf("Alice") != "Water" {
 			t.Error("an edit after the deadline changed a closed phase")
@@ -298,7 +305,9 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		m := &Moderator{DB: db, Clock: clock.NewFake(start)}
+		clk := clock.NewFake(start)
+		ff := &fakeForum{clk: clk, missing: map[string]bool{"Nobody": true}, memberIDs: map[string]string{"Benedict": "99", "Bo": "7", "Annex": "2"}}
+		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
 		players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 		var ps []store.Player
 		for i, p := range players {
@@ -310,8 +319,29 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", "99"); err != nil {
+		// An account whose board id is another player's (Ann's role PM
+		// would go to her account).
+		if _, _, err := m.Replace(ctx, "r1", "Ben", "Annex", ""); err == nil || !strings.Contains(err.Error(), "already Ann's") {
+			t.Fatalf("taking Ann's forum id for Ben's slot: %v", err)
+		}
+		// Refused: an account the board does not have, another player's
+		// name (however written), a user id the board contradicts.
+		for _, c := range []struct{ newName, id, want string }{
+			{"Nobody", "", "no account named"},
+			{"cat", "", "already a player"},
+			{"Bo", "8", "user id 7, not 8"},
+		} {
+			if _, _, err := m.Replace(ctx, "r1", "Ben", c.newName, c.id); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("replace Ben by %s: %v, want %q", c.newName, err, c.want)
+			}
+		}
+		if _, _, err := m.Replace(ctx, "r1", "Ben", "Benedict", ""); err != nil {
 			t.Fatal(err)
+		}
+		// A second replacement may not take a name the slot's neighbours
+		// answer to, nor come back to a refused one.
+		if _, _, err := m.Replace(ctx, "r1", "Ann", "Ben", ""); err == nil || !strings.Contains(err.Error(), "a name Benedict answers to") {
+			t.Errorf("Ann replaced by Ben (now Benedict's alias): %v", err)
 		}
 		var out []store.OutboxItem
 		db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err })
@@ -326,6 +356,22 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 		}
 		if !found {
 			t.Fatal("no role PM queued for Ben")
+		}
+		// The thread is told, and Benedict gets what Ben was told privately.
+		var told, handed int
+		for _, it := range out {
+			if it.Kind == "post" && strings.Contains(it.Body, "Benedict replaces Ben") {
+				told++
+			}
+			if it.Recipient == "Ben" && strings.HasPrefix(it.Body, "You take over Ben's place") {
+				handed++
+				if !strings.Contains(it.Body, "You are") || it.RecipientName != "Benedict" || it.RecipientID != "99" {
+					t.Errorf("the handover PM:\n%s\n(to %s, %s)", it.Body, it.RecipientName, it.RecipientID)
+				}
+			}
+		}
+		if told != 1 || handed != 1 {
+			t.Errorf("%d announcements and %d handover PMs, want 1 each", told, handed)
 		}
 	})
 }

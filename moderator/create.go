@@ -42,6 +42,9 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 		s := &step{l: &loaded{row: row, game: eng, cfg: gc, forum: fc, state: setup.State},
 			players: ps, playersChanged: len(ps) > 0, opened: gc.Start}
 		s.emit("setup", setup, m.now())
+		// The first deadline on the board's unit too (a whole minute where
+		// stamps are to the minute).
+		roundDeadline(s, m.now())
 		return m.commit(tx, s)
 	})
 	if err != nil {

@@ -21,12 +21,15 @@ import (
 // the bot's inbox and sent folder. The end-to-end tests use forumsim over
 // HTTP instead; this one makes crash tests at every point fast.
 type fakeForum struct {
-	mu     sync.Mutex
-	clk    clock.Clock
-	posts  []forum.Post
-	inbox  []forum.PrivateMessage
-	sent   []forum.PrivateMessage
-	nextID int
+	mu    sync.Mutex
+	clk   clock.Clock
+	posts []forum.Post
+	// missing names accounts the board does not have (Member).
+	missing   map[string]bool
+	memberIDs map[string]string
+	inbox     []forum.PrivateMessage
+	sent      []forum.PrivateMessage
+	nextID    int
 	// lose makes the next n sends succeed on the forum but report an error
 	// (the answer was lost), as a timeout after the post went through does.
 	lose int
@@ -36,6 +39,18 @@ type fakeForum struct {
 	refuse string
 	// finds counts FindPost calls (the forum-side marker search).
 	finds int
+	// minutes makes the board stamp posts and PMs to the minute (as MyBB
+	// does), not to the second.
+	minutes bool
+}
+
+// stamp is the board's stamp of a message made at t.
+func (f *fakeForum) stamp(t time.Time) forum.Stamp {
+	if !f.minutes {
+		return forum.ExactStamp(t.Truncate(time.Second), t.Format(time.TimeOnly))
+	}
+	m := t.Truncate(time.Minute)
+	return forum.Stamp{Earliest: m, Latest: m.Add(time.Minute), Precision: forum.PrecisionMinute, Text: m.Format("15:04")}
 }
 
 var phpbb = func() *parser.Parser {
@@ -48,14 +63,16 @@ func (f *fakeForum) id() string { f.nextID++; return strconv.Itoa(f.nextID) }
 func (f *fakeForum) Post(ctx context.Context, player, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.posts = append(f.posts, forum.Post{ID: f.id(), Author: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+	st := f.stamp(f.clk.Now())
+	f.posts = append(f.posts, forum.Post{ID: f.id(), Author: forum.Author{Name: player, ID: "u-" + player}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{})})
 	return nil
 }
 
 func (f *fakeForum) PM(ctx context.Context, player, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: f.clk.Now().Truncate(time.Second), BodyHTML: bbcode.Render(text, bbcode.Options{})})
+	st := f.stamp(f.clk.Now())
+	f.inbox = append(f.inbox, forum.PrivateMessage{ID: f.id(), From: forum.Author{Name: player, ID: "u-" + player}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{})})
 	return nil
 }
 
@@ -133,7 +150,8 @@ func (f *fakeForum) Reply(ctx context.Context, thread, body, key string) (string
 		return "", errDown
 	}
 	id := f.id()
-	f.posts = append(f.posts, forum.Post{ID: id, Author: forum.Author{Name: "GMbot", ID: "u-bot"}, Time: f.clk.Now(), BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
+	st := f.stamp(f.clk.Now())
+	f.posts = append(f.posts, forum.Post{ID: id, Author: forum.Author{Name: "GMbot", ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
 	if f.lose > 0 {
 		f.lose--
 		return "", errors.New("timeout awaiting response")
@@ -255,4 +273,42 @@ func (f *fakeForum) PMAt(player, text string, t time.Time) {
 
 func fakePost(f *fakeForum, player, text string, at time.Time) forum.Post {
 	return forum.Post{ID: f.id(), Author: forum.Author{Name: player, ID: "u-" + player}, Time: at, BodyHTML: bbcode.Render(text, bbcode.Options{})}
+}
+
+// merge appends text to a post as MyBB does with a member's consecutive
+// post ("\n[hr]\n" between them).
+func (f *fakeForum) merge(id, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.posts {
+		if f.posts[i].ID == id {
+			f.posts[i].BodyHTML += "<br>\n<hr class=\"mycode_hr\" />\n" + bbcode.Render(text, bbcode.Options{})
+			f.posts[i].Edited = true
+		}
+	}
+}
+
+// unreadable gives a post a time the parser could not read.
+func (f *fakeForum) unreadable(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.posts {
+		if f.posts[i].ID == id {
+			f.posts[i].Time, f.posts[i].Stamp = time.Time{}, forum.UnreadableStamp("Smarch 32", errors.New("no layout reads it"))
+		}
+	}
+}
+
+// Member finds every name except those in missing (accounts the board does
+// not have), with its id from memberIDs when set there.
+func (f *fakeForum) Member(_ context.Context, name string) (forum.Author, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return forum.Author{}, false, errDown
+	}
+	if f.missing[name] {
+		return forum.Author{}, false, nil
+	}
+	return forum.Author{Name: name, ID: f.memberIDs[name]}, true, nil
 }

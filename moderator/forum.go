@@ -35,6 +35,10 @@ type Forum interface {
 	// key: the check before any retry of an uncertain send.
 	FindPost(ctx context.Context, thread, key string) (id string, found bool, err error)
 	FindSentPM(ctx context.Context, key string) (id string, found bool, err error)
+	// Member looks an account up on the board by name: found is false when
+	// there is none. The name comes back as the board writes it, with the
+	// user id when the board shows one.
+	Member(ctx context.Context, name string) (a forum.Author, found bool, err error)
 }
 
 // Connector opens the forum connection of a game.

@@ -18,6 +18,8 @@ type loaded struct {
 	cfg   gameconfig.GameConfig
 	forum gameconfig.ForumConfig
 	state rules.State
+	unit  *time.Duration // deadlineUnit, once looked up
+	loc   *time.Location // the board's time zone (see zone)
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {
@@ -72,11 +74,4 @@ func channelOf(kind string) rules.Channel {
 		return rules.Private
 	}
 	return rules.Public
-}
-
-// before says whether a forum time is before t. Forum times are whole
-// seconds: a post stamped 12:00:07 may have been made at 12:00:07.9, so only
-// a time before t's own second is surely before t.
-func before(forumTime, t time.Time) bool {
-	return forumTime.Before(t.Truncate(time.Second))
 }

@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -36,14 +37,21 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 	if err != nil {
 		return fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
 	}
+	var unreadable []string
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
 		s, err := m.begin(tx, l.row.ID)
 		if err != nil {
 			return err
 		}
-		r := &intake{tx: tx, s: s, f: f, seen: readAt}
+		r := &intake{tx: tx, s: s, f: f, seen: readAt, lastRead: l.row.LastRead, prev: map[string]*store.Message{}}
+		defer func() { unreadable = r.unreadable }()
+		if p, ok := boardProfile(l.forum); ok && p.MergeSeparator != "" {
+			if r.merge, err = regexp.Compile(p.MergeSeparator); err != nil {
+				return fmt.Errorf("the profile's merge_separator: %w", err)
+			}
+		}
 		for _, p := range th.posts {
-			if err := r.observe("post", p.ID, p.Author, p.Time, p.BodyHTML); err != nil {
+			if err := r.post(p); err != nil {
 				return err
 			}
 		}
@@ -58,11 +66,15 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 		if err := m.edits(r); err != nil {
 			return err
 		}
-		s.l.row.ThreadCursor, s.l.row.PMCursor = th.next, pmNext
+		s.l.row.ThreadCursor, s.l.row.PMCursor, s.l.row.LastRead = th.next, pmNext, readAt
 		return m.commit(tx, s)
 	})
 	if err != nil {
 		return fmt.Errorf("read %s: recording: %w", l.row.Name, err)
+	}
+	for _, u := range unreadable {
+		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
+			"game", l.row.Name, "message", u)
 	}
 	return nil
 }
@@ -94,6 +106,9 @@ func (m *Moderator) deletions(tx *store.Tx, s *step, th threadRead) error {
 		seen[p.ID] = true
 	}
 	for _, pid := range ids {
+		if base, _, merged := strings.Cut(pid, "+"); merged && seen[base] {
+			continue // text a board appended to a post that is still there
+		}
 		if !seen[pid] {
 			s.ch.Deleted = append(s.ch.Deleted, store.Deletion{GameID: s.l.row.ID, Kind: "post", ForumID: pid, Seen: m.now()})
 			m.log().Info("post deleted; its commands stand unless the GM voids them", "game", s.l.row.Name, "post", pid)
@@ -105,28 +120,80 @@ func (m *Moderator) deletions(tx *store.Tx, s *step, th threadRead) error {
 // intake keeps the posts and PMs of one read as first seen, and the
 // edits among them for the step to judge.
 type intake struct {
-	tx     *store.Tx
-	s      *step
-	f      Forum
-	seen   time.Time
-	edited []store.Message
+	tx       *store.Tx
+	s        *step
+	f        Forum
+	seen     time.Time // when the read began
+	lastRead time.Time // when the read before it began
+	merge    *regexp.Regexp
+	prev     map[string]*store.Message // the last message of each kind observed
+	edited   []store.Message
+	// unreadable are the new or changed messages the parser could not
+	// take (forum.UnreadableBody): recorded as such, flagged to the GM.
+	unreadable []string
 }
 
 // observe records one post or PM. It is the store's one upsert per message:
 // whether it is new, unchanged or edited is known only once compared with
-// what is stored.
-func (r *intake) observe(kind, forumID string, a forum.Author, t time.Time, body string) error {
+// what is stored. A new message's stamp is narrowed by what the bot saw: it
+// was made before this read began, and not before the message of its kind
+// with the next smaller id (posts are numbered as they are made, and so
+// are a board's PMs).
+func (r *intake) observe(kind, forumID string, a forum.Author, st forum.Stamp, body string) error {
+	st = r.narrow(kind, forumID, st)
 	msg := &store.Message{GameID: r.s.l.row.ID, Kind: kind, ForumID: forumID, AuthorName: a.Name, AuthorID: a.ID,
-		Time: t.UTC(), BodyHTML: body, Hash: r.f.Hash(body), FirstSeen: r.seen}
+		Time: st.Earliest, Stamp: st, BodyHTML: body, Hash: r.f.Hash(body), FirstSeen: r.seen}
 	ch, err := r.tx.RecordMessage(msg)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, forumID, err)
+	}
+	if ch != store.Unchanged && forum.IsUnreadable(body) {
+		r.unreadable = append(r.unreadable, kind+" "+forumID+" by "+a.Name)
 	}
 	if ch == store.Edited && msg.Status != store.MessageNew {
 		// (Not read yet: the new body is what will be read.)
 		r.edited = append(r.edited, *msg)
 	}
+	r.prev[kind] = msg
 	return nil
+}
+
+// narrow bounds a stamp by the read (made before it began) and by the
+// message before it in id order.
+func (r *intake) narrow(kind, forumID string, st forum.Stamp) forum.Stamp {
+	if !st.Known() {
+		if st.Err != "" {
+			r.s.warn("a message's time could not be read", "kind", kind, "id", forumID, "time", st.Text, "err", st.Err)
+		}
+		return st
+	}
+	var lo time.Time
+	if strings.Contains(forumID, "+") {
+		// Text appended to a post: its interval is already what the reads allow.
+		if n, ok := st.Narrow(time.Time{}, r.seen); ok {
+			return n
+		}
+		return st
+	}
+	prev := r.prev[kind]
+	if prev == nil || forum.CompareIDs(prev.ForumID, forumID) >= 0 {
+		prev = nil
+		if p, err := r.tx.LastMessageBefore(r.s.l.row.ID, kind, forumID); err == nil {
+			prev = p
+		}
+	}
+	if prev != nil && prev.Stamp.Known() {
+		lo = prev.Stamp.Earliest
+	}
+	if n, ok := st.Narrow(lo, r.seen); ok {
+		return n
+	}
+	if n, ok := st.Narrow(time.Time{}, r.seen); ok {
+		return n
+	}
+	// The board's clock and the bot's disagree: keep what the board says.
+	r.s.warn("a message's time is after the read that found it (is the board's clock ahead?)", "kind", kind, "id", forumID, "time", st.Text)
+	return st
 }
 
 // edits judges the edits of messages already read. One seen while the phase
@@ -144,7 +211,8 @@ func (m *Moderator) edits(r *intake) error {
 	voided := map[int64]bool{}
 	again := false
 	for _, msg := range r.edited {
-		if st.Finished || late || before(msg.Time, s.opened) {
+		earlier := s.closed != "" && msg.Stamp.Before(s.opened) == forum.Yes // made in a phase already closed
+		if st.Finished || late || earlier {
 			s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Phase: st.Phase, Player: msg.AuthorName,
 				Channel: string(channelOf(msg.Kind)), Text: "(edit)", Kind: "edit", Status: store.CommandIgnored, Time: m.now(),
 				Reason: "edited after its phase's deadline: the edit does not change that phase"})
@@ -188,7 +256,7 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 			if !playsIn(siblings, pm.From.Name) && !strings.EqualFold(pm.From.Name, s.l.forum.Bot) {
 				// Nobody's player: keep it in the audit log (a replacement
 				// writing before the GM's replace, a stranger).
-				if err := r.observe("pm", pm.ID, pm.From, pm.Time, pm.BodyHTML); err != nil {
+				if err := r.observe("pm", pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pm.BodyHTML); err != nil {
 					return err
 				}
 			}
@@ -204,7 +272,7 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 			}
 			continue
 		}
-		if err := r.observe("pm", pm.ID, pm.From, pm.Time, pm.BodyHTML); err != nil {
+		if err := r.observe("pm", pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pm.BodyHTML); err != nil {
 			return err
 		}
 	}
@@ -287,8 +355,9 @@ func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
 // to name the game.
 func askWhichGame(r *intake, siblings []*loaded, slot string, pm forum.PrivateMessage) error {
 	s := r.s
+	st := r.narrow("pm", pm.ID, stampOf(pm.Stamp, pm.Time))
 	msg := &store.Message{GameID: s.l.row.ID, Kind: "pm", ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
-		Time: pm.Time.UTC(), BodyHTML: pm.BodyHTML, Hash: r.f.Hash(pm.BodyHTML), FirstSeen: r.seen}
+		Time: st.Earliest, Stamp: st, BodyHTML: pm.BodyHTML, Hash: r.f.Hash(pm.BodyHTML), FirstSeen: r.seen}
 	ch, err := r.tx.RecordMessage(msg)
 	if err != nil {
 		return fmt.Errorf("pm %s: %w", pm.ID, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 
@@ -15,15 +16,20 @@ import (
 // GameReport is what `forumgm status` shows of one game: public facts only
 // (who has acted, not what they did).
 type GameReport struct {
-	Name    string           `json:"name"`
-	Game    string           `json:"game"`
-	Status  store.GameStatus `json:"status"`
-	Error   string           `json:"error,omitempty"` // the game could not be read
-	Rules   rules.Status     `json:"rules"`
-	Thread  string           `json:"thread"`
-	Pending int              `json:"outbox_pending"`
-	Failed  int              `json:"outbox_failed"`
-	Sent    int              `json:"outbox_sent"`
+	Name   string           `json:"name"`
+	Game   string           `json:"game"`
+	Status store.GameStatus `json:"status"`
+	Error  string           `json:"error,omitempty"` // the game could not be read
+	Rules  rules.Status     `json:"rules"`
+	// DeadlineText is the deadline as the game's posts write it: in the
+	// board's time zone (rules.When); "" without one.
+	DeadlineText string `json:"deadline_text,omitempty"`
+	// Zone is the board's time zone, for writing other times the same way.
+	Zone    *time.Location `json:"-"`
+	Thread  string         `json:"thread"`
+	Pending int            `json:"outbox_pending"`
+	Failed  int            `json:"outbox_failed"`
+	Sent    int            `json:"outbox_sent"`
 	// Flood is the bot account's flood control as `forumgm run` last
 	// learned it (unknown until it has posted).
 	Flood forum.FloodStatus `json:"flood"`
@@ -60,6 +66,10 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			st.Extra = nil // game-specific results may hold secrets mid-game
 			names(l.state.Roster(), &st)
 			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL()}
+			if !st.Deadline.IsZero() {
+				r.DeadlineText = rules.When(st.Deadline, l.zone())
+			}
+			r.Zone = l.zone()
 			items, err := tx.Outbox(l.row.ID)
 			if err != nil {
 				return err

@@ -5,37 +5,110 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
-// settle resolves while the game is due at t.
+// settle resolves what is due after a read that began at t (it was complete
+// up to then): a phase by its time limit only when t is past the deadline,
+// or one every player has acted in.
 func settle(s *step, t time.Time) error {
 	for range 100 {
 		st := s.l.game.Status(s.l.state)
-		if st.Finished || s.l.row.Status != Running || !s.l.game.Due(s.l.state, t) {
+		if st.Finished || s.l.row.Status != Running {
 			return nil
 		}
-		at := t
-		if !st.Deadline.IsZero() && st.Deadline.Before(t) {
-			at = st.Deadline
+		if dl := st.Deadline; !dl.IsZero() && t.After(dl) {
+			resolve(s, dl)
+			continue
 		}
-		resolve(s, at)
+		if !dueEarly(s, st, t) {
+			return nil
+		}
+		resolve(s, laterOf(t, s.opened))
 	}
 	return fmt.Errorf("resolve %s: the game keeps resolving", s.l.row.Name)
 }
 
-// resolve closes the current phase at at.
+// settleBefore closes the phases whose deadline a message was surely made
+// after (its stamp starts at or after it), before the message is applied.
+// A stamp that cannot say (it straddles the deadline) closes nothing: the
+// message counts in the phase still open.
+func settleBefore(s *step, stamp forum.Stamp) error {
+	for range 100 {
+		st := s.l.game.Status(s.l.state)
+		if st.Finished || s.l.row.Status != Running || st.Deadline.IsZero() || stamp.Before(st.Deadline) != forum.No {
+			return nil
+		}
+		resolve(s, st.Deadline)
+	}
+	return fmt.Errorf("resolve %s: the game keeps resolving", s.l.row.Name)
+}
+
+// settleAfter closes the phase a message completed ("everyone has acted"):
+// the close takes effect at that message, so everything after it in the
+// order belongs to the next phase. at is the message's earliest time.
+func settleAfter(s *step, at time.Time) error {
+	for range 100 {
+		st := s.l.game.Status(s.l.state)
+		if st.Finished || s.l.row.Status != Running || !dueEarly(s, st, at) {
+			return nil
+		}
+		resolve(s, laterOf(at, s.opened))
+	}
+	return fmt.Errorf("resolve %s: the game keeps resolving", s.l.row.Name)
+}
+
+// dueEarly says whether the phase is due at t for a reason other than its
+// time limit (every player has acted): the game is asked as of just before
+// the deadline when t is not before it.
+func dueEarly(s *step, st rules.Status, t time.Time) bool {
+	if !st.Deadline.IsZero() && !t.Before(st.Deadline) {
+		t = st.Deadline.Add(-time.Nanosecond)
+	}
+	return s.l.game.Due(s.l.state, t)
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// resolve closes the current phase at at. The next phase's deadline is put
+// on the board's unit (a whole minute where stamps are to the minute), so
+// no stamp straddles it; the journal keeps that, so a rebuild has it too.
 func resolve(s *step, at time.Time) {
 	phase := s.l.phase()
+	title := s.l.game.Status(s.l.state).Title
 	r := referee.Resolve(s.l.game, s.l.state, at)
 	s.l.state = r.State
-	s.journal("resolve", at, map[string]string{"phase": phase})
+	s.journal("resolve", at, map[string]string{"phase": phase, "title": title})
 	s.opened = at
+	s.closed = title
+	if s.closed == "" {
+		s.closed = phase
+	}
 	s.resolved = append(s.resolved, phase)
 	s.emit(phase, r, at)
+	roundDeadline(s, at)
+}
+
+// roundDeadline puts the current deadline on the board's unit, journalled
+// at at.
+func roundDeadline(s *step, at time.Time) {
+	st := s.l.game.Status(s.l.state)
+	if st.Finished || st.Deadline.IsZero() {
+		return
+	}
+	if d := forum.DeadlineOn(st.Deadline, s.l.deadlineUnit()); !d.Equal(st.Deadline) {
+		s.l.state = s.l.game.SetDeadline(s.l.state, d)
+		s.journal("deadline", at, map[string]time.Time{"deadline": d})
+	}
 }
 
 // rebuild recomputes the state from the seed and the journal, leaving out

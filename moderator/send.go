@@ -321,7 +321,12 @@ func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state store.
 	if state == store.OutboxSent {
 		it.SentAt = m.now()
 	}
-	if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.UpdateOutbox(it) }); err != nil {
+	if err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateOutbox(it); err != nil || state != store.OutboxSent {
+			return err
+		}
+		return m.openingPosted(tx, it)
+	}); err != nil {
 		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestExtendIntoThePastIsRefused(t *testing.T) {
 
 // TestLateMessageIsAnswered: a PM made at 12:05:13 but read only after the
 // GM resolved the round at 12:09 cannot count for the closed round; it is
-// rejected and its sender told why.
+// rejected and its sender told plainly why (which phase, closed when).
 func TestLateMessageIsAnswered(t *testing.T) {
 	r := newNations(t, storetest.SQLite(t))
 	r.ff.PMAt("Bob", "PROSPER", start.Add(5*time.Minute+13*time.Second))
@@ -121,12 +122,12 @@ func TestLateMessageIsAnswered(t *testing.T) {
 	for _, c := range r.commands("Bob") {
 		reasons = append(reasons, string(c.Status)+": "+c.Reason)
 	}
-	if len(reasons) != 1 || !strings.Contains(reasons[0], "rejected: arrived after its phase had closed") {
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "rejected: arrived after Round 1 of 2 had closed (Sun 1 Mar 12:09:00 UTC)") {
 		t.Errorf("Bob's commands: %q", reasons)
 	}
 	told := false
 	for _, pm := range r.ff.sentTo()["Bob"] {
-		told = told || strings.Contains(pm, "“PROSPER” — arrived after its phase had closed")
+		told = told || strings.Contains(pm, "“PROSPER” — arrived after Round 1 of 2 had closed (Sun 1 Mar 12:09:00 UTC): it was made before then but reached the bot only after")
 	}
 	if !told {
 		t.Errorf("Bob was not told: %q", r.ff.sentTo()["Bob"])
@@ -179,20 +180,52 @@ func TestNextDue(t *testing.T) {
 	}
 }
 
-// TestMessagesBeforeTheGameAreIgnored: a thread that had sign-up chatter (and
-// a PM the bot got earlier) before the game began: none of it is read as a
-// command, and nobody is messaged about it.
+// TestMessagesBeforeTheGameAreIgnored: a thread that had sign-up chatter
+// before the opening post (and a PM the bot got earlier): none of it is read
+// as a command, the audit log says why, and nobody is messaged about it.
 func TestMessagesBeforeTheGameAreIgnored(t *testing.T) {
-	r := newNations(t, storetest.SQLite(t))
-	r.ff.PMAt("Bob", "INVADE Alice", start.Add(-time.Hour))
-	r.ff.mu.Lock()
-	r.ff.posts = append(r.ff.posts, fakePost(r.ff, "Alice", "[b]I'm in![/b] [b]VOTE: Bob[/b]", start.Add(-2*time.Hour)))
-	r.ff.mu.Unlock()
-	r.tick()
-	if cs := r.commands(""); len(cs) != 0 {
-		t.Errorf("commands from before the game: %+v", cs)
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &fakeForum{clk: clk}
+	ff.PMAt("Bob", "INVADE Alice", start.Add(-time.Hour))
+	ff.posts = append(ff.posts, fakePost(ff, "Alice", "[b]I'm in![/b] [b]CIV: Fire[/b]", start.Add(-2*time.Hour)))
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "n", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for who, pms := range r.ff.sentTo() {
-		t.Errorf("%s was messaged: %q", who, pms)
+	for range 2 { // the opening post goes up; the next read sees it
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(10 * time.Second)
+	}
+	var cs []store.CommandRow
+	db.View(ctx, func(tx *store.Tx) error { cs, err = tx.Commands(g.ID, store.CommandFilter{}); return err })
+	reasons := map[string]string{}
+	for _, c := range cs {
+		if c.Status != store.CommandIgnored {
+			t.Errorf("a command from before the game is %s: %+v", c.Status, c)
+		}
+		reasons[c.Text] = c.Reason
+	}
+	want := map[string]string{
+		"INVADE Alice": "made before the game began (Sun 1 Mar 12:00:00 UTC)",
+		// Read before the opening post was confirmed: its stamp says it.
+		"I'm in!":   "made before the game began (Sun 1 Mar 12:00:00 UTC)",
+		"CIV: Fire": "made before the game began (Sun 1 Mar 12:00:00 UTC)",
+	}
+	if !reflect.DeepEqual(reasons, want) {
+		t.Errorf("audit reasons %q, want %q", reasons, want)
+	}
+	for who, pms := range ff.sentTo() {
+		for _, pm := range pms {
+			if strings.Contains(pm, "before the game") {
+				t.Errorf("%s was messaged: %q", who, pm)
+			}
+		}
 	}
 }

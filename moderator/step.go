@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/referee"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -17,6 +19,8 @@ type step struct {
 	players        []store.Player
 	playersChanged bool
 	opened         time.Time // when the current phase began
+	closed         string    // the phase closed at opened ("" before any close)
+	notes          []note    // problems to log once the step is saved
 	queued         int       // outbox items so far: numbers the markers
 	resolved       []string  // phases this step resolved (for the log)
 	ch             store.Changes
@@ -36,8 +40,23 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 	if opened.IsZero() {
 		opened = l.cfg.Start
 	}
-	return &step{l: l, players: in.Players, opened: opened, queued: in.OutboxCount}, nil
+	closed := ""
+	if !in.LastResolve.IsZero() {
+		closed = in.LastPhase
+		if closed == "" {
+			closed = "the previous phase"
+		}
+	}
+	return &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}, nil
 }
+
+// note is a problem a step met, logged after it is saved.
+type note struct {
+	msg  string
+	args []any
+}
+
+func (s *step) warn(msg string, args ...any) { s.notes = append(s.notes, note{msg, args}) }
 
 // commit saves the step in one call. A crash point follows a resolution: a
 // crash there, inside the transaction, must undo all of the step.
@@ -56,8 +75,12 @@ func (m *Moderator) commit(tx *store.Tx, s *step) error {
 	return nil
 }
 
-// logResolved logs the resolutions of a committed step.
+// logResolved logs the resolutions of a committed step
+// and the problems it met (an unreadable time is an error for the GM).
 func (m *Moderator) logResolved(s *step) {
+	for _, n := range s.notes {
+		m.log().Error(n.msg, append([]any{"game", s.l.row.Name}, n.args...)...)
+	}
 	for _, ph := range s.resolved {
 		m.log().Info("phase resolved", "game", s.l.row.Name, "phase", ph)
 	}
@@ -85,31 +108,52 @@ func (s *step) finish() error {
 // emit records a referee step's events and queues its messages.
 func (s *step) emit(phase string, r referee.Step, at time.Time) {
 	g := s.l.row
+	r = s.withDeadline(phase, r, at)
 	for _, e := range r.Events {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
 	}
 	roster := s.l.state.Roster()
+	limit := 0
+	if p, ok := forum.Builtin(s.l.forum.Engine); ok {
+		limit = p.MaxMessageBytes
+	}
 	for _, o := range r.Out {
-		s.queued++
-		it := store.OutboxItem{
-			// The game's name in the subject routes a player's reply to it.
-			GameID: g.ID, Subject: "[" + g.Name + "] " + o.Subject, Body: o.Text, NotBefore: o.NotBefore, State: store.OutboxPending,
-			Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
+		// Longer than the board takes (a receipt for a 3,000-line PM): in
+		// parts, each its own outbox item and marker, so each is sent
+		// exactly once and the board never refuses one for its length.
+		parts := forum.SplitMessage(o.Text, limit)
+		for i, text := range parts {
+			subject := o.Subject
+			if len(parts) > 1 {
+				subject = fmt.Sprintf("%s (%d/%d)", o.Subject, i+1, len(parts))
+			}
+			s.queue(o, subject, text, roster, phase)
 		}
-		if o.Public() {
-			it.Kind = "post"
-		} else {
-			it.Kind = "pm"
-			it.Recipient = o.To
-			it.RecipientName = roster.Display(o.To)
-			for _, p := range s.players {
-				if p.Slot == o.To {
-					it.RecipientName, it.RecipientID = p.ForumName, p.ForumUserID
-				}
+	}
+}
+
+// queue adds one outbox item for (one part of) a message.
+func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
+	g := s.l.row
+	s.queued++
+	it := store.OutboxItem{
+		// The game's name in the subject routes a player's reply to it.
+		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, NotBefore: o.NotBefore, State: store.OutboxPending,
+		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
+	}
+	if o.Public() {
+		it.Kind = "post"
+	} else {
+		it.Kind = "pm"
+		it.Recipient = o.To
+		it.RecipientName = roster.Display(o.To)
+		for _, p := range s.players {
+			if p.Slot == o.To {
+				it.RecipientName, it.RecipientID = p.ForumName, p.ForumUserID
 			}
 		}
-		s.ch.Outbox = append(s.ch.Outbox, it)
 	}
+	s.ch.Outbox = append(s.ch.Outbox, it)
 }
 
 // journal appends a journal entry of kind with payload (nil: none).

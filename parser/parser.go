@@ -4,7 +4,6 @@
 package parser
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +31,7 @@ type Parser struct {
 	bold, quote, spoiler, code, strike                                                   goquery.Matcher
 	inRow, inLink, inFrom, inTime, inUnread                                              goquery.Matcher
 	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                         goquery.Matcher
+	captcha                                                                              goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
 }
@@ -87,6 +87,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.pm, "pm", s.PM}, {&x.pmSubject, "pm_subject", s.PMSubject}, {&x.pmFrom, "pm_from", s.PMFrom},
 		{&x.pmTime, "pm_time", s.PMTime}, {&x.pmTimeTitle, "pm_time_title", s.PMTimeTitle},
 		{&x.pmBody, "pm_body", s.PMBody}, {&x.pageTime, "page_time", s.PageTime},
+		{&x.captcha, "captcha", s.Captcha},
 	} {
 		if *c.dst, err = compileSel(c.name, c.sel); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
@@ -119,11 +120,6 @@ func MustNew(p forum.Profile) *Parser {
 	return x
 }
 
-// Doc parses a page.
-func Doc(page []byte) (*goquery.Document, error) {
-	return goquery.NewDocumentFromReader(bytes.NewReader(page))
-}
-
 // Thread is one parsed thread page.
 type Thread struct {
 	Posts []forum.Post `json:"posts"`
@@ -154,6 +150,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		p.Time = p.Stamp.Earliest
 		if b := s.FindMatcher(x.body).First(); b.Length() > 0 {
 			p.BodyHTML, _ = b.Html()
+			p.BodyHTML = readableBody(p.BodyHTML)
 		}
 		if e := s.FindMatcher(x.edit).First(); e.Length() > 0 {
 			p.Edited = true
@@ -210,6 +207,12 @@ func (x *Parser) pagination(doc *goquery.Document) (page, pages int) {
 // LoggedIn reports whether the page shows the profile's logged-in marker.
 func (x *Parser) LoggedIn(doc *goquery.Document) bool {
 	return doc.FindMatcher(x.loggedIn).Length() > 0
+}
+
+// Captcha reports whether a node (a form) holds the profile's captcha
+// control.
+func (x *Parser) Captcha(s *goquery.Selection) bool {
+	return s.FindMatcher(x.captcha).Length() > 0
 }
 
 // ErrorText is the text of the page's error box(es), "" when none.
@@ -342,6 +345,7 @@ func (x *Parser) PMAt(doc *goquery.Document, f Fetch) (forum.PrivateMessage, boo
 	m.Time = m.Stamp.Earliest
 	if b := n.FindMatcher(x.pmBody).First(); b.Length() > 0 {
 		m.BodyHTML, _ = b.Html()
+		m.BodyHTML = readableBody(m.BodyHTML)
 	}
 	return m, true
 }

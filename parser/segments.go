@@ -59,6 +59,9 @@ func (x *Parser) StripQuoted(bodyHTML string) []string {
 }
 
 func (x *Parser) walkBody(body string, all bool) []string {
+	if forum.IsUnreadable(body) {
+		return nil // its reason is for the GM, not a command
+	}
 	w := &walker{x: x, all: all}
 	return w.run(body)
 }

@@ -145,6 +145,10 @@ func Patiently(ctx context.Context, clk clock.Clock, send func() (string, error)
 // error text carries the board's message.
 var ErrRejected = errors.New("the forum rejected the submission")
 
+// ErrCaptcha: the form asks for a captcha the bot cannot answer (SMF's PM
+// form for members with fewer than 5 posts). It is an ErrRejected too.
+var ErrCaptcha = fmt.Errorf("%w: the form asks for a captcha", ErrRejected)
+
 // Reply posts a reply to a topic with the marker key as its last line and
 // returns the new post's id. It fetches the reply form afresh for every
 // attempt and before every retry after an unclear outcome looks for the
@@ -291,6 +295,10 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(d)}
 		}
 		return parser.Form{}, nil, fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
+	}
+	if p.Session.Parser.Captcha(pg.Doc.Find(f.Selector).First()) {
+		return parser.Form{}, nil, fmt.Errorf("%s: %w (profile selector captcha %q matched on %s): give the bot account the posts or rank the board requires, or turn the check off (SMF: pm_spam_settings)",
+			what, ErrCaptcha, p.Session.Profile.Selectors.Captcha, page)
 	}
 	for k, v := range fields {
 		form.Values.Set(k, v)
@@ -464,7 +472,7 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool
 		if i >= max(p.ScanSent, 1) {
 			break
 		}
-		m, err := p.reader.ReadPM(ctx, h.ID)
+		m, err := p.reader.ReadSentPM(ctx, h.ID)
 		if err != nil {
 			return "", false, err
 		}

@@ -49,6 +49,9 @@ type Options struct {
 	// AfterResolve, when set, is called after every phase resolution with the
 	// new state and the number of resolutions so far (the map pictures).
 	AfterResolve func(s rules.State, n int) error
+	// Progress, when set, is called after each script step with the steps
+	// done and the steps in all (the CLI shows long replays' progress).
+	Progress func(done, total int)
 }
 
 // Run plays a scenario to its end.
@@ -71,11 +74,13 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, sc.Errorf(setupKey(sc, err), "setting up %s: %v", g.Name(), err)
 	}
+	// Deadlines are written as a live game writes them, in UTC here.
+	step = referee.Deadline(g, step, "setup", now, time.UTC)
 	r.take(now, step)
 	s := step.State
 	resolutions := 0
 	resolve := func(at time.Time) error {
-		st := referee.Resolve(g, s, at)
+		st := referee.Deadline(g, referee.Resolve(g, s, at), g.Status(s).Phase, at, time.UTC)
 		s = st.State
 		r.take(at, st)
 		resolutions++
@@ -102,7 +107,10 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 		}
 		return fmt.Errorf("%s keeps resolving at %s: the game never settles", g.Name(), t)
 	}
-	for _, stp := range sc.Script {
+	for i, stp := range sc.Script {
+		if opt.Progress != nil && i > 0 {
+			opt.Progress(i, len(sc.Script))
+		}
 		now = now.Add(time.Second)
 		if err := settle(now); err != nil {
 			return nil, err
@@ -133,7 +141,9 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 			// that is over: recorded, never a command (as in a live game).
 			continue
 		}
+		before := g.Status(s).Phase
 		st := referee.Message(g, s, rules.Source{Player: id, Channel: ch, Time: now, Ref: fmt.Sprintf("line-%d", stp.Line)}, segs)
+		st = referee.Deadline(g, st, before, now, time.UTC)
 		s = st.State
 		for _, o := range st.Outcomes {
 			if o.Status == referee.Rejected {
@@ -144,6 +154,9 @@ func Run(sc *scenario.Scenario, opt Options) (*Result, error) {
 		if err := settle(now); err != nil {
 			return nil, err
 		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(len(sc.Script), len(sc.Script))
 	}
 	r.State = s
 	r.Status = g.Status(s)
@@ -249,7 +262,7 @@ func (r *Result) Text() string {
 		}
 	}
 	if len(r.Rejected) > 0 {
-		fmt.Fprintf(&b, "== %d rejected command(s):\n", len(r.Rejected))
+		fmt.Fprintf(&b, "== %s:\n", rules.Plural(len(r.Rejected), "rejected command"))
 		for _, rj := range r.Rejected {
 			fmt.Fprintf(&b, "   %s: %q — %s\n", rj.Player, rj.Text, rj.Reason)
 		}

@@ -191,3 +191,30 @@ func TestQuotedSpoileredStruckVotesAreNotRead(t *testing.T) {
 		t.Errorf("PM lines = %q", l)
 	}
 }
+
+// TestProgress: a replay reports each step done, in order, ending at the
+// script's length.
+func TestProgress(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Load("../testdata/examples/nations-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	if _, err := Run(sc, Options{Progress: func(done, total int) {
+		if total != len(sc.Script) {
+			t.Fatalf("total %d, want %d", total, len(sc.Script))
+		}
+		got = append(got, done)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range got {
+		if d != i+1 {
+			t.Fatalf("progress %v: want 1, 2, … %d", got, len(sc.Script))
+		}
+	}
+	if len(got) != len(sc.Script) {
+		t.Errorf("%d progress calls for %d steps", len(got), len(sc.Script))
+	}
+}

@@ -107,10 +107,21 @@ func (r *Roster) Replace(old, newName string) error {
 	if k := NormName(newName); k == "" {
 		return fmt.Errorf("new name %q has no letters or digits", newName)
 	}
-	if other, err := r.Match(newName); err == nil && other != id {
-		// An exact or prefix hit on another player: only refuse exact clashes.
-		if NormName(r.Display(other)) == NormName(newName) {
-			return fmt.Errorf("%q is already a player", newName)
+	// A name another player answers to (sign-up name, current name or
+	// alias) would make commands naming it ambiguous: refused. A prefix of
+	// another's name is not a clash: an exact name wins over a prefix.
+	k := NormName(newName)
+	for _, s := range r.Slots {
+		if s.ID == id {
+			continue
+		}
+		for _, n := range append([]string{s.ID, s.Display}, s.Aliases...) {
+			if NormName(n) == k {
+				if n == s.Display {
+					return fmt.Errorf("%q is already a player", newName)
+				}
+				return fmt.Errorf("%q is a name %s answers to", newName, s.Display)
+			}
 		}
 	}
 	i := r.index(id)

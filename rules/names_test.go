@@ -1,6 +1,11 @@
 package rules
 
-import "testing"
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestMatch(t *testing.T) {
 	t.Parallel()
@@ -153,5 +158,51 @@ func TestAuthor(t *testing.T) {
 	}
 	if id, ok := r.Author("Carol"); !ok || id != "Bob" {
 		t.Error("the replacement speaks for the slot")
+	}
+}
+
+func TestOptionNumbersAreFiniteAndBounded(t *testing.T) {
+	cases := []struct {
+		v      any
+		intOK  bool
+		spanOK bool // as hours, zero not allowed
+	}{
+		{3, true, true},
+		{2.0, true, true},
+		{0.5, false, true},
+		{"12", true, true},
+		{math.NaN(), false, false},
+		{math.Inf(1), false, false},
+		{math.Inf(-1), false, false},
+		{"NaN", false, false},
+		{"+Inf", false, false},
+		{1e300, false, false},
+		{float64(1 << 53), true, false},
+		{float64(1 << 54), false, false},
+		{0, true, false},
+		{-2, true, false},
+		{8784.0, true, true},
+		{8784.5, false, false},
+		{0.1 / 3600, false, true},
+		{0.05 / 3600, false, false},
+	}
+	for _, c := range cases {
+		o := Options{"x": c.v}
+		if _, err := o.Int("x", 0); (err == nil) != c.intOK {
+			t.Errorf("Int(%v): err %v, want ok=%v", c.v, err, c.intOK)
+		}
+		_, err := o.Span("x", 1, time.Hour, false)
+		if (err == nil) != c.spanOK {
+			t.Errorf("Span(%v): err %v, want ok=%v", c.v, err, c.spanOK)
+		}
+		if err != nil && !strings.Contains(err.Error(), "option x") {
+			t.Errorf("Span(%v): the error does not name the option: %v", c.v, err)
+		}
+	}
+	if f, err := (Options{"b": 0}).Span("b", 4, time.Minute, true); err != nil || f != 0 {
+		t.Errorf("a zero break must be allowed where zeroOK: %v %v", f, err)
+	}
+	if _, err := (Options{"n": 101}).IntIn("n", 5, 1, 100); err == nil || !strings.Contains(err.Error(), "1 to 100") {
+		t.Errorf("IntIn out of range: %v", err)
 	}
 }

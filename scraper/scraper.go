@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -195,7 +196,21 @@ func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, er
 
 // ReadPM reads one PM by id.
 func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
-	pg, err := sc.Session.Fetch(ctx, forum.Expand(sc.Session.Profile.URLs.ReadPM, map[string]string{"pm": id}))
+	return sc.readPM(ctx, sc.Session.Profile.URLs.ReadPM, id)
+}
+
+// ReadSentPM reads one PM of the sent folder by id (the profile's
+// read_sent_pm URL, or ReadPM's where the engine has one URL for both).
+func (sc *Scraper) ReadSentPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
+	u := sc.Session.Profile.URLs.ReadSentPM
+	if u == "" {
+		u = sc.Session.Profile.URLs.ReadPM
+	}
+	return sc.readPM(ctx, u, id)
+}
+
+func (sc *Scraper) readPM(ctx context.Context, tmpl, id string) (forum.PrivateMessage, error) {
+	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"pm": id}))
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
 	}
@@ -207,4 +222,26 @@ func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage,
 		m.ID = id
 	}
 	return m, nil
+}
+
+// Member looks an account up on the board by name (the profile's Member
+// page): found is false when the board has no such account. The name comes
+// back as the board writes it, with the user id when the page shows one.
+func (sc *Scraper) Member(ctx context.Context, name string) (forum.Author, bool, error) {
+	tmpl := sc.Session.Profile.URLs.Member
+	if tmpl == "" {
+		return forum.Author{}, false, fmt.Errorf("the board's profile has no member page to look %q up on", name)
+	}
+	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"name": name}))
+	if errors.Is(err, ErrNotFound) {
+		return forum.Author{}, false, nil // a board answering "no such user" with a 404
+	}
+	if err != nil {
+		return forum.Author{}, false, fmt.Errorf("looking up member %q: %w", name, err)
+	}
+	a, found, err := sc.Session.Parser.MemberAt(pg.Doc)
+	if err != nil {
+		return a, false, fmt.Errorf("looking up member %q: %w", name, err)
+	}
+	return a, found, nil
 }

@@ -9,7 +9,6 @@
 package scraper
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -374,7 +373,7 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 	// Sent..Received brackets the moment the board recorded the submission.
 	pg := &Page{URL: resp.Request.URL.String(), Status: resp.StatusCode, Header: resp.Header, Body: body,
 		Sent: sent, Received: s.opt.Clock.Now()}
-	pg.Doc, err = goquery.NewDocumentFromReader(bytes.NewReader(body))
+	pg.Doc, err = parser.Doc(body)
 	if err != nil {
 		return nil, err
 	}

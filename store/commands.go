@@ -11,20 +11,20 @@ import (
 
 // CommandRow is one audited segment: a command and what became of it.
 type CommandRow struct {
-	ID        int64
-	GameID    int64
-	MessageID int64 // 0 = from the GM
-	Seq       int   // segment index in the message
-	Phase     string
-	Player    string
-	Channel   string
-	Text      string
-	Kind      string
-	Args      []string
-	Status    CommandStatus
-	Reason    string
-	Time      time.Time // the command's (forum) time
-	CreatedAt time.Time
+	ID        int64         `json:"id"`
+	GameID    int64         `json:"game_id"`
+	MessageID int64         `json:"message_id"` // 0 = from the GM
+	Seq       int           `json:"seq"`        // segment index in the message
+	Phase     string        `json:"phase"`
+	Player    string        `json:"player"`
+	Channel   string        `json:"channel"`
+	Text      string        `json:"text"`
+	Kind      string        `json:"kind"`
+	Args      []string      `json:"args"`
+	Status    CommandStatus `json:"status"`
+	Reason    string        `json:"reason"`
+	Time      time.Time     `json:"time"` // the command's (forum) time
+	CreatedAt time.Time     `json:"created_at"`
 }
 
 // CommandFilter selects commands; zero fields match anything.
@@ -57,7 +57,7 @@ func (r commandRow) command() (CommandRow, error) {
 		Player: r.Player, Channel: r.Channel, Text: r.Text, Kind: r.Kind, Status: CommandStatus(r.Status), Reason: r.Reason,
 		Time: timeOfNull(r.Time), CreatedAt: timeOfMicros(r.CreatedAt)}
 	if err := json.Unmarshal([]byte(r.Args), &c.Args); err != nil {
-		return c, fmt.Errorf("store: args of command #%d: %w", r.ID, err)
+		return c, fmt.Errorf("args of command #%d: %w", r.ID, err)
 	}
 	if len(c.Args) == 0 {
 		c.Args = nil

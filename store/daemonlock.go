@@ -30,7 +30,7 @@ func (db *DB) LockDaemon(ctx context.Context) (release func(), err error) {
 		ok, err := l.TryLock()
 		if err != nil {
 			l.Close()
-			return nil, fmt.Errorf("store: daemon lock: %w", err)
+			return nil, fmt.Errorf("the one-daemon lock: %w", err)
 		}
 		if !ok {
 			l.Close()

@@ -28,8 +28,10 @@ type Game struct {
 	ThreadCursor []byte    // JSON
 	PMCursor     []byte    // JSON
 	PausedAt     time.Time // zero = not paused
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// LastRead is when the bot last began a read of the thread (zero: never).
+	LastRead  time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 type gameRow struct {
@@ -45,6 +47,7 @@ type gameRow struct {
 	ThreadCursor []byte        `db:"thread_cursor"`
 	PMCursor     []byte        `db:"pm_cursor"`
 	PausedAt     sql.NullInt64 `db:"paused_at"`
+	LastRead     sql.NullInt64 `db:"last_read"`
 	CreatedAt    int64         `db:"created_at"`
 	UpdatedAt    int64         `db:"updated_at"`
 }
@@ -54,14 +57,14 @@ func (r gameRow) game() Game {
 		ID: r.ID, Name: r.Name, Kind: r.Kind, Status: r.Status,
 		Config: r.Config, Forum: r.Forum, State: r.State, Phase: r.Phase,
 		Deadline: timeOfNull(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
-		PausedAt: timeOfNull(r.PausedAt), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
+		PausedAt: timeOfNull(r.PausedAt), LastRead: timeOfNull(r.LastRead), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
 	}
 }
 
-const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, created_at, updated_at`
+const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, created_at, updated_at`
 
 // ErrSecret: forum settings carry a password instead of a reference to one.
-var ErrSecret = errors.New("store: forum settings must reference credentials, not contain a password")
+var ErrSecret = errors.New("forum settings must say where the password is, not contain it")
 
 // checkForum refuses forum settings with a non-empty password-like key at
 // any depth: the database is not a place for secrets.
@@ -71,7 +74,7 @@ func checkForum(b []byte) error {
 	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("store: forum settings are not JSON: %w", err)
+		return fmt.Errorf("forum settings are not JSON: %w", err)
 	}
 	var walk func(any) error
 	walk = func(v any) error {
@@ -104,7 +107,7 @@ func checkForum(b []byte) error {
 // ErrExists if the name is taken.
 func (tx *Tx) CreateGame(g *Game) error {
 	if g.Name == "" {
-		return errors.New("store: game needs a name")
+		return errors.New("a game needs a name")
 	}
 	if err := checkForum(g.Forum); err != nil {
 		return err
@@ -173,14 +176,14 @@ func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
 }
 
 // SaveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
-// PMCursor, PausedAt and UpdatedAt (the caller's clock; now when zero, and
+// PMCursor, PausedAt, LastRead and UpdatedAt (the caller's clock; now when zero, and
 // then written back into g). Name, Kind, Config, Forum and CreatedAt stay.
 func (tx *Tx) SaveGame(g *Game) error {
 	if g.UpdatedAt.IsZero() {
 		g.UpdatedAt = Now()
 	}
-	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, updated_at = ? WHERE id = ?`,
-		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), g.UpdatedAt.UnixMicro(), g.ID)
+	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, last_read = ?, updated_at = ? WHERE id = ?`,
+		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), sqlTime(g.LastRead), g.UpdatedAt.UnixMicro(), g.ID)
 	return mustAffect(res, err, fmt.Sprintf("game #%d", g.ID))
 }
 
@@ -243,7 +246,7 @@ func (tx *Tx) Players(gameID int64) ([]Player, error) {
 	for i, r := range rows {
 		out[i] = Player{GameID: r.GameID, Slot: r.Slot, ForumName: r.ForumName, ForumUserID: r.ForumUserID}
 		if err := json.Unmarshal([]byte(r.Aliases), &out[i].Aliases); err != nil {
-			return nil, fmt.Errorf("store: aliases of %s: %w", r.Slot, err)
+			return nil, fmt.Errorf("aliases of %s: %w", r.Slot, err)
 		}
 		if len(out[i].Aliases) == 0 {
 			out[i].Aliases = nil

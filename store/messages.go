@@ -5,25 +5,31 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/forumgm/forumgm/forum"
 )
 
 // Message is one post or PM as the store knows it.
 type Message struct {
-	ID           int64
-	GameID       int64
-	Kind         string // post | pm
-	ForumID      string
-	AuthorName   string
-	AuthorID     string
-	Time         time.Time // the forum's timestamp
-	BodyHTML     string    // the current body
-	Hash         string    // of the current body (the caller's choice of hash)
-	FirstSeen    time.Time // for RecordMessage: when this observation was made
-	Status       MessageStatus
-	Deleted      bool
-	DeletedSeen  time.Time
-	Edits        int
-	LastEditSeen time.Time
+	ID         int64     `json:"id"`
+	GameID     int64     `json:"game_id"`
+	Kind       string    `json:"kind"` // post | pm
+	ForumID    string    `json:"forum_id"`
+	AuthorName string    `json:"author_name"`
+	AuthorID   string    `json:"author_id"`
+	Time       time.Time `json:"time"` // the forum's timestamp: Stamp.Earliest
+	// Stamp is the interval the board's time stamp allows, narrowed by what
+	// the bot saw (set by the caller before RecordMessage; kept as first
+	// recorded). An unreadable time has Stamp.Err set.
+	Stamp        forum.Stamp   `json:"stamp"`
+	BodyHTML     string        `json:"body_html"`  // the current body
+	Hash         string        `json:"hash"`       // of the current body (the caller's choice of hash)
+	FirstSeen    time.Time     `json:"first_seen"` // for RecordMessage: when this observation was made
+	Status       MessageStatus `json:"status"`
+	Deleted      bool          `json:"deleted"`
+	DeletedSeen  time.Time     `json:"deleted_seen"`
+	Edits        int           `json:"edits"`
+	LastEditSeen time.Time     `json:"last_edit_seen"`
 }
 
 // MessageVersion is an earlier body of an edited message; Seen is when that
@@ -72,6 +78,27 @@ type messageRow struct {
 	DeletedSeen  sql.NullInt64 `db:"deleted_seen"`
 	Edits        int           `db:"edits"`
 	LastEditSeen sql.NullInt64 `db:"last_edit_seen"`
+	StampFrom    sql.NullInt64 `db:"stamp_earliest"`
+	StampTo      sql.NullInt64 `db:"stamp_latest"`
+	StampPrec    string        `db:"stamp_precision"`
+	StampText    string        `db:"stamp_text"`
+	StampErr     string        `db:"stamp_error"`
+}
+
+// stamp reads the stored stamp. A row from before stamps were kept (no
+// precision) had its posted_at taken as exact.
+func (r messageRow) stamp() forum.Stamp {
+	if r.StampPrec == "" {
+		if !r.Time.Valid {
+			return forum.Stamp{}
+		}
+		return forum.ExactStamp(timeOfNull(r.Time), "")
+	}
+	var p forum.Precision
+	if err := p.UnmarshalText([]byte(r.StampPrec)); err != nil {
+		return forum.Stamp{Text: r.StampText, Err: "stored precision: " + err.Error()}
+	}
+	return forum.Stamp{Earliest: timeOfNull(r.StampFrom), Latest: timeOfNull(r.StampTo), Precision: p, Text: r.StampText, Err: r.StampErr}
 }
 
 func (r messageRow) message() Message {
@@ -80,10 +107,12 @@ func (r messageRow) message() Message {
 		AuthorName: r.AuthorName, AuthorID: r.AuthorID, Time: timeOfNull(r.Time),
 		BodyHTML: r.BodyHTML, Hash: r.Hash, FirstSeen: timeOfMicros(r.FirstSeen), Status: MessageStatus(r.Status),
 		Deleted: r.Deleted, DeletedSeen: timeOfNull(r.DeletedSeen), Edits: r.Edits, LastEditSeen: timeOfNull(r.LastEditSeen),
+		Stamp: r.stamp(),
 	}
 }
 
-const messageCols = `id, game_id, kind, forum_id, author_name, author_id, posted_at, body_html, hash, first_seen, status, deleted, deleted_seen, edits, last_edit_seen`
+const messageCols = `id, game_id, kind, forum_id, author_name, author_id, posted_at, body_html, hash, first_seen, status, deleted, deleted_seen, edits, last_edit_seen,
+	stamp_earliest, stamp_latest, stamp_precision, stamp_text, stamp_error`
 
 // forumOrder is the order of MessagesByStatus and Messages.
 // NULLS FIRST: the engines disagree on where NULL sorts by default.
@@ -123,10 +152,20 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 	err := tx.get(&r, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND forum_id = ?`, m.GameID, m.Kind, m.ForumID)
 	switch {
 	case err == sql.ErrNoRows:
-		id, ok, err := tx.insertID(`INSERT INTO messages (game_id, kind, forum_id, sort_key, author_name, author_id, posted_at, body_html, hash, first_seen, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		st := m.Stamp
+		if st.Precision == forum.PrecisionUnknown && st.Err == "" && !m.Time.IsZero() {
+			st = forum.ExactStamp(m.Time, "") // a caller that gave only a time
+		}
+		st.Earliest, st.Latest = st.Earliest.UTC().Truncate(time.Microsecond), st.Latest.UTC().Truncate(time.Microsecond)
+		if st.Known() {
+			m.Time = st.Earliest
+		}
+		id, ok, err := tx.insertID(`INSERT INTO messages (game_id, kind, forum_id, sort_key, author_name, author_id, posted_at, body_html, hash, first_seen, status,
+				stamp_earliest, stamp_latest, stamp_precision, stamp_text, stamp_error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (game_id, kind, forum_id) DO NOTHING RETURNING id`,
-			m.GameID, m.Kind, m.ForumID, SortKey(m.ForumID), m.AuthorName, m.AuthorID, sqlTime(m.Time), m.BodyHTML, m.Hash, seen, MessageNew)
+			m.GameID, m.Kind, m.ForumID, SortKey(m.ForumID), m.AuthorName, m.AuthorID, sqlTime(m.Time), m.BodyHTML, m.Hash, seen, MessageNew,
+			sqlTime(st.Earliest), sqlTime(st.Latest), st.Precision.String(), st.Text, st.Err)
 		if err != nil {
 			return 0, err
 		}
@@ -137,7 +176,7 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 		}
 		*m = Message{ID: id, GameID: m.GameID, Kind: m.Kind, ForumID: m.ForumID,
 			AuthorName: m.AuthorName, AuthorID: m.AuthorID, Time: m.Time.UTC().Truncate(time.Microsecond),
-			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: timeOfMicros(seen), Status: MessageNew}
+			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: timeOfMicros(seen), Status: MessageNew, Stamp: st}
 		return New, nil
 	case err != nil:
 		return 0, err
@@ -166,6 +205,32 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 	}
 	*m = r.message()
 	return change, nil
+}
+
+// MessageByForumID finds a message by its forum id (ErrNotFound if unknown).
+func (tx *Tx) MessageByForumID(gameID int64, kind, forumID string) (*Message, error) {
+	var r messageRow
+	if err := tx.get(&r, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND forum_id = ?`, gameID, kind, forumID); err != nil {
+		return nil, notFound(err, fmt.Sprintf("%s %s", kind, forumID))
+	}
+	m := r.message()
+	return &m, nil
+}
+
+// LastMessageBefore is the stored message of kind with the largest numeric
+// id (SortKey) below forumID's, nil if none: the post made just before it
+// in a thread, whose stamp bounds its own.
+func (tx *Tx) LastMessageBefore(gameID int64, kind, forumID string) (*Message, error) {
+	var rows []messageRow
+	if err := tx.sel(&rows, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND sort_key < ? ORDER BY sort_key DESC, id DESC LIMIT 1`,
+		gameID, kind, SortKey(forumID)); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	m := rows[0].message()
+	return &m, nil
 }
 
 // Message finds a message by id.

@@ -39,13 +39,13 @@ func loadMigrations(fsys fs.FS, driver string) ([]migration, error) {
 	dir := path.Join("migrations", driver)
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("store: migrations for %s: %w", driver, err)
+		return nil, fmt.Errorf("migrations for %s: %w", driver, err)
 	}
 	var out []migration
 	for _, e := range entries {
 		m := migrationName.FindStringSubmatch(e.Name())
 		if e.IsDir() || m == nil {
-			return nil, fmt.Errorf("store: %s/%s is not a migration (want NNNN_name.sql)", dir, e.Name())
+			return nil, fmt.Errorf("%s/%s is not a migration (want NNNN_name.sql)", dir, e.Name())
 		}
 		v, _ := strconv.Atoi(m[1])
 		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
@@ -57,11 +57,11 @@ func loadMigrations(fsys fs.FS, driver string) ([]migration, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i, m := range out {
 		if m.version != i+1 {
-			return nil, fmt.Errorf("store: %s: migration %s out of sequence (want number %d)", dir, m.name, i+1)
+			return nil, fmt.Errorf("%s: migration %s out of sequence (want number %d)", dir, m.name, i+1)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("store: no migrations in %s", dir)
+		return nil, fmt.Errorf("no migrations in %s", dir)
 	}
 	return out, nil
 }
@@ -112,7 +112,7 @@ func (db *DB) migrateFrom(ctx context.Context, fsys fs.FS) error {
 			// Two programs opening one database must not both migrate
 			// it. (SQLite: BEGIN IMMEDIATE already serialises.)
 			if _, err := tx.exec(`SELECT pg_advisory_xact_lock(4242001)`); err != nil {
-				return fmt.Errorf("store: lock for migration: %w", err)
+				return fmt.Errorf("lock for migration: %w", err)
 			}
 		}
 		have := 0
@@ -131,11 +131,11 @@ func (db *DB) migrateFrom(ctx context.Context, fsys fs.FS) error {
 		for _, m := range ms[have:] {
 			for _, s := range statements(m.sql) {
 				if _, err := tx.exec(s); err != nil {
-					return fmt.Errorf("store: migration %s/%s: %w\n%s", tx.driver, m.name, err, s)
+					return fmt.Errorf("migration %s/%s: %w\n%s", tx.driver, m.name, err, s)
 				}
 			}
 			if _, err := tx.exec(`INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`, m.version, time.Now().UnixMicro()); err != nil {
-				return fmt.Errorf("store: record migration %s: %w", m.name, err)
+				return fmt.Errorf("record migration %s: %w", m.name, err)
 			}
 		}
 		return nil
@@ -149,7 +149,7 @@ func (tx *Tx) hasVersionTable() (bool, error) {
 	}
 	var n int
 	if err := tx.get(&n, q); err != nil {
-		return false, fmt.Errorf("store: look for schema_version: %w", err)
+		return false, fmt.Errorf("look for schema_version: %w", err)
 	}
 	return n > 0, nil
 }
@@ -157,10 +157,10 @@ func (tx *Tx) hasVersionTable() (bool, error) {
 func (tx *Tx) schemaVersion() (int, error) {
 	var v *int
 	if err := tx.get(&v, `SELECT MAX(version) FROM schema_version`); err != nil {
-		return 0, fmt.Errorf("store: read schema version: %w", err)
+		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if v == nil {
-		return 0, fmt.Errorf("store: schema_version is empty")
+		return 0, fmt.Errorf("schema_version is empty")
 	}
 	return *v, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -18,6 +19,30 @@ func (tx *Tx) LastResolve(gameID int64) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	return timeOfNull(at), err
+}
+
+// LastResolvedPhase is the phase the last resolution closed, as its
+// journal entry names it ("" if none, or not named).
+func (tx *Tx) LastResolvedPhase(gameID int64) (string, error) {
+	var payload []byte
+	err := tx.get(&payload, `SELECT payload FROM journal WHERE game_id = ? AND kind = 'resolve' AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var p struct {
+		Phase string `json:"phase"`
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return "", nil
+	}
+	if p.Title != "" {
+		return p.Title, nil
+	}
+	return p.Phase, nil
 }
 
 // OutboxCount is how many items a game has ever queued.

@@ -9,22 +9,22 @@ import (
 
 // OutboxItem is a post or PM to send, and what became of it.
 type OutboxItem struct {
-	ID            int64
-	GameID        int64
-	Kind          string // post | pm
-	Recipient     string // slot id; "" for posts
-	RecipientName string // forum name
-	RecipientID   string // forum user id
-	Subject       string
-	Body          string
-	Marker        string // unique across the store
-	NotBefore     time.Time
-	State         OutboxState
-	Attempts      int
-	ForumID       string // the post/PM id once sent
-	LastError     string
-	CreatedAt     time.Time
-	SentAt        time.Time
+	ID            int64       `json:"id"`
+	GameID        int64       `json:"game_id"`
+	Kind          string      `json:"kind"`           // post | pm
+	Recipient     string      `json:"recipient"`      // slot id; "" for posts
+	RecipientName string      `json:"recipient_name"` // forum name
+	RecipientID   string      `json:"recipient_id"`   // forum user id
+	Subject       string      `json:"subject"`
+	Body          string      `json:"body"`
+	Marker        string      `json:"marker"` // unique across the store
+	NotBefore     time.Time   `json:"not_before"`
+	State         OutboxState `json:"state"`
+	Attempts      int         `json:"attempts"`
+	ForumID       string      `json:"forum_id"` // the post/PM id once sent
+	LastError     string      `json:"last_error"`
+	CreatedAt     time.Time   `json:"created_at"`
+	SentAt        time.Time   `json:"sent_at"`
 }
 
 type outboxRow struct {
@@ -64,7 +64,7 @@ func (tx *Tx) Enqueue(items []OutboxItem) error {
 	for i := range items {
 		it := &items[i]
 		if it.Marker == "" {
-			return errors.New("store: outbox item needs a marker")
+			return errors.New("outbox item needs a marker")
 		}
 		if it.State == "" {
 			it.State = OutboxPending

@@ -14,6 +14,7 @@ type StepInput struct {
 	Game        *Game     // locked for the transaction (see LockGame)
 	Players     []Player  // the roster's forum identities
 	LastResolve time.Time // when the phase was last resolved; zero if never
+	LastPhase   string    // the phase it closed (its title when recorded)
 	OutboxCount int       // items the game has ever queued (numbers the markers)
 }
 
@@ -28,6 +29,9 @@ func (tx *Tx) LoadStep(gameID int64) (*StepInput, error) {
 		return nil, fmt.Errorf("players of game #%d: %w", gameID, err)
 	}
 	if in.LastResolve, err = tx.LastResolve(gameID); err != nil {
+		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
+	}
+	if in.LastPhase, err = tx.LastResolvedPhase(gameID); err != nil {
 		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
 	}
 	if in.OutboxCount, err = tx.OutboxCount(gameID); err != nil {
@@ -132,7 +136,7 @@ func (tx *Tx) Save(c *Changes) error {
 		w := &c.Journal[i]
 		if w.ForCommand > 0 {
 			if w.ForCommand > len(c.Commands) {
-				return fmt.Errorf("store: journal entry %d is for command %d of %d", i, w.ForCommand, len(c.Commands))
+				return fmt.Errorf("journal entry %d is for command %d of %d", i, w.ForCommand, len(c.Commands))
 			}
 			w.Entry.CommandID = c.Commands[w.ForCommand-1].ID
 		}
@@ -158,7 +162,7 @@ func (tx *Tx) Save(c *Changes) error {
 	}
 	if c.Players != nil {
 		if len(c.Players) == 0 {
-			return fmt.Errorf("store: an empty player list would clear the game's players")
+			return fmt.Errorf("an empty player list would clear the game's players")
 		}
 		if err := tx.SetPlayers(c.Players[0].GameID, c.Players); err != nil {
 			return err

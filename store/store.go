@@ -35,11 +35,11 @@ import (
 
 var (
 	// ErrNotFound: no such row.
-	ErrNotFound = errors.New("store: not found")
+	ErrNotFound = errors.New("not found")
 	// ErrExists: a unique key (game name, message identity, outbox marker) is taken.
-	ErrExists = errors.New("store: already exists")
+	ErrExists = errors.New("already exists")
 	// ErrSchemaTooNew: the database was written by a newer forumgm.
-	ErrSchemaTooNew = errors.New("store: database schema is newer than this program")
+	ErrSchemaTooNew = errors.New("the database was written by a newer forumgm (its schema is newer than this program knows)")
 )
 
 // DB is an open store.
@@ -67,12 +67,24 @@ type Tx struct {
 // It applies the embedded migrations (migrations/DRIVER/NNNN_name.sql) the
 // database has not had yet, in order, recording each in schema_version; it
 // refuses (ErrSchemaTooNew) a database whose recorded version is newer.
+// A SQLite file and its WAL and SHM files are made owner-only (files.go).
+// Its errors never hold the DSN's password (Redact).
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	db, err := open(ctx, dsn)
+	return db, redactErr(err, dsn)
+}
+
+func open(ctx context.Context, dsn string) (*DB, error) {
 	var db *DB
 	var err error
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
 		db, err = openPostgres(dsn)
-	} else {
+	case looksLikeURL(dsn):
+		// Not a file name: a mistyped postgres URL would otherwise become
+		// a SQLite file named after it, password and all.
+		return nil, fmt.Errorf("store: %s is not a database this program opens: give postgres://… or a SQLite file path", Redact(dsn))
+	default:
 		db, err = openSQLite(dsn)
 	}
 	if err != nil {
@@ -82,14 +94,35 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if db.path != "" {
+		// The first write has created -wal and -shm by now.
+		if err := tightenFiles(db.path); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	db.dsn = dsn
 	return db, nil
+}
+
+// looksLikeURL: a DSN with a scheme other than the SQLite ones, or with
+// user:password@ in it.
+func looksLikeURL(dsn string) bool {
+	for _, p := range []string{"sqlite:", "file:"} {
+		if strings.HasPrefix(dsn, p) {
+			return false
+		}
+	}
+	if strings.HasPrefix(dsn, "postgres:") || strings.HasPrefix(dsn, "postgresql:") || strings.Contains(dsn, "://") {
+		return true
+	}
+	return Redact(dsn) != dsn
 }
 
 func openPostgres(dsn string) (*DB, error) {
 	x, err := sqlx.Open("postgres", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("store: open postgres: %w", err)
+		return nil, fmt.Errorf("opening the PostgreSQL database: %w", err)
 	}
 	x.SetMaxOpenConns(8)
 	x.SetConnMaxIdleTime(5 * time.Minute)
@@ -107,12 +140,17 @@ func openSQLite(dsn string) (*DB, error) {
 	if strings.ContainsRune(path, '?') {
 		// The store sets its own pragmas; letting a DSN override them
 		// (journal mode, locking) would void the concurrency guarantees.
-		return nil, fmt.Errorf("store: SQLite DSN parameters are not supported: %q", dsn)
+		return nil, fmt.Errorf("SQLite database paths with parameters are not supported: %q", dsn)
 	}
 	if path == "" {
 		path = "forumgm.db"
 	}
 	mem := path == ":memory:"
+	if !mem {
+		if err := createPrivate(path); err != nil {
+			return nil, err
+		}
+	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 	if mem {
 		base = "file::memory:"
@@ -125,7 +163,7 @@ func openSQLite(dsn string) (*DB, error) {
 	}
 	w, err := sqlx.Open("sqlite", base+"?"+common+"&_txlock=immediate")
 	if err != nil {
-		return nil, fmt.Errorf("store: open sqlite: %w", err)
+		return nil, fmt.Errorf("opening the SQLite database: %w", err)
 	}
 	// One writer connection: writes queue in database/sql instead of
 	// racing for the file lock. (An in-memory database exists per
@@ -140,7 +178,7 @@ func openSQLite(dsn string) (*DB, error) {
 		r, err := sqlx.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)")
 		if err != nil {
 			w.Close()
-			return nil, fmt.Errorf("store: open sqlite: %w", err)
+			return nil, fmt.Errorf("opening the SQLite database: %w", err)
 		}
 		r.SetMaxOpenConns(4)
 		db.r = r
@@ -185,7 +223,7 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn func(*Tx) error) (err error) {
 	stx, err := x.BeginTxx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return fmt.Errorf("starting a database transaction: %w", err)
 	}
 	done := false
 	defer func() {
@@ -198,7 +236,7 @@ func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn
 	}
 	done = true
 	if err := stx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return fmt.Errorf("saving to the database: %w", err)
 	}
 	return nil
 }

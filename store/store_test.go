@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -825,7 +826,7 @@ func TestReopen(t *testing.T) {
 		g := newGame(t, db, "kept")
 		must(t, db.Close())
 		if n := countVersions(t, driver, dsn); n != store.CurrentSchemaVersion() {
-			t.Fatalf("%d schema_version rows", n)
+			t.Fatalf("%d schema_version rows, want one per migration (%d)", n, store.CurrentSchemaVersion())
 		}
 		for i := 0; i < 2; i++ {
 			db, err = store.Open(ctx, dsn)
@@ -976,5 +977,59 @@ func TestFlood(t *testing.T) {
 		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.SetFlood(g.ID+100, []byte(`{}`)) }); err == nil {
 			t.Error("SetFlood of a missing game: no error")
 		}
+	})
+}
+
+// TestMessageStamps: a message keeps its stamp's interval, precision, text
+// and error as recorded; a caller that gives only a time gets it as exact;
+// the post before an id is found by its numeric order.
+func TestMessageStamps(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "g")
+		minute := forum.Stamp{Earliest: us(t0).Truncate(time.Minute), Latest: us(t0).Truncate(time.Minute).Add(40 * time.Second),
+			Precision: forum.PrecisionMinute, Text: "Today, 12:00 PM", Relative: false}
+		bad := forum.UnreadableStamp("yesterday-ish", nil)
+		tx(t, db, func(tx *store.Tx) error {
+			m := msg(g.ID, "post", "7", "a", time.Time{})
+			m.Stamp = minute
+			_, err := tx.RecordMessage(m)
+			must(t, err)
+			u := msg(g.ID, "post", "9", "b", time.Time{})
+			u.Stamp = bad
+			_, err = tx.RecordMessage(u)
+			must(t, err)
+			e := msg(g.ID, "pm", "3", "c", t0)
+			_, err = tx.RecordMessage(e)
+			must(t, err)
+
+			got, err := tx.MessageByForumID(g.ID, "post", "7")
+			must(t, err)
+			if !reflect.DeepEqual(got.Stamp, minute) || !got.Time.Equal(minute.Earliest) {
+				t.Errorf("minute stamp came back as %+v (time %v)", got.Stamp, got.Time)
+			}
+			got, err = tx.MessageByForumID(g.ID, "post", "9")
+			must(t, err)
+			if got.Stamp.Err != bad.Err || got.Stamp.Text != "yesterday-ish" || got.Stamp.Known() || !got.Time.IsZero() {
+				t.Errorf("unreadable stamp came back as %+v", got.Stamp)
+			}
+			got, err = tx.MessageByForumID(g.ID, "pm", "3")
+			must(t, err)
+			if !got.Stamp.Exact() || !got.Stamp.Earliest.Equal(us(t0)) {
+				t.Errorf("a time alone should be an exact stamp: %+v", got.Stamp)
+			}
+			prev, err := tx.LastMessageBefore(g.ID, "post", "9")
+			must(t, err)
+			if prev == nil || prev.ForumID != "7" {
+				t.Errorf("post before 9: %+v", prev)
+			}
+			if prev, err = tx.LastMessageBefore(g.ID, "post", "7"); err != nil || prev != nil {
+				t.Errorf("post before 7: %+v %v", prev, err)
+			}
+			if _, err := tx.MessageByForumID(g.ID, "post", "8"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("unknown post: %v", err)
+			}
+			return nil
+		})
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestFlagsFirst(t *testing.T) {
@@ -24,31 +23,6 @@ func TestFlagsFirst(t *testing.T) {
 		got := strings.Join(flagsFirst(a, strings.Fields(tc.in)), " ")
 		if got != tc.want {
 			t.Errorf("%s\n got %s\nwant %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestParseDuration(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"2d", 48 * time.Hour, true},
-		{"1.5d", 36 * time.Hour, true},
-		{"-1d", -24 * time.Hour, true},
-		{"90m", 90 * time.Minute, true},
-		{"-1h30m", -90 * time.Minute, true},
-		{"soon", 0, false},
-		{"d", 0, false},
-	}
-	for _, tc := range tests {
-		got, err := parseDuration(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseDuration(%q) = %v, %v", tc.in, got, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), "2d, 24h") {
-			t.Errorf("the error should show how to write one: %v", err)
 		}
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/forumgm/forumgm/rules"
 )
 
 // cliBin is the forumgm binary TestMain builds.
@@ -379,7 +381,7 @@ func checkTranscript(t *testing.T, text string, got map[string]any) {
 	if !strings.Contains(text, summary) {
 		t.Errorf("transcript lacks the outcome line %q", summary)
 	}
-	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, fmt.Sprintf("== %d rejected command(s):", len(rej))) {
+	if rej := asList(got["rejected"]); len(rej) > 0 && !strings.Contains(text, "== "+rules.Plural(len(rej), "rejected command")+":") {
 		t.Errorf("transcript does not list the %d rejected command(s)", len(rej))
 	}
 }
@@ -808,8 +810,8 @@ func TestCLIParse(t *testing.T) {
 	}
 	page := filepath.Join(td, "phpbb33_thread.html")
 	t.Run("unknown engine", func(t *testing.T) {
-		r := runCLI(t, "parse", "--engine", "smf", page)
-		if r.code == 0 || !strings.Contains(r.stderr, `unknown engine "smf"`) || strings.TrimSpace(r.stdout) != "" {
+		r := runCLI(t, "parse", "--engine", "vbulletin", page)
+		if r.code == 0 || !strings.Contains(r.stderr, `unknown engine "vbulletin"`) || strings.TrimSpace(r.stdout) != "" {
 			t.Errorf("want a clear error for an unknown engine:\n%s", r)
 		}
 	})
@@ -958,15 +960,15 @@ type gameReport struct {
 }
 
 type outboxItem struct {
-	ID            int64
-	Kind          string
-	Recipient     string
-	RecipientName string
-	RecipientID   string
-	Body          string
-	Marker        string
-	State         string
-	ForumID       string
+	ID            int64  `json:"id"`
+	Kind          string `json:"kind"`
+	Recipient     string `json:"recipient"`
+	RecipientName string `json:"recipient_name"`
+	RecipientID   string `json:"recipient_id"`
+	Body          string `json:"body"`
+	Marker        string `json:"marker"`
+	State         string `json:"state"`
+	ForumID       string `json:"forum_id"`
 }
 
 // gmSession runs the CLI against one database, collecting every output so
@@ -1037,21 +1039,21 @@ func newGMSession(t *testing.T) *gmSession {
 func TestCLIGMWorkflow(t *testing.T) {
 	s := newGMSession(t)
 	games := absPath(t, filepath.Join("testdata", "games"))
-	spies := filepath.Join(games, "spies.game.yaml")
+	spies, benedict := s.spiesOnBoard()
 	const g = "spies-cli"
 	players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 	ids := map[string]string{"Ann": "2", "Ben": "3", "Cat": "4", "Dan": "5", "Eli": "6"}
 
 	// new, with the database given by --db (later ones by FORUMGM_DB).
 	before := time.Now()
-	out := s.ok("new", "--db", s.db, spies)
+	out := s.ok("new", "--no-probe", "--db", s.db, spies)
 	after := time.Now()
 	if want := "created game spies-cli (resistance, 5 players, seed 5)"; !strings.Contains(out, want) {
 		t.Errorf("new printed %q, want %q", out, want)
 	}
-	s.fails(2, "already exists", "new", "--db", s.db, spies)
+	s.fails(2, "already exists", "new", "--no-probe", "--db", s.db, spies)
 	// A second game in the same database, addressed by name below.
-	s.ok("new", filepath.Join(games, "nations.game.yaml"))
+	s.ok("new", "--no-probe", filepath.Join(games, "nations.game.yaml"))
 
 	// status: text for a person, JSON for a script.
 	text := s.ok("status", g)
@@ -1074,8 +1076,9 @@ func TestCLIGMWorkflow(t *testing.T) {
 	if st.Name != g || st.Game != "resistance" || st.Status != "running" || st.Rules.Phase != "m1-p1" || st.Rules.Finished {
 		t.Errorf("status --json: %+v", st)
 	}
-	// phase_hours: 48 from the moment the game was created.
-	if dl := st.Rules.Deadline; dl.Before(before.Add(48*time.Hour).Add(-time.Second)) || dl.After(after.Add(48*time.Hour).Add(time.Second)) {
+	// phase_hours: 48 from the moment the game was created, rounded up to
+	// a whole minute (the board stamps PMs to the minute).
+	if dl := st.Rules.Deadline; dl.Before(before.Add(48*time.Hour).Add(-time.Second)) || dl.After(after.Add(48*time.Hour).Add(time.Minute)) || dl.Second() != 0 {
 		t.Errorf("deadline %s, want 48h after creation (%s)", dl, before)
 	}
 	if len(st.Rules.Waiting) == 0 {
@@ -1156,7 +1159,7 @@ func TestCLIGMWorkflow(t *testing.T) {
 		t.Errorf("resume printed %q", out)
 	}
 	st = s.status(g)
-	if moved := st.Rules.Deadline.Sub(dl1); st.Status != "running" || moved < 1500*time.Millisecond || moved > 30*time.Second {
+	if moved := st.Rules.Deadline.Sub(dl1); st.Status != "running" || moved < 1500*time.Millisecond || moved > 90*time.Second || st.Rules.Deadline.Second() != 0 {
 		t.Errorf("after a 1.5 s pause: status %s, deadline moved by %s", st.Status, moved)
 	}
 	s.fails(1, "not paused", "resume", g)
@@ -1171,7 +1174,9 @@ func TestCLIGMWorkflow(t *testing.T) {
 	}
 
 	// replace: the new account takes the slot.
-	if out := s.ok("replace", "--id", "9", g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
+	s.fails(1, `no account named "Zora"`, "replace", g, "Ben", "Zora")
+	s.fails(1, "already a player", "replace", g, "Ben", "cat")
+	if out := s.ok("replace", "--id", benedict, g, "Ben", "Benedict"); !strings.Contains(out, "Benedict now plays in Ben's slot, replacing Ben") {
 		t.Errorf("replace printed %q", out)
 	}
 	s.fails(1, "Zed", "replace", g, "Zed", "Zora")
@@ -1225,11 +1230,12 @@ func TestCLIGMWorkflow(t *testing.T) {
 // send to that slot must go to the new account, not the one that left.
 func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
-	s.ok("replace", "--id", "9", "spies-cli", "Ben", "Benedict")
+	spies, benedict := s.spiesOnBoard()
+	s.ok("new", "--no-probe", spies)
+	s.ok("replace", "--id", benedict, "spies-cli", "Ben", "Benedict")
 	for _, it := range s.outbox("spies-cli") {
-		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != "9") {
-			t.Errorf("pending PM %s for Ben's slot still goes to %s (id %s), who was replaced by Benedict (id 9)", it.Marker, it.RecipientName, it.RecipientID)
+		if it.Kind == "pm" && it.Recipient == "Ben" && it.State == "pending" && (it.RecipientName != "Benedict" || it.RecipientID != benedict) {
+			t.Errorf("pending PM %s for Ben's slot still goes to %s (id %s), who was replaced by Benedict (id %s)", it.Marker, it.RecipientName, it.RecipientID, benedict)
 		}
 	}
 }
@@ -1239,7 +1245,8 @@ func TestCLIReplaceRedirectsQueuedPMs(t *testing.T) {
 // [--id N]`), so that order must work too.
 func TestCLIFlagsAfterArguments(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, filepath.Join("testdata", "games", "spies.game.yaml")))
+	spies, benedict := s.spiesOnBoard()
+	s.ok("new", "--no-probe", spies)
 	isJSON := func(out string) bool { return json.Valid([]byte(out)) }
 	tests := []struct {
 		args []string
@@ -1248,7 +1255,7 @@ func TestCLIFlagsAfterArguments(t *testing.T) {
 		{[]string{"audit", "spies-cli", "--json"}, isJSON},
 		{[]string{"audit", "spies-cli", "--outbox"}, func(out string) bool { return strings.Contains(out, "OUTBOX") }},
 		{[]string{"status", "spies-cli", "--json"}, isJSON},
-		{[]string{"replace", "spies-cli", "Ben", "Benedict", "--id", "9"}, func(string) bool { return true }},
+		{[]string{"replace", "spies-cli", "Ben", "Benedict", "--id", benedict}, func(string) bool { return true }},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -1289,6 +1296,35 @@ func TestCLINewRefuses(t *testing.T) {
 	}
 }
 
+// TestCLIDatabaseURLPasswordRedacted: a malformed or unreachable database
+// URL, in --db or FORUMGM_DB, is named in the error without its password.
+func TestCLIDatabaseURLPasswordRedacted(t *testing.T) {
+	const pw = "Sw0rdfishPW"
+	for _, dsn := range []string{
+		"postgres://gm:" + pw + "@db.example:notaport/forumgm",
+		"postgres:/gm:" + pw + "@127.0.0.1/forumgm",
+		"postgres://gm:" + pw + "@127.0.0.1:1/forumgm?connect_timeout=2",
+	} {
+		for _, viaEnv := range []bool{false, true} {
+			for _, cmd := range []string{"status", "run"} {
+				o, args := cliOpts{timeout: 30 * time.Second}, []string{cmd}
+				if viaEnv {
+					o.env = map[string]string{"FORUMGM_DB": dsn}
+				} else {
+					args = append(args, "--db", dsn)
+				}
+				r := runCLIWith(t, o, args...)
+				if r.code == 0 {
+					t.Fatalf("forumgm %s with %s succeeded:\n%s", cmd, dsn, r)
+				}
+				if strings.Contains(r.stdout+r.stderr, pw) {
+					t.Errorf("forumgm %s echoes the database password:\n%s", cmd, r)
+				}
+			}
+		}
+	}
+}
+
 // TestCLIRunWithSim: `forumgm run` moderates a game created with `new` on
 // the local forum: the opening post appears in the thread, the bot's
 // password is never logged, and SIGTERM stops it cleanly.
@@ -1315,6 +1351,7 @@ forum:
   bot: GM Bot
   password_env: FORUMGM_CLI_TEST_PASSWORD
   poll_seconds: 1
+  requests_per_second: 20
 players:
   - {name: Alice, id: "2"}
   - {name: Bob, id: "3"}
@@ -1490,7 +1527,10 @@ func TestCLIDemoKeep(t *testing.T) {
 	t.Parallel() // real time, mostly waiting
 	p := startBackground(t, cliEnv(nil), "demo", "--game", "nations", "--speed", "8", "--keep")
 	url := p.waitLine(t, "open the thread in a browser: ", 20*time.Second)
-	p.waitLine(t, "the forum stays up", 90*time.Second)
+	// With --keep, and only then, the end gives the address again.
+	if end := p.waitLine(t, "thread: ", 90*time.Second); end != url+" — the forum stays up until you press Ctrl-C" {
+		t.Errorf("the closing line says %q", end)
+	}
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatalf("the forum is not up after the game: %v", err)
@@ -1524,6 +1564,7 @@ func TestCLIHelp(t *testing.T) {
 		{"void", "GAME COMMAND-ID"},
 		{"sim", ""},
 		{"parse", "PAGE.html"},
+		{"probe", "[GAME.yaml]"},
 	}
 	top := runCLI(t, "--help")
 	wantExit(t, top, 0, "--help")

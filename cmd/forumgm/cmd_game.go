@@ -19,6 +19,7 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -36,7 +37,7 @@ func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Mod
 		// Only new and run may start a database: a mistyped --db must not
 		// look like a board with no games.
 		if _, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:")); err != nil {
-			return cli.Exit(fmt.Sprintf("no database at %s: create a game with 'forumgm new GAME.yaml' first, or give --db (or FORUMGM_DB)", dsn), 2)
+			return cli.Exit(fmt.Sprintf("no database at %s: create a game with 'forumgm new GAME.yaml' first, or give --db (or FORUMGM_DB)", store.Redact(dsn)), 2)
 		}
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
@@ -66,8 +67,15 @@ func newCommand() *cli.Command {
 		ArgsUsage: "GAME.yaml",
 		Description: `The game file names the forum, the thread, the bot account (with password_env
 or password_file, never the password), the players, options and setup. See
-examples/*.game.yaml. 'forumgm run' then moderates it.`,
-		Flags: []cli.Flag{dbFlag},
+examples/*.game.yaml. 'forumgm run' then moderates it.
+
+Before creating it, the board is checked as 'forumgm probe' does (nothing is
+posted): a game is not created on a board where something it needs fails,
+unless --force. --no-probe skips the checks (no password needed then).`,
+		Flags: []cli.Flag{dbFlag,
+			&cli.BoolFlag{Name: "force", Usage: "create the game even if a board check fails"},
+			&cli.BoolFlag{Name: "no-probe", Usage: "do not check the board first"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("new takes one game file", 2)
@@ -76,14 +84,18 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
-			if env := gf.Forum.PasswordEnv; env != "" && os.Getenv(env) == "" {
-				fmt.Fprintf(os.Stderr, "note: %s is not set here; 'forumgm run' will need it in its environment\n", env)
-			}
-			if gf.Forum.PasswordFile != "" {
-				// Refuse a readable password file now, not at the first poll.
-				if _, err := gf.Forum.Credentials(); err != nil {
-					return cli.Exit(err.Error(), 2)
+			if c.Bool("no-probe") {
+				if env := gf.Forum.PasswordEnv; env != "" && os.Getenv(env) == "" {
+					fmt.Fprintf(os.Stderr, "note: %s is not set here; 'forumgm run' will need it in its environment\n", env)
 				}
+				if gf.Forum.PasswordFile != "" {
+					// Refuse a readable password file now, not at the first poll.
+					if _, err := gf.Forum.Credentials(); err != nil {
+						return cli.Exit(err.Error(), 2)
+					}
+				}
+			} else if err := newProbe(c, gf); err != nil {
+				return err
 			}
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				gc, fc, ps := gf.Configs(time.Now())
@@ -98,6 +110,31 @@ examples/*.game.yaml. 'forumgm run' then moderates it.`,
 	}
 }
 
+// newProbe checks the game's board before `new` creates the game: a
+// failed check refuses it unless --force.
+func newProbe(c *cli.Context, gf *gameconfig.GameFile) error {
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := probeBoard(ctx, gf.Forum, false)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: cannot check the board: %v (--no-probe skips the check)", c.Args().First(), err), 2)
+	}
+	if r.OK {
+		fmt.Println("board checked: everything a game needs works ('forumgm probe' shows the details)")
+		return nil
+	}
+	r.WriteText(os.Stderr)
+	if c.Bool("force") {
+		fmt.Fprintln(os.Stderr, "creating the game anyway (--force)")
+		return nil
+	}
+	var names []string
+	for _, f := range r.Failed() {
+		names = append(names, f.Title)
+	}
+	return cli.Exit(fmt.Sprintf("%s: not created: the board check failed (%s); fix it (see above), or --force to create the game anyway", c.Args().First(), strings.Join(names, ", ")), 1)
+}
+
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
@@ -108,8 +145,9 @@ On a SQLite file only one run may work the database (a second is refused). On
 PostgreSQL several may, on one host or many: each game is leased by one run at a
 time (renewed every third of --lease), runs share the games evenly, and a run
 that dies loses its games to the others within one lease period.`,
-		Flags: []cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"},
-			&cli.DurationFlag{Name: "lease", Value: moderator.DefaultLease, Usage: "how long a game stays with this run after each renewal; a run that dies loses its games to the others within this time"}},
+		Flags: append([]cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"},
+			&cli.DurationFlag{Name: "lease", Value: moderator.DefaultLease, Usage: "how long a game stays with this run after each renewal; a run that dies loses its games to the others within this time"},
+			&cli.StringFlag{Name: "http", Usage: "also serve the GM's web desk on this address (see 'forumgm web')"}}, deskFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Duration("lease") < 3*time.Second {
 				return cli.Exit("--lease must be at least 3s (it is renewed every third of it)", 2)
@@ -125,6 +163,15 @@ that dies loses its games to the others within one lease period.`,
 				// moment ago whose leases have not run out.
 				m.Alone = m.DB.Driver() != "postgres"
 				m.Lease = c.Duration("lease")
+				if c.String("http") != "" {
+					dctx, stopDesk := context.WithCancel(ctx)
+					wait, err := serveDesk(dctx, c, m)
+					if err != nil {
+						stopDesk()
+						return err
+					}
+					defer func() { stopDesk(); wait() }()
+				}
 				m.Log.Info("forumgm is running; Ctrl-C stops it")
 				err = m.Run(ctx)
 				m.Log.Info("stopped")
@@ -173,9 +220,9 @@ func printReport(r moderator.GameReport) {
 	switch {
 	case st.Deadline.IsZero() || st.Finished:
 	case r.Status == moderator.Paused:
-		fmt.Printf("  deadline: %s, and it moves on by the pause when the game resumes\n", st.Deadline.Local().Format(time.RFC1123))
+		fmt.Printf("  deadline: %s, and it moves on by the pause when the game resumes\n", r.DeadlineText)
 	default:
-		fmt.Printf("  deadline: %s (in %s)\n", st.Deadline.Local().Format(time.RFC1123), time.Until(st.Deadline).Round(time.Second))
+		fmt.Printf("  deadline: %s (%s)\n", r.DeadlineText, rules.Until(time.Until(st.Deadline)))
 	}
 	if !st.Finished {
 		fmt.Printf("  acted:    %s\n", list(st.Acted))
@@ -332,23 +379,31 @@ func gmCommands() []*cli.Command {
 				if err != nil {
 					return err
 				}
-				d, err := parseDuration(c.Args().Get(1))
+				d, err := gameconfig.ParseDuration(c.Args().Get(1))
 				if err != nil {
 					return cli.Exit(err.Error(), 2)
 				}
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
-					nd, err := m.Extend(ctx, g, d)
-					if err == nil {
-						fmt.Printf("deadline of %s is now %s\n", g, nd.Local().Format(time.RFC1123))
+					if _, err := m.Extend(ctx, g, d); err != nil {
+						return err
 					}
-					return err
+					rs, err := m.Report(ctx, g)
+					if err != nil {
+						return err
+					}
+					fmt.Printf("deadline of %s is now %s (%s); 'forumgm run' announces it in the thread\n", g, rs[0].DeadlineText, rules.Until(time.Until(rs[0].Rules.Deadline)))
+					return nil
 				})
 			},
 		},
 		simple("resolve-now", "resolve the current phase now", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
 			held, err := m.ResolveNow(ctx, g)
-			if !held.IsZero() {
-				return fmt.Sprintf("resolved; 'forumgm run' posts the update at %s, when the next phase opens (the game holds it until then)", held.Local().Format(time.RFC1123)), err
+			if !held.IsZero() && err == nil {
+				rs, rerr := m.Report(ctx, g)
+				if rerr != nil {
+					return "", rerr
+				}
+				return fmt.Sprintf("resolved; 'forumgm run' posts the update at %s, when the next phase opens (the game holds it until then)", rules.When(held, rs[0].Zone)), nil
 			}
 			return "resolved; 'forumgm run' posts the update", err
 		}),
@@ -388,7 +443,7 @@ func gmCommands() []*cli.Command {
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 					n, err := m.Retry(ctx, c.Args().Get(0), c.Args().Get(1))
 					if err == nil {
-						fmt.Printf("%d failed message(s) will be sent again by 'forumgm run' (each is first looked for on the forum)\n", n)
+						fmt.Printf("%s will be sent again by 'forumgm run' (each is first looked for on the forum)\n", rules.Plural(n, "failed message"))
 					}
 					return err
 				})
@@ -416,19 +471,4 @@ func gmCommands() []*cli.Command {
 			},
 		},
 	}
-}
-
-// parseDuration reads a GM's duration: Go's (90m, 24h, -1h30m) plus days
-// (2d, 1.5d), which is how forum games count.
-func parseDuration(s string) (time.Duration, error) {
-	if strings.HasSuffix(s, "d") {
-		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil {
-			return time.Duration(f * float64(24*time.Hour)), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration: write it like 2d, 24h, 90m or -1h30m", s)
-	}
-	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,12 +21,12 @@ func parseCommand() *cli.Command {
 		Usage:     "parse a saved forum page (thread, PM inbox or PM) and print posts and command segments as JSON",
 		ArgsUsage: "PAGE.html",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "engine", Value: "phpbb", Usage: "built-in engine profile: phpbb or mybb"},
+			&cli.StringFlag{Name: "engine", Value: "phpbb", Usage: "built-in engine profile: " + strings.Join(forum.BuiltinNames(), ", ")},
 			&cli.StringFlag{Name: "profile", Usage: "a profile YAML file (overrides its base engine)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return cli.Exit("usage: forumgm parse --engine phpbb|mybb [--profile FILE] PAGE.html", 2)
+				return cli.Exit("usage: forumgm parse --engine "+strings.Join(forum.BuiltinNames(), "|")+" [--profile FILE] PAGE.html", 2)
 			}
 			var prof forum.Profile
 			if path := c.String("profile"); path != "" {
@@ -37,7 +38,7 @@ func parseCommand() *cli.Command {
 			} else {
 				p, ok := forum.Builtin(c.String("engine"))
 				if !ok {
-					return cli.Exit(fmt.Sprintf("unknown engine %q (want phpbb or mybb)", c.String("engine")), 2)
+					return cli.Exit(fmt.Sprintf("unknown engine %q (want one of %s)", c.String("engine"), strings.Join(forum.BuiltinNames(), ", ")), 2)
 				}
 				prof = p
 			}

@@ -56,7 +56,7 @@ func TestParseCommand(t *testing.T) {
 	if _, err := runParse(t, "--engine", "mybb", filepath.Join(td, "phpbb33_thread.html")); err == nil {
 		t.Error("phpBB page parsed as MyBB without error")
 	}
-	if _, err := runParse(t, "--engine", "smf", filepath.Join(td, "phpbb33_thread.html")); err == nil {
+	if _, err := runParse(t, "--engine", "vbulletin", filepath.Join(td, "phpbb33_thread.html")); err == nil {
 		t.Error("unknown engine accepted")
 	}
 }

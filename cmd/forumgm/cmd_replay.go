@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,7 +32,7 @@ Exit status 2 when the scenario file is malformed.`,
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
-			opt := replay.Options{}
+			opt := replay.Options{Progress: progress(os.Stderr, time.Now)}
 			if dir := c.String("map-out"); dir != "" {
 				pics, err := mapWriter(sc.Game, dir)
 				if err != nil {

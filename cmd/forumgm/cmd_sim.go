@@ -26,17 +26,22 @@ func simCommand() *cli.Command {
 			&cli.IntFlag{Name: "posts-per-page", Value: 10, Usage: "posts per topic page"},
 			&cli.DurationFlag{Name: "flood", Value: 15 * time.Second, Usage: "flood interval between posts/PMs (0 turns it off)"},
 			&cli.StringFlag{Name: "password", Usage: "one password for every seeded user (default: random per user)"},
+			&cli.StringFlag{Name: "theme", Value: "prosilver", Usage: "the board's style: prosilver, or renamed (posts div.topic-entry, authors span.poster-name: needs examples/renamed-theme.profile.yaml)"},
 		},
 		Action: func(c *cli.Context) error {
 			bold, err := bbcode.ParseBoldStyle(c.String("bold"))
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
+			theme, ok := forumsim.Themes[c.String("theme")]
+			if !ok {
+				return cli.Exit(fmt.Sprintf("--theme %q: prosilver or renamed", c.String("theme")), 2)
+			}
 			flood := c.Duration("flood")
 			if flood <= 0 {
 				flood = -1 // Options treats 0 as "default 15 s"
 			}
-			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood})
+			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme})
 			var pw func(string) string
 			if p := c.String("password"); p != "" {
 				pw = func(string) string { return p }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/forumgm/forumgm"
@@ -21,7 +22,7 @@ func connectForum(clk clock.Clock, log *slog.Logger) moderator.Connector {
 		}
 		c.Scraper.Progress = func(read, pages int) {
 			if read > 2 { // a backfill, not an ordinary poll of the last page or two
-				log.Info("reading the thread", "thread", fc.Thread, "page", read, "of", pages)
+				log.Info("reading the thread", "thread", fc.Thread, "page", fmt.Sprintf("%d of %d", read, pages))
 			}
 		}
 		return c, nil

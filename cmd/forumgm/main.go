@@ -32,7 +32,8 @@ func app() *cli.App {
 			runCommand(),
 			statusCommand(),
 			auditCommand(),
-		}, append(gmCommands(), simCommand(), parseCommand())...),
+			webCommand(),
+		}, append(gmCommands(), simCommand(), parseCommand(), probeCommand())...),
 		// Errors are printed once, by main; cli.Exit codes are kept.
 		ExitErrHandler: func(c *cli.Context, err error) {
 			if ec, ok := err.(cli.ExitCoder); ok && err.Error() != "" {

@@ -46,8 +46,8 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 // days; a bad command id says where ids come from.
 func TestCLIRetryAndDays(t *testing.T) {
 	s := newGMSession(t)
-	s.ok("new", absPath(t, "testdata/games/spies.game.yaml"))
-	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed message(s)") {
+	s.ok("new", "--no-probe", absPath(t, "testdata/games/spies.game.yaml"))
+	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed messages") {
 		t.Errorf("retry: %q", out)
 	}
 	s.fails(1, "no failed message", "retry", "spies-cli", "nope")

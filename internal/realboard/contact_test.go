@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/scraper"
 )
 
@@ -106,7 +108,11 @@ func firstContact(t *testing.T, engine string) {
 
 	// A reply through the poster, on the board exactly once.
 	key := "firstcontact.t0k/1/" + engine
-	id, err := c.Reply(ctx, b.ThreadIDString(), "Round 1 is open. [b]Vote now[/b].", key)
+	// The bot's poster returns a flood refusal instead of waiting (its
+	// moderator reads on meanwhile); this test has nothing else to do.
+	id, err := poster.Patiently(ctx, clock.Real{}, func() (string, error) {
+		return c.Reply(ctx, b.ThreadIDString(), "Round 1 is open. [b]Vote now[/b].", key)
+	})
 	if err != nil {
 		t.Fatalf("reply: %v", err)
 	}
@@ -121,7 +127,9 @@ func firstContact(t *testing.T, engine string) {
 	alice := b.Player("Alice")
 	pmKey := "firstcontact.t0k/pm/" + engine
 	t0 := time.Now()
-	pmID, err := c.SendPM(ctx, forum.Author{Name: alice.Name, ID: alice.IDString()}, "[game] your role", "You are [b]resistance[/b].", pmKey)
+	pmID, err := poster.Patiently(ctx, clock.Real{}, func() (string, error) {
+		return c.SendPM(ctx, forum.Author{Name: alice.Name, ID: alice.IDString()}, "[game] your role", "You are [b]resistance[/b].", pmKey)
+	})
 	if err != nil {
 		t.Fatalf("PM: %v", err)
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realboard
 
 import (
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -32,6 +35,9 @@ type engine struct {
 	install  func(php, dir string) error
 	relocate func(dir, oldRoot string) error
 	setup    func(port int, opt Options) string
+	// start replaces Start's generic steps for an engine that needs more
+	// than files (SMF: a PostgreSQL database).
+	start func(t testing.TB, eng *engine, php, archive string, opt Options) *Board
 }
 
 var (

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realboard
 
 import (
@@ -38,6 +40,12 @@ var (
 // the first time: under the system temp dir, keyed by the archive's hash,
 // locked so concurrent test binaries install it once.
 func pristineCopy(php string, eng *engine, archive string) (*pristine, error) {
+	return pristineCopyWith(eng, archive, func(work string) error { return eng.install(php, work) })
+}
+
+// pristineCopyWith is pristineCopy with the install step given (SMF's
+// needs a database server).
+func pristineCopyWith(eng *engine, archive string, install func(work string) error) (*pristine, error) {
 	pristineMu.Lock()
 	defer pristineMu.Unlock()
 	if p, ok := pristineFor[archive]; ok {
@@ -77,7 +85,7 @@ func pristineCopy(php string, eng *engine, archive string) (*pristine, error) {
 		os.RemoveAll(work)
 		return nil, err
 	}
-	if err := eng.install(php, work); err != nil {
+	if err := install(work); err != nil {
 		os.RemoveAll(work)
 		return nil, err
 	}

@@ -1,23 +1,5 @@
-// Package realboard gives tests a real phpBB 3.3.10 or MyBB 1.8.37 board
-// (SQLite) on 127.0.0.1, served by PHP's built-in server, with a bot
-// account, player accounts with known passwords and a game thread whose
-// opening post the bot made.
-//
-// The engines' unmodified archives come from the directory named by
-// FORUMGM_ENGINES (default: the first `shared/engines` beside the module
-// root or one of its ancestors, e.g. /work/shared/engines). Installing is
-// slow (phpBB's CLI installer, MyBB's web installer clicked through over
-// HTTP), so each engine is installed once into a pristine copy cached under
-// the system temp dir, keyed by the archive's hash and the harness version,
-// shared between test binaries (a lock file) and across runs; each Start
-// copies it (hard links for code, real copies for what the board writes)
-// into t.TempDir and serves it with one `php -S` process (no workers:
-// SQLite and workers give 503s). Boards keep the engines' real defaults;
-// tests that are about a setting change it through PHP, Setting or
-// ExemptBot.
-//
-// When PHP, a PHP extension or an archive is missing the test is skipped
-// saying what is missing, or fails when FORUMGM_REQUIRE_REALBOARDS=1 (CI).
+//go:build linux
+
 package realboard
 
 import (
@@ -90,6 +72,7 @@ type Board struct {
 
 	eng  *engine
 	php  string
+	dsn  string // the board's PostgreSQL database (SMF)
 	cmd  *exec.Cmd
 	logf string
 	stop sync.Once
@@ -136,22 +119,14 @@ func Start(t testing.TB, engineName string, opt Options) *Board {
 	if err != nil {
 		unavailable(t, "%v", err)
 	}
+	if eng.start != nil {
+		return eng.start(t, eng, php, archive, opt)
+	}
 	pristine, err := pristineCopy(php, eng, archive)
 	if err != nil {
 		t.Fatalf("realboard: installing %s: %v", eng.name, err)
 	}
-	if opt.Bot == "" {
-		opt.Bot = "GMBot"
-	}
-	if len(opt.Players) == 0 {
-		opt.Players = []string{"Alice", "Bob", "Carol"}
-	}
-	if opt.Subject == "" {
-		opt.Subject = "Game thread"
-	}
-	if opt.Opening == "" {
-		opt.Opening = "Welcome to the game. Vote in [b]bold[/b]; orders by PM."
-	}
+	opt = defaults(opt)
 
 	t0 := time.Now()
 	dir := filepath.Join(t.TempDir(), eng.name)
@@ -190,6 +165,23 @@ func Start(t testing.TB, engineName string, opt Options) *Board {
 	t.Cleanup(b.Stop)
 	t.Logf("realboard: %s at %s (copy and start %.1fs; install %s)", eng.name, b.URL, time.Since(t0).Seconds(), pristine.cost)
 	return b
+}
+
+// defaults fills in the Options' zero values.
+func defaults(opt Options) Options {
+	if opt.Bot == "" {
+		opt.Bot = "GMBot"
+	}
+	if len(opt.Players) == 0 {
+		opt.Players = []string{"Alice", "Bob", "Carol"}
+	}
+	if opt.Subject == "" {
+		opt.Subject = "Game thread"
+	}
+	if opt.Opening == "" {
+		opt.Opening = "Welcome to the game. Vote in [b]bold[/b]; orders by PM."
+	}
+	return opt
 }
 
 // password is an account's known password (long enough for both engines).

@@ -180,6 +180,10 @@ func (Game) Decode(data []byte) (rules.State, error) {
 	return &s, nil
 }
 
+// maxRounds bounds the rounds option: a game of more rounds than this is
+// a typo, and every round is a post and a PM per player.
+const maxRounds = 1000
+
 // OptionNames are the options Nations knows.
 var OptionNames = []string{"rounds", "round_minutes", "break_minutes", "awards"}
 
@@ -190,23 +194,14 @@ func ReadSettings(o rules.Options) (Settings, error) {
 		return st, err
 	}
 	var err error
-	if st.Rounds, err = o.Int("rounds", 5); err != nil {
+	if st.Rounds, err = o.IntIn("rounds", 5, 1, maxRounds); err != nil {
 		return st, err
 	}
-	if st.Rounds < 1 {
-		return st, fmt.Errorf("option rounds: must be at least 1, not %d", st.Rounds)
-	}
-	if st.RoundMinutes, err = o.Float("round_minutes", 8); err != nil {
+	if st.RoundMinutes, err = o.Span("round_minutes", 8, time.Minute, false); err != nil {
 		return st, err
 	}
-	if st.RoundMinutes <= 0 {
-		return st, fmt.Errorf("option round_minutes: must be more than 0")
-	}
-	if st.BreakMinutes, err = o.Float("break_minutes", 4); err != nil {
+	if st.BreakMinutes, err = o.Span("break_minutes", 4, time.Minute, true); err != nil {
 		return st, err
-	}
-	if st.BreakMinutes < 0 {
-		return st, fmt.Errorf("option break_minutes: must not be negative")
 	}
 	if st.Awards, err = readAwards(o["awards"]); err != nil {
 		return st, err

@@ -3,20 +3,19 @@ package nations
 import (
 	"fmt"
 	"strings"
-	"time"
-)
 
-func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+	"github.com/forumgm/forumgm/rules"
+)
 
 func openingText(s *State) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[b]Nations begins[/b]: %d nations, %d VP each, %d round(s).\n", len(s.Seats.Slots), StartVP, s.Settings.Rounds)
+	fmt.Fprintf(&b, "[b]Nations begins[/b]: %d nations, %d VP each, %s.\n", len(s.Seats.Slots), StartVP, rules.Plural(s.Settings.Rounds, "round"))
 	b.WriteString("Pick your civilisation here in the thread, in bold, before round 1 closes: [b]CIV: Fire[/b], Water, Earth or Air. ")
 	b.WriteString("Fire steals 2 more whenever it steals by invading; Water makes 4 more when it prospers uninvaded; ")
 	b.WriteString("Earth steals 2 more when it guesses its invader; Air has no bonus. Whoever picks nothing is Air.\n")
 	b.WriteString("Each round send ONE order by PM to the GM (orders in the thread do not count): ")
 	b.WriteString("INVADE name, DEFEND name (defend and guess your invader), DEFEND (no guess), or PROSPER. The latest order counts.\n")
-	fmt.Fprintf(&b, "[b]Round 1[/b] is open: orders by %s.", when(s.Deadline))
+	b.WriteString("[b]Round 1[/b] is open: orders by the deadline below.")
 	return b.String()
 }
 
@@ -126,7 +125,7 @@ func reportText(s *State, res Result) string {
 		fmt.Fprintf(&b, "[b]Out[/b]: %s\n", s.Seats.Names(out))
 	}
 	if !s.Finished {
-		fmt.Fprintf(&b, "\n[b]Round %d of %d[/b] is open: send your order by PM before %s.", s.Round, s.Settings.Rounds, when(s.Deadline))
+		fmt.Fprintf(&b, "\n[b]Round %d of %d[/b] is open: send your order by PM before the deadline below.", s.Round, s.Settings.Rounds)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -136,11 +135,11 @@ func finalText(s *State) string {
 	var b strings.Builder
 	switch {
 	case s.EndedAt >= s.Settings.Rounds:
-		fmt.Fprintf(&b, "[b]Final scoreboard[/b] after %d round(s)\n", s.EndedAt)
+		fmt.Fprintf(&b, "[b]Final scoreboard[/b] after %s\n", rules.Plural(s.EndedAt, "round"))
 	case s.EndedAt == s.Round && len(s.AliveIDs()) < 2:
 		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: fewer than two nations remain after round %d, so the game is over\n", s.EndedAt)
 	default:
-		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: the GM ended the game after %d of %d round(s)\n", s.EndedAt, s.Settings.Rounds)
+		fmt.Fprintf(&b, "[b]Final scoreboard[/b]: the GM ended the game after %d of %s\n", s.EndedAt, rules.Plural(s.Settings.Rounds, "round"))
 	}
 	rank, prev := 0, -1
 	for i, id := range ranking(s) {

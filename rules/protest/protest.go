@@ -150,6 +150,10 @@ func (Game) Decode(data []byte) (rules.State, error) {
 
 func (g Game) clone(s rules.State) *State { return rules.Clone(g, s.(*State)) }
 
+// maxPlayers bounds min_players and max_players (a forum thread, not a
+// stadium).
+const maxPlayers = 100
+
 var knownOptions = []string{"sites", "min_players", "max_players", "turn_hours", "layout", "columns", "rows"}
 
 // Setup builds the map, places the sites (cfg.Setup or the seed) and opens turn 1.
@@ -158,23 +162,20 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	if err := o.Check(knownOptions...); err != nil {
 		return nil, nil, err
 	}
-	minP, err := o.Int("min_players", 4)
+	minP, err := o.IntIn("min_players", 4, 1, maxPlayers)
 	if err != nil {
 		return nil, nil, err
 	}
-	maxP, err := o.Int("max_players", 8)
+	maxP, err := o.IntIn("max_players", 8, 1, maxPlayers)
 	if err != nil {
 		return nil, nil, err
 	}
 	if n := len(cfg.Players); n < minP || n > maxP {
 		return nil, nil, fmt.Errorf("protest needs %d to %d players, %d signed up", minP, maxP, n)
 	}
-	hours, err := o.Float("turn_hours", 48)
+	hours, err := o.Span("turn_hours", 48, time.Hour, false)
 	if err != nil {
 		return nil, nil, err
-	}
-	if hours <= 0 {
-		return nil, nil, fmt.Errorf("option turn_hours must be more than 0")
 	}
 	roster, err := rules.NewRoster(cfg.Players, cfg.Aliases)
 	if err != nil {
@@ -491,8 +492,6 @@ func (s *State) exampleHex() string {
 	return hexmap.Hex{Col: s.Map.Columns, Row: 0}.Name()
 }
 
-func when(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006 15:04 UTC") }
-
 func openingText(s *State) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[b]Protest begins.[/b]\n")
@@ -500,7 +499,10 @@ func openingText(s *State) string {
 		s.Map.Columns, hexmap.ColumnName(s.Map.Columns-1), s.Map.Rows, s.Map.Rows, s.Map.Layout, len(s.Sites))
 	fmt.Fprintf(&b, "Players, %d Prestige Points each: %s.\n", StartPP, s.Seats.Names(s.Seats.IDs()))
 	b.WriteString(strings.ReplaceAll(ordersHelp, "K10", s.exampleHex()))
-	fmt.Fprintf(&b, "Turn 1 orders by PM before %s.", when(s.Deadline))
+	if m, err := s.mapText(0); err == nil {
+		b.WriteString(m + "\n")
+	}
+	b.WriteString("Turn 1 orders by PM before the deadline below.")
 	return b.String()
 }
 

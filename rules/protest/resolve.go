@@ -195,8 +195,11 @@ func (s *State) reportText(l TurnLog) string {
 		fmt.Fprintf(&b, "- %s: %d%s\n", s.who(id), p.PP, tag)
 	}
 	fmt.Fprintf(&b, "Sites still hidden: %d of %d.\n", len(s.hidden()), len(s.Sites))
+	if m, err := s.mapText(l.Turn); err == nil {
+		b.WriteString(m + "\n")
+	}
 	if !s.Finished {
-		fmt.Fprintf(&b, "Turn %d is open: orders by PM before %s.", l.Turn+1, when(s.Deadline))
+		fmt.Fprintf(&b, "Turn %d is open: orders by PM before the deadline below.", l.Turn+1)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -217,7 +220,7 @@ func (s *State) finalText() string {
 	b.WriteString("Final standings:\n")
 	for i, id := range s.standings() {
 		p := s.Players[id]
-		fmt.Fprintf(&b, "%d. %s: %d PP, %d successful protest(s)%s\n", i+1, s.who(id), p.PP, p.Hits, map[bool]string{true: ", out", false: ""}[p.Out])
+		fmt.Fprintf(&b, "%d. %s: %d PP, %s%s\n", i+1, s.who(id), p.PP, rules.Plural(p.Hits, "successful protest"), map[bool]string{true: ", out", false: ""}[p.Out])
 	}
 	b.WriteString("The sites:\n")
 	sites := append([]string(nil), s.Sites...)

@@ -163,6 +163,10 @@ func (g Game) clone(st rules.State) *State {
 	return rules.Clone(g, st.(*State))
 }
 
+// maxRejectionLimit bounds rejection_limit: more rejected proposals in a
+// row than this is no longer a game a forum would play to the end.
+const maxRejectionLimit = 100
+
 // Options known to the game, with their defaults.
 var optionNames = []string{"chain_spies", "rejection_limit", "missing_vote", "phase_hours"}
 
@@ -182,21 +186,15 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	}
 	s := &State{Seats: r}
 	s.init()
-	if s.RejectionLimit, err = cfg.Options.Int("rejection_limit", 5); err != nil {
+	if s.RejectionLimit, err = cfg.Options.IntIn("rejection_limit", 5, 1, maxRejectionLimit); err != nil {
 		return nil, nil, err
-	}
-	if s.RejectionLimit < 1 {
-		return nil, nil, fmt.Errorf("option rejection_limit must be at least 1")
 	}
 	s.MissingVote = cfg.Options.String("missing_vote", "abstain")
 	if s.MissingVote != "abstain" && s.MissingVote != "reject" {
 		return nil, nil, fmt.Errorf("option missing_vote must be abstain or reject, not %q", s.MissingVote)
 	}
-	if s.PhaseHours, err = cfg.Options.Float("phase_hours", 48); err != nil {
+	if s.PhaseHours, err = cfg.Options.Span("phase_hours", 48, time.Hour, false); err != nil {
 		return nil, nil, err
-	}
-	if s.PhaseHours <= 0 {
-		return nil, nil, fmt.Errorf("option phase_hours must be positive")
 	}
 	chain := cfg.Options.String("chain_spies", "auto")
 	switch chain {
@@ -315,6 +313,7 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 		b.WriteString("Every player holds one Double Vote card (PLAY Double Vote in the thread while a team is up for votes).\n")
 	}
 	fmt.Fprintf(&b, "Proposals rejected %d times in one mission give the game to the spies.\n", s.RejectionLimit)
+	b.WriteString(s.howToPlay())
 	ev = append(ev, rules.PublicEvent("opening", strings.TrimRight(b.String(), "\n")))
 	ev = append(ev, s.openProposal(true)...)
 	return s, ev, nil
@@ -583,4 +582,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// howToPlay is the opening post's guide to the commands, as the other games'
+// openings have: only bold text in the thread counts, PMs line by line.
+func (s *State) howToPlay() string {
+	missing := "does not count either way"
+	if s.MissingVote == "reject" {
+		missing = "counts as REJECT"
+	}
+	var b strings.Builder
+	b.WriteString("\n[b]How to play[/b] (only [b]bold[/b] text in the thread counts; in a PM to me every line counts):\n")
+	b.WriteString("- [b]Propose[/b]: the leader posts the team in the thread, e.g. [b]TEAM: Ann, Ben[/b], with as many names as the team size. Posting a new team replaces the proposal until the first vote.\n")
+	fmt.Fprintf(&b, "- [b]Vote[/b]: everyone votes on the proposed team in the thread with [b]APPROVE[/b] or [b]REJECT[/b] (or by PM; a vote by PM stands over one in the thread). A missing vote %s. The proposal closes once everyone has voted, or at the deadline.\n", missing)
+	b.WriteString("- [b]Mission[/b]: if the team is approved, each team member sends me [b]SUPPORT[/b] or [b]SABOTAGE[/b] by PM, never in the thread. Only spies may sabotage.\n")
+	b.WriteString("- [b]Cards[/b]: when plot cards are dealt to the leader of a new mission, the leader hands each to another player with [b]GIVE card TO name[/b]; play a card you hold with [b]PLAY card[/b], or [b]PLAY card ON name[/b] when it names a player. What each card does is in your PM when you get it.\n")
+	b.WriteString("Every phase post ends with its deadline.\n")
+	return b.String()
 }

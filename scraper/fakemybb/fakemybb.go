@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,6 +205,8 @@ func (b *Board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.newreply(w, r, sid, u)
 	case "private.php":
 		b.private(w, r, sid, u)
+	case "memberlist.php":
+		b.memberlist(w, r, sid, u)
 	default:
 		http.NotFound(w, r)
 	}
@@ -509,4 +512,26 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 		sb.WriteString(`</table>`)
 		b.page(w, sid, u, "Private Messages", sb.String())
 	}
+}
+
+// memberlist is MyBB's member list; ?username= keeps the members of exactly
+// that name, compared case-blind (MyBB's default "exact" match). Each row
+// links the name to the profile, as MyBB's memberlist_user template does.
+func (b *Board) memberlist(w http.ResponseWriter, r *http.Request, sid string, u *user) {
+	q := strings.TrimSpace(r.FormValue("username"))
+	var rows strings.Builder
+	var uids []int
+	for uid := range b.users {
+		uids = append(uids, uid)
+	}
+	sort.Ints(uids)
+	for _, uid := range uids {
+		m := b.users[uid]
+		if q != "" && !strings.EqualFold(m.name, q) {
+			continue
+		}
+		fmt.Fprintf(&rows, `<tr><td class="trow1" align="center"><a href="member.php?action=profile&amp;uid=%d"><img src="images/default_avatar.png" alt="" /></a></td><td class="trow1"><a href="member.php?action=profile&amp;uid=%d">%s</a><br /><span class="smalltext">Member</span></td></tr>`,
+			m.uid, m.uid, html.EscapeString(m.name))
+	}
+	b.page(w, sid, u, "Member List", `<table class="tborder">`+rows.String()+`</table>`)
 }

@@ -1,0 +1,118 @@
+package forumconn_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// TestLongPMReceiptOnForumsim: a 3,000-line PM gets a receipt longer than
+// phpBB's 60,000 characters. It goes out in parts the board takes, each
+// once, and the round report queued behind it reaches every player.
+func TestLongPMReceiptOnForumsim(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(t0)
+	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true})
+	bot, _ := sim.AddUser("GMBot", "s3cret", true)
+	alice, _ := sim.AddUser("Alice", "a", false)
+	bob, _ := sim.AddUser("Bob", "b", false)
+	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "Nations starts here.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	t.Setenv("FORUMGM_SIM_PW", "s3cret")
+	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
+		return forumconn.Connect(fc, clk, "test")
+	}}
+	zero := 0.0
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
+	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_SIM_PW", FloodSeconds: &zero}
+	g, err := m.Create(ctx, "long", "nations", gc, fc, []store.Player{
+		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)}, {Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := func() {
+		t.Helper()
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick()
+	var lines []string
+	for i := 1; i <= 3000; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of my very long letter", i))
+	}
+	if _, err := sim.SendPM(alice, []int{bot}, "orders", strings.Join(lines, "\n")); err != nil {
+		t.Fatal(err)
+	}
+	tick()
+	clk.Advance(31 * time.Minute) // round 1 closes; round 2's report after the break
+	for i := 0; i < 8; i++ {
+		tick()
+		clk.Advance(time.Minute)
+	}
+
+	var out []store.OutboxItem
+	db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err })
+	for _, it := range out {
+		if it.State != "sent" {
+			t.Errorf("outbox %s is %s: %s", it.Marker, it.State, it.LastError)
+		}
+	}
+	var toAlice []forumsim.PM
+	gotBob := 0
+	for _, pm := range sim.Sent(bot) {
+		switch pm.To[0] {
+		case alice:
+			toAlice = append(toAlice, pm)
+		case bob:
+			gotBob++
+		}
+	}
+	var receipt strings.Builder
+	parts := 0
+	for _, pm := range toAlice {
+		if len(pm.Source) > 60000 {
+			t.Errorf("a PM of %d characters reached the board", len(pm.Source))
+		}
+		if strings.Contains(pm.Source, "(part ") {
+			parts++
+			receipt.WriteString(pm.Source)
+		}
+	}
+	if parts < 2 {
+		t.Fatalf("the receipt went out in %d parts; PMs to Alice: %d", parts, len(toAlice))
+	}
+	for _, n := range []int{1, 1500, 3000} {
+		if !strings.Contains(receipt.String(), fmt.Sprintf("line %d of my", n)) {
+			t.Errorf("the receipt's parts do not answer line %d", n)
+		}
+	}
+	// What was queued behind the receipt went out too: the round's result
+	// in the thread.
+	botPosts := 0
+	for _, p := range sim.Posts(topic) {
+		if p.AuthorID == bot {
+			botPosts++
+		}
+	}
+	if botPosts < 3 || len(out) < parts+2 {
+		t.Errorf("behind the receipt: %d bot posts in the thread, %d outbox items (Bob got %d PMs)", botPosts, len(out), gotBob)
+	}
+}

@@ -1,0 +1,80 @@
+// Package browsertest starts a real headless Chromium (Debian's chromium
+// package) for tests, driven through chromedp: the one package of ours that
+// uses chromedp. A test skips with the reason when there is no Chromium,
+// unless FORUMGM_REQUIRE_BROWSER=1 (as CI sets), when that is a failure.
+package browsertest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Required says whether a missing browser fails the tests.
+func Required() bool { return os.Getenv("FORUMGM_REQUIRE_BROWSER") == "1" }
+
+// Path finds Chromium: $FORUMGM_CHROMIUM, or chromium / chromium-browser /
+// google-chrome on the PATH.
+func Path() (string, bool) {
+	if p := os.Getenv("FORUMGM_CHROMIUM"); p != "" {
+		return p, true
+	}
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// Start opens a headless browser for t, closed when t ends. Each call has
+// its own profile, so cookies never leak between tests.
+func Start(t testing.TB, timeout time.Duration) context.Context {
+	t.Helper()
+	path, ok := Path()
+	if !ok {
+		if Required() {
+			t.Fatal("no Chromium found (FORUMGM_REQUIRE_BROWSER=1): apt-get install chromium, or set FORUMGM_CHROMIUM")
+		}
+		t.Skip("no Chromium on this machine (apt-get install chromium); browser tests skipped")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("no-sandbox", os.Geteuid() == 0), // Chromium refuses its sandbox as root
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	tctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(func() { cancelT(); cancelCtx(); cancelAlloc() })
+	if err := chromedp.Do(tctx); err != nil { // launches the browser
+		if Required() {
+			t.Fatalf("starting Chromium at %s: %v", path, err)
+		}
+		t.Skipf("Chromium at %s does not start (%v); browser tests skipped", path, err)
+	}
+	return tctx
+}
+
+// Screenshot saves what the window shows (1280×900) as a PNG at path,
+// when path is not "".
+func Screenshot(ctx context.Context, path string) error {
+	if path == "" {
+		return nil
+	}
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf, 0o644)
+}

@@ -1,4 +1,0 @@
--- Number 3 is taken by another branch's migration; this file only keeps
--- the sequence gapless until that one is merged in its place (delete this
--- file then).
-SELECT 1;

@@ -1,0 +1,498 @@
+package webdesk
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/rules/protest"
+	"github.com/forumgm/forumgm/rules/resistance"
+	"github.com/forumgm/forumgm/store"
+)
+
+const testSecret = "correct horse battery staple"
+
+// rig is a desk over a played game, served by httptest, and a browser-like
+// client with its own cookies.
+type rig struct {
+	*played
+	desk *Desk
+	srv  *httptest.Server
+	c    *http.Client
+	now  time.Time
+}
+
+func newRig(t *testing.T, p *played, public ...string) *rig {
+	t.Helper()
+	r := &rig{played: p, now: time.Now()}
+	pub := map[string]bool{}
+	for _, n := range public {
+		pub[n] = true
+	}
+	d, err := New(Config{Moderator: p.M, Secret: testSecret, Public: pub, Now: func() time.Time { return r.now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.desk = d
+	r.srv = httptest.NewServer(d.Handler())
+	t.Cleanup(r.srv.Close)
+	r.c = client()
+	return r
+}
+
+func client() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func (r *rig) get(t *testing.T, path string) (*http.Response, string) {
+	t.Helper()
+	resp, err := r.c.Get(r.srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func (r *rig) post(t *testing.T, path string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	resp, err := r.c.PostForm(r.srv.URL+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+var reCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func csrfOf(t *testing.T, body string) string {
+	t.Helper()
+	m := reCSRF.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no CSRF token in the page:\n%s", body)
+	}
+	return m[1]
+}
+
+// login logs the rig's client in and returns the session's CSRF token.
+func (r *rig) login(t *testing.T) string {
+	t.Helper()
+	_, body := r.get(t, "/login")
+	resp, _ := r.post(t, "/login", url.Values{"csrf": {csrfOf(t, body)}, "password": {testSecret}, "next": {"/"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: %s", resp.Status)
+	}
+	resp, body = r.get(t, "/")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("games page after login: %s", resp.Status)
+	}
+	return csrfOf(t, body)
+}
+
+func (r *rig) report(t *testing.T) moderator.GameReport {
+	t.Helper()
+	rs, err := r.M.Report(context.Background(), r.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs[0]
+}
+
+func TestDeskResistance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on the local forum")
+	}
+	r := newRig(t, playGame(t, "resistance", 2), "desk-resistance")
+
+	t.Run("headers", func(t *testing.T) {
+		resp, _ := r.get(t, "/login")
+		for h, want := range map[string]string{
+			"Content-Security-Policy": "frame-ancestors 'none'",
+			"X-Frame-Options":         "DENY",
+			"X-Content-Type-Options":  "nosniff",
+			"Referrer-Policy":         "no-referrer",
+		} {
+			if got := resp.Header.Get(h); !strings.Contains(got, want) {
+				t.Errorf("%s = %q, want it to contain %q", h, got, want)
+			}
+		}
+		if strings.Contains(resp.Header.Get("Content-Security-Policy"), "unsafe-inline") {
+			t.Error("the pages' CSP allows inline code")
+		}
+	})
+
+	t.Run("login", func(t *testing.T) {
+		c := newRigClient(r)
+		resp, _ := c.get(t, "/game/desk-resistance")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+			t.Fatalf("a GM page without a session: %s to %q, want a redirect to the login", resp.Status, resp.Header.Get("Location"))
+		}
+		_, body := c.get(t, "/login") // a session and its token exist; the post below leaves the token out
+		csrfOf(t, body)
+		if resp, _ := c.post(t, "/login", url.Values{"password": {testSecret}}); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("login without the form's token: %s, want 403", resp.Status)
+		}
+		_, body = c.get(t, "/login")
+		tok := csrfOf(t, body)
+		if resp, _ := c.post(t, "/login", url.Values{"csrf": {tok}, "password": {testSecret + "x"}}); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("a wrong password: %s, want 401", resp.Status)
+		}
+		_, body = c.get(t, "/login")
+		resp, _ = c.post(t, "/login", url.Values{"csrf": {csrfOf(t, body)}, "password": {testSecret}, "next": {"//evil.example/"}})
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+			t.Errorf("login with an off-site next: %s to %q, want / ", resp.Status, resp.Header.Get("Location"))
+		}
+		var sc *http.Cookie
+		for _, ck := range resp.Cookies() {
+			if ck.Name == sessionCookie {
+				sc = ck
+			}
+		}
+		if sc == nil || !sc.HttpOnly || sc.SameSite != http.SameSiteStrictMode || sc.MaxAge <= 0 {
+			t.Fatalf("session cookie %+v: want HttpOnly, SameSite=Strict, an expiry", sc)
+		}
+		if resp, _ := c.get(t, "/"); resp.StatusCode != http.StatusOK {
+			t.Fatalf("games page with a session: %s", resp.Status)
+		}
+		// The session expires.
+		r.now = r.now.Add(13 * time.Hour)
+		defer func() { r.now = r.now.Add(-13 * time.Hour) }()
+		if resp, _ := c.get(t, "/"); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("an expired session: %s, want a redirect to the login", resp.Status)
+		}
+	})
+
+	csrf := r.login(t)
+
+	t.Run("games page", func(t *testing.T) {
+		_, body := r.get(t, "/")
+		rep := r.report(t)
+		for _, want := range []string{"desk-resistance", rep.Rules.Title, `class="countdown"`, "posts and PMs read", "sent,"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("games page lacks %q", want)
+			}
+		}
+		for _, p := range rep.Rules.Waiting {
+			if !strings.Contains(body, p) {
+				t.Errorf("games page does not name %s, who has not acted", p)
+			}
+		}
+	})
+
+	t.Run("audit filters", func(t *testing.T) {
+		all, _, err := r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var player string
+		statuses := map[store.CommandStatus]int{}
+		for _, a := range all {
+			if len(a.Commands) > 0 && player == "" {
+				player = a.Message.AuthorName
+			}
+			for _, c := range a.Commands {
+				statuses[c.Status]++
+			}
+		}
+		if player == "" || statuses[store.CommandAccepted] == 0 {
+			t.Fatalf("the played game has no accepted commands to show: %v", statuses)
+		}
+		_, body := r.get(t, "/game/desk-resistance?player="+url.QueryEscape(player))
+		authors := regexp.MustCompile(`<td class="by">([^<]*)</td>`).FindAllStringSubmatch(body, -1)
+		if len(authors) == 0 {
+			t.Fatalf("no rows for %s", player)
+		}
+		for _, a := range authors {
+			if a[1] != player {
+				t.Errorf("filtered by %s, the log shows a message by %s", player, a[1])
+			}
+		}
+		for st, n := range statuses {
+			_, body := r.get(t, "/game/desk-resistance?status="+string(st))
+			got := regexp.MustCompile(`<span class="status ([a-z]+)">`).FindAllStringSubmatch(body, -1)
+			if len(got) != n {
+				t.Errorf("status=%s shows %d commands, the audit has %d", st, len(got), n)
+			}
+			for _, g := range got {
+				if g[1] != string(st) {
+					t.Errorf("status=%s shows a %s command", st, g[1])
+				}
+			}
+		}
+		if _, body := r.get(t, "/game/desk-resistance"); !strings.Contains(body, "viewtopic.php?p=") {
+			t.Error("the audit log does not link posts on the board")
+		}
+	})
+
+	t.Run("csrf refused", func(t *testing.T) {
+		for _, tok := range []string{"", "forged"} {
+			resp, _ := r.post(t, "/game/desk-resistance/do/pause", url.Values{"csrf": {tok}, "confirm": {"yes"}})
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("pause with token %q: %s, want 403", tok, resp.Status)
+			}
+		}
+		if st := r.report(t).Status; st != moderator.Running {
+			t.Fatalf("a refused form changed the game: %s", st)
+		}
+	})
+
+	t.Run("controls", func(t *testing.T) {
+		before := r.report(t).Rules.Deadline
+		resp, body := r.post(t, "/game/desk-resistance/do/extend", url.Values{"csrf": {csrf}, "by": {"2d"}})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Move the deadline of desk-resistance by 48h0m0s?") {
+			t.Fatalf("extend did not ask first: %s\n%s", resp.Status, body)
+		}
+		if got := r.report(t).Rules.Deadline; !got.Equal(before) {
+			t.Fatal("the question alone moved the deadline")
+		}
+		resp, _ = r.post(t, "/game/desk-resistance/do/extend", url.Values{"csrf": {csrfOf(t, body)}, "by": {"2d"}, "confirm": {"yes"}, "back": {"/game/desk-resistance"}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("confirmed extend: %s", resp.Status)
+		}
+		if got := r.report(t).Rules.Deadline; !got.Equal(before.Add(48 * time.Hour)) {
+			t.Errorf("deadline %v after extending %v by 2d", got, before)
+		}
+		_, body = r.get(t, "/game/desk-resistance")
+		if !strings.Contains(body, "The deadline is now") {
+			t.Error("the game page does not say what the control did")
+		}
+
+		r.post(t, "/game/desk-resistance/do/pause", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
+		if st := r.report(t).Status; st != moderator.Paused {
+			t.Fatalf("after pause: %s", st)
+		}
+		r.post(t, "/game/desk-resistance/do/pause", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
+		_, body = r.get(t, "/game/desk-resistance")
+		if !strings.Contains(body, "not running") {
+			t.Error("pausing a paused game: the desk does not show the moderator's refusal")
+		}
+		r.post(t, "/game/desk-resistance/do/resume", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
+		if st := r.report(t).Status; st != moderator.Running {
+			t.Fatalf("after resume: %s", st)
+		}
+
+		// Void: an accepted command of the current phase.
+		rows, _, _ := r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{Phase: r.report(t).Rules.Phase})
+		var id int64
+		for _, a := range rows {
+			for _, c := range a.Commands {
+				if c.Status == store.CommandAccepted {
+					id = c.ID
+				}
+			}
+		}
+		if id != 0 {
+			r.post(t, "/game/desk-resistance/do/void", url.Values{"csrf": {csrf}, "confirm": {"yes"}, "command": {jsonNum(id)}, "reason": {"test"}})
+			rows, _, _ = r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{})
+			for _, a := range rows {
+				for _, c := range a.Commands {
+					if c.ID == id && c.Status != store.CommandVoided {
+						t.Errorf("command %d is %s after void", id, c.Status)
+					}
+				}
+			}
+		}
+	})
+
+	t.Run("pages", func(t *testing.T) {
+		for path, want := range map[string]string{
+			"/game/desk-resistance/history": "Phase history",
+			"/game/desk-resistance/state":   ">roles<",
+			"/game/desk-resistance/maps":    "has no map",
+		} {
+			resp, body := r.get(t, path)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, want) {
+				t.Errorf("%s: %s, want %q in it", path, resp.Status, want)
+			}
+		}
+	})
+
+	t.Run("public page has no secrets", func(t *testing.T) {
+		st := gameState(t, r.played).(*resistance.State)
+		anon := newRigClient(r)
+		resp, body := anon.get(t, "/p/desk-resistance")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("public page: %s", resp.Status)
+		}
+		if !strings.Contains(body, st.Seats.Display(st.Order[0])) {
+			t.Error("the public page does not show the players")
+		}
+		for _, secret := range []string{">roles<", ">hands<", ">deck<", ">chain<", ">orders<", `"spy"`, ">spy<"} {
+			if strings.Contains(body, secret) {
+				t.Errorf("the public page shows %s", secret)
+			}
+		}
+		for p, hand := range st.Hands {
+			for _, card := range hand {
+				if strings.Contains(body, ">"+card+"<") {
+					t.Errorf("the public page shows %s's card %s", p, card)
+				}
+			}
+		}
+		if strings.Contains(body, `name="csrf"`) || strings.Contains(body, "/do/") {
+			t.Error("the public page has GM forms")
+		}
+	})
+
+	t.Run("public page off by default", func(t *testing.T) {
+		r2 := newRig(t, r.played)
+		resp, _ := r2.get(t, "/p/desk-resistance")
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("a game not made public: %s, want 404", resp.Status)
+		}
+	})
+
+	t.Run("logout", func(t *testing.T) {
+		r.post(t, "/logout", url.Values{"csrf": {csrf}})
+		if resp, _ := r.get(t, "/"); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("after logout: %s, want the login", resp.Status)
+		}
+	})
+}
+
+func TestDeskProtestMaps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on the local forum")
+	}
+	r := newRig(t, playGame(t, "protest", 2), "desk-protest")
+	r.login(t)
+	_, body := r.get(t, "/game/desk-protest/maps")
+	for _, want := range []string{"/game/desk-protest/map/2.svg", "/game/desk-protest/map/2-gm.svg", "/game/desk-protest/map/0.svg"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("maps page lacks %s", want)
+		}
+	}
+	st := gameState(t, r.played).(*protest.State)
+	pub, gm, err := protest.Pictures(st, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, got := r.get(t, "/game/desk-protest/map/2-gm.svg"); got != string(gm) {
+		t.Error("the GM map is not the game's GM picture")
+	}
+
+	anon := newRigClient(r)
+	resp, page := anon.get(t, "/p/desk-protest")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("public page: %s", resp.Status)
+	}
+	revealed := map[string]bool{}
+	for _, x := range st.Revealed {
+		revealed[x.Hex] = true
+	}
+	hidden := 0
+	for _, site := range st.Sites {
+		if revealed[site] {
+			continue
+		}
+		hidden++
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(site) + `\b`).MatchString(page) {
+			t.Errorf("the public page names the hidden site %s", site)
+		}
+	}
+	if hidden == 0 {
+		t.Fatal("no hidden sites left to check")
+	}
+	if strings.Contains(page, ">sites<") || strings.Contains(page, "-gm.svg") {
+		t.Error("the public page shows the sites or links a GM picture")
+	}
+	if resp, got := anon.get(t, "/p/desk-protest/map/2.svg"); resp.StatusCode != http.StatusOK || got != string(pub) {
+		t.Errorf("public map: %s; equal to the public picture: %v", resp.Status, got == string(pub))
+	}
+	if resp, _ := anon.get(t, "/p/desk-protest/map/2-gm.svg"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the GM picture through the public page: %s, want 404", resp.Status)
+	}
+	if resp, _ := anon.get(t, "/game/desk-protest/map/2-gm.svg"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the GM picture without logging in: %s, want the login", resp.Status)
+	}
+}
+
+func newRigClient(r *rig) *rig {
+	c := *r
+	c.c = client()
+	return &c
+}
+
+func gameState(t *testing.T, p *played) rules.State {
+	t.Helper()
+	var row *store.Game
+	if err := p.DB.View(context.Background(), func(tx *store.Tx) error { var err error; row, err = tx.Game(p.Name); return err }); err != nil {
+		t.Fatal(err)
+	}
+	eng, _ := rules.Lookup(row.Kind)
+	st, err := eng.Decode(row.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func jsonNum(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestLoadSecret(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	os.WriteFile(good, []byte(testSecret+"\n"), 0o600)
+	open := filepath.Join(dir, "open")
+	os.WriteFile(open, []byte(testSecret), 0o644)
+	short := filepath.Join(dir, "short")
+	os.WriteFile(short, []byte("hunter2"), 0o600)
+	t.Setenv("DESK_TEST_SECRET", testSecret)
+	t.Setenv("DESK_TEST_EMPTY", "")
+	for _, c := range []struct {
+		env, file, want, err string
+	}{
+		{file: good, want: testSecret},
+		{env: "DESK_TEST_SECRET", want: testSecret},
+		{env: "DESK_TEST_SECRET", file: good, want: testSecret},
+		{file: open, err: "can be read by others"},
+		{file: short, err: "too short"},
+		{file: filepath.Join(dir, "none"), err: "no such file"},
+		{env: "DESK_TEST_EMPTY", err: "set DESK_TEST_EMPTY"},
+		{err: "no desk password"},
+	} {
+		got, err := LoadSecret(c.env, c.file)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("LoadSecret(%q, %q) error %v, want %q", c.env, c.file, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("LoadSecret(%q, %q) = %q, %v", c.env, c.file, got, err)
+		}
+	}
+}
+
+func TestSafeNext(t *testing.T) {
+	for in, want := range map[string]string{
+		"/game/x?phase=1": "/game/x?phase=1", "": "/", "//evil.example": "/", "https://evil.example/": "/", `/\evil`: "/",
+	} {
+		if got := safeNext(in); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTreeEscapes(t *testing.T) {
+	got := string(tree(map[string]any{"<b>": []any{"<script>", 1.0, map[string]any{"x": "&"}}}))
+	if strings.Contains(got, "<script>") || strings.Contains(got, "<b>") || !strings.Contains(got, "&lt;script&gt;") || !strings.Contains(got, "&amp;") {
+		t.Errorf("tree does not escape: %s", got)
+	}
+}

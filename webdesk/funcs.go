@@ -1,0 +1,160 @@
+package webdesk
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/forumgm/forumgm/bbcode"
+	"github.com/forumgm/forumgm/moderator"
+)
+
+var funcs = template.FuncMap{
+	"stamp":  stamp,
+	"until":  until,
+	"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"bbcode": func(s string) template.HTML { return template.HTML(bbcode.Render(s, bbcode.Options{NoAutolink: true})) },
+	"tree":   tree,
+	"plural": plural,
+	"join":   func(xs []string) string { return list(xs) },
+	"path":   url.PathEscape,
+	"upper":  strings.ToUpper,
+	"string": func(v any) string { return fmt.Sprint(v) },
+	"add":    func(a, b int) int { return a + b },
+	"dl":     func(r moderator.GameReport, now time.Time) deadline { return deadline{r, now} },
+}
+
+// stamp is how the desk writes a time: the server's local time zone, with
+// the zone named so a GM elsewhere is not misled.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Local().Format("Mon 2 Jan 2006 15:04:05 MST")
+}
+
+// until is the time left before t, as the countdown script also writes it.
+func until(t, now time.Time) string {
+	d := t.Sub(now).Round(time.Second)
+	if d <= 0 {
+		return "passed"
+	}
+	days := d / (24 * time.Hour)
+	d -= days * 24 * time.Hour
+	h := d / time.Hour
+	d -= h * time.Hour
+	m := d / time.Minute
+	s := (d - m*time.Minute) / time.Second
+	switch {
+	case days > 0:
+		return fmt.Sprintf("in %dd %dh %dm", days, h, m)
+	case h > 0:
+		return fmt.Sprintf("in %dh %dm %ds", h, m, s)
+	case m > 0:
+		return fmt.Sprintf("in %dm %ds", m, s)
+	}
+	return fmt.Sprintf("in %ds", s)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "—"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// tree renders plain JSON values (objects, arrays, strings, numbers) as
+// nested tables, for any game's state or view. Every string is escaped
+// here, as html/template would.
+func tree(v any) template.HTML {
+	var b strings.Builder
+	writeTree(&b, v)
+	return template.HTML(b.String())
+}
+
+func writeTree(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			b.WriteString(`<span class="dim">—</span>`)
+			return
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString(`<table class="tree">`)
+		for _, k := range keys {
+			fmt.Fprintf(b, `<tr><th>%s</th><td>`, html.EscapeString(k))
+			writeTree(b, x[k])
+			b.WriteString(`</td></tr>`)
+		}
+		b.WriteString(`</table>`)
+	case []any:
+		if len(x) == 0 {
+			b.WriteString(`<span class="dim">—</span>`)
+			return
+		}
+		if scalars(x) {
+			parts := make([]string, len(x))
+			for i, e := range x {
+				parts[i] = html.EscapeString(scalar(e))
+			}
+			b.WriteString(strings.Join(parts, ", "))
+			return
+		}
+		b.WriteString(`<ol class="tree">`)
+		for _, e := range x {
+			b.WriteString(`<li>`)
+			writeTree(b, e)
+			b.WriteString(`</li>`)
+		}
+		b.WriteString(`</ol>`)
+	default:
+		b.WriteString(html.EscapeString(scalar(x)))
+	}
+}
+
+func scalars(xs []any) bool {
+	for _, x := range xs {
+		switch x.(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return x
+	case float64:
+		if x == float64(int64(x)) {
+			return fmt.Sprint(int64(x))
+		}
+		return fmt.Sprint(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// deadline is what the "deadline" template shows: a game's deadline and
+// the time now, for the countdown's first text.
+type deadline struct {
+	R   moderator.GameReport
+	Now time.Time
+}

@@ -1,0 +1,424 @@
+package webdesk
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/parser"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
+)
+
+// gameRow is one game on the games page.
+type gameRow struct {
+	R      moderator.GameReport
+	H      moderator.Health
+	Public bool
+}
+
+func (d *Desk) games(w http.ResponseWriter, r *http.Request, s *session) {
+	rs, err := d.m.Report(r.Context(), "")
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	hs, err := d.m.Healths(r.Context())
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	var rows []gameRow
+	for _, g := range rs {
+		rows = append(rows, gameRow{R: g, H: hs[g.Name], Public: d.public(g.Name)})
+	}
+	d.render(w, http.StatusOK, "games", d.gmPage(s, "Games", "", "games", struct {
+		Rows []gameRow
+		Now  time.Time
+	}{rows, d.now()}))
+}
+
+// GameHead is what every page of one game shows at the top.
+type GameHead struct {
+	D      *moderator.DeskGame
+	Public bool
+	Now    time.Time
+}
+
+func (d *Desk) load(w http.ResponseWriter, r *http.Request) (*moderator.DeskGame, bool) {
+	g, err := d.m.Desk(r.Context(), r.PathValue("name"))
+	if err != nil {
+		d.fail(w, err)
+		return nil, false
+	}
+	return g, true
+}
+
+// auditMsg is one post or PM in the audit log as the desk shows it.
+type auditMsg struct {
+	moderator.AuditRow
+	Lines []string // the message's text, line by line, as read
+	Link  string   // the post on the board ("" for PMs)
+}
+
+type auditPage struct {
+	GameHead
+	Rows     []auditMsg
+	Player   string
+	Phase    string
+	Status   string
+	Players  []string
+	Phases   []string
+	Statuses []store.CommandStatus
+	Total    int
+	Current  string // the current phase: its accepted commands may be voided
+}
+
+func (d *Desk) audit(w http.ResponseWriter, r *http.Request, s *session) {
+	g, ok := d.load(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	p := auditPage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()},
+		Player: q.Get("player"), Phase: q.Get("phase"), Status: q.Get("status"), Current: g.Status.Phase,
+		Statuses: []store.CommandStatus{store.CommandAccepted, store.CommandRejected, store.CommandIgnored, store.CommandSuperseded, store.CommandVoided}}
+	all, _, err := d.m.Audit(r.Context(), g.Report.Name, moderator.AuditFilter{})
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	p.Total = len(all)
+	seen := map[string]bool{}
+	for _, a := range all {
+		for _, c := range a.Commands {
+			if !seen[c.Phase] {
+				seen[c.Phase] = true
+				p.Phases = append(p.Phases, c.Phase)
+			}
+		}
+	}
+	for _, pl := range g.Players {
+		p.Players = append(p.Players, pl.ForumName)
+	}
+	rows, _, err := d.m.Audit(r.Context(), g.Report.Name, moderator.AuditFilter{Player: p.Player, Phase: p.Phase})
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	prof, _ := forum.Builtin(g.Forum.Engine)
+	for _, a := range rows {
+		if p.Status != "" {
+			var keep []store.CommandRow
+			for _, c := range a.Commands {
+				if string(c.Status) == p.Status {
+					keep = append(keep, c)
+				}
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			a.Commands = keep
+		}
+		m := auditMsg{AuditRow: a, Lines: parser.Lines(prof, a.Message.BodyHTML)}
+		if a.Message.Kind == "post" {
+			m.Link = postURL(g.Forum, a.Message.ForumID)
+		}
+		p.Rows = append(p.Rows, m)
+	}
+	d.render(w, http.StatusOK, "audit", d.gmPage(s, g.Report.Name+": audit log", g.Report.Name, "audit", p))
+}
+
+// postURL is a post's address on the board, "" when the board's engine
+// has no known post link.
+func postURL(fc gameconfig.ForumConfig, id string) string {
+	prof, ok := forum.Builtin(fc.Engine)
+	if !ok || prof.URLs.Post == "" || id == "" {
+		return ""
+	}
+	u, err := forum.Resolve(fc.URL, forum.Expand(prof.URLs.Post, map[string]string{"post": id}))
+	if err != nil {
+		return ""
+	}
+	return u
+}
+
+// phaseLog is one phase of the history: what the game said in it.
+type phaseLog struct {
+	Phase   string
+	Public  []store.EventRow
+	Private []privateEvent
+}
+
+type privateEvent struct {
+	To string
+	store.EventRow
+}
+
+type outItem struct {
+	store.OutboxItem
+	Link string
+}
+
+type historyPage struct {
+	GameHead
+	Phases []phaseLog
+	Outbox []outItem
+}
+
+func (d *Desk) history(w http.ResponseWriter, r *http.Request, s *session) {
+	g, ok := d.load(w, r)
+	if !ok {
+		return
+	}
+	p := historyPage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()}}
+	p.Phases = phases(g.Events, g.State.Roster())
+	for _, it := range g.Outbox {
+		o := outItem{OutboxItem: it}
+		if it.Kind == "post" && it.State == store.OutboxSent {
+			o.Link = postURL(g.Forum, it.ForumID)
+		}
+		p.Outbox = append(p.Outbox, o)
+	}
+	d.render(w, http.StatusOK, "history", d.gmPage(s, g.Report.Name+": phase history", g.Report.Name, "history", p))
+}
+
+// phases groups a game's events by phase, in the order the phases began.
+func phases(evs []store.EventRow, roster *rules.Roster) []phaseLog {
+	var out []phaseLog
+	at := map[string]int{}
+	for _, e := range evs {
+		i, ok := at[e.Phase]
+		if !ok {
+			i = len(out)
+			at[e.Phase] = i
+			out = append(out, phaseLog{Phase: e.Phase})
+		}
+		if e.To == rules.Everyone {
+			out[i].Public = append(out[i].Public, e)
+		} else {
+			out[i].Private = append(out[i].Private, privateEvent{To: roster.Display(e.To), EventRow: e})
+		}
+	}
+	return out
+}
+
+type statePage struct {
+	GameHead
+	Players []store.Player
+	Extra   map[string]any
+	State   any // the whole state as JSON values
+	Config  gameconfig.GameConfig
+}
+
+func (d *Desk) state(w http.ResponseWriter, r *http.Request, s *session) {
+	g, ok := d.load(w, r)
+	if !ok {
+		return
+	}
+	p := statePage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()}, Players: g.Players, Extra: g.Status.Extra, Config: g.Config}
+	p.State = jsonValue(g.State)
+	d.render(w, http.StatusOK, "state", d.gmPage(s, g.Report.Name+": GM-only state", g.Report.Name, "state", p))
+}
+
+// jsonValue is v as plain JSON values (maps, slices, strings, numbers), for
+// the generic tree view.
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("(cannot show: %v)", err)
+	}
+	var out any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+// mapPic is one drawn turn: the public picture and the GM's.
+type mapPic struct {
+	Turn       int
+	Public, GM []byte // SVG
+}
+
+// drawAll draws every turn of a game with a map (rules.Drawer): turn 0
+// (the start) to the last resolved one. Nil when the game has no map.
+func (d *Desk) drawAll(name string, eng rules.Game, st rules.State) ([]mapPic, error) {
+	dr, ok := eng.(rules.Drawer)
+	if !ok {
+		return nil, nil
+	}
+	b, _ := json.Marshal(st)
+	sum := sha256.Sum256(b)
+	key := name + "/" + hex.EncodeToString(sum[:])
+	if p, ok := d.maps.get(key); ok {
+		return p, nil
+	}
+	var out []mapPic
+	for turn := 0; turn < 1000; turn++ {
+		pics, err := dr.Draw(st, turn)
+		if err != nil {
+			if turn == 0 {
+				return nil, err
+			}
+			break // past the last resolved turn
+		}
+		mp := mapPic{Turn: turn}
+		for _, p := range pics {
+			if p.Format != "svg" {
+				continue
+			}
+			if p.GM {
+				mp.GM = p.Data
+			} else {
+				mp.Public = p.Data
+			}
+		}
+		out = append(out, mp)
+	}
+	d.maps.put(key, out)
+	return out, nil
+}
+
+type mapsPage struct {
+	GameHead
+	HasMap bool
+	Turns  []mapPic
+}
+
+func (d *Desk) mapsPage(w http.ResponseWriter, r *http.Request, s *session) {
+	g, ok := d.load(w, r)
+	if !ok {
+		return
+	}
+	pics, err := d.drawAll(g.Report.Name, g.Engine, g.State)
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	_, has := g.Engine.(rules.Drawer)
+	// Newest turn first: that is what the GM looks for.
+	rev := make([]mapPic, len(pics))
+	for i, p := range pics {
+		rev[len(pics)-1-i] = p
+	}
+	p := mapsPage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()}, HasMap: has, Turns: rev}
+	d.render(w, http.StatusOK, "maps", d.gmPage(s, g.Report.Name+": maps", g.Report.Name, "maps", p))
+}
+
+// parsePic reads "3.svg" (the public picture of turn 3) or "3-gm.svg".
+func parsePic(s string) (turn int, gm bool, ok bool) {
+	s, found := strings.CutSuffix(s, ".svg")
+	if !found {
+		return 0, false, false
+	}
+	s, gm = strings.CutSuffix(s, "-gm")
+	n, err := strconv.Atoi(s)
+	return n, gm, err == nil && n >= 0
+}
+
+func (d *Desk) gmMap(w http.ResponseWriter, r *http.Request, _ *session) {
+	g, ok := d.load(w, r)
+	if !ok {
+		return
+	}
+	d.serveMap(w, r, g.Report.Name, g.Engine, g.State, true)
+}
+
+func (d *Desk) serveMap(w http.ResponseWriter, r *http.Request, name string, eng rules.Game, st rules.State, gmAllowed bool) {
+	turn, gm, ok := parsePic(r.PathValue("pic"))
+	if !ok || (gm && !gmAllowed) {
+		http.NotFound(w, r)
+		return
+	}
+	pics, err := d.drawAll(name, eng, st)
+	if err != nil || turn >= len(pics) {
+		http.NotFound(w, r)
+		return
+	}
+	data := pics[turn].Public
+	if gm {
+		data = pics[turn].GM
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	// An SVG opened on its own is a document: no script in it may run.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	w.Write(data)
+}
+
+// The public page: only what players may see. It is built from the
+// report (Report drops the game-specific results), the game's view for
+// everyone, the posts already made in the thread and the public map.
+
+type publicPage struct {
+	R      moderator.GameReport
+	View   any
+	Scores []score
+	Posts  []store.OutboxItem
+	Turns  []int
+	Now    time.Time
+}
+
+type score struct {
+	Name   string
+	Points int
+}
+
+func (d *Desk) publicGame(w http.ResponseWriter, r *http.Request) (*moderator.GameReport, rules.Game, rules.State, []store.OutboxItem, bool) {
+	name := r.PathValue("name")
+	if !d.public(name) {
+		http.NotFound(w, r) // the same answer as for no such game
+		return nil, nil, nil, nil, false
+	}
+	g, err := d.m.Desk(r.Context(), name)
+	if err != nil {
+		http.NotFound(w, r)
+		return nil, nil, nil, nil, false
+	}
+	var posts []store.OutboxItem
+	for _, it := range g.Outbox {
+		if it.Kind == "post" && it.State == store.OutboxSent {
+			posts = append(posts, it)
+		}
+	}
+	return &g.Report, g.Engine, g.State, posts, true
+}
+
+func (d *Desk) publicPage(w http.ResponseWriter, r *http.Request) {
+	rep, eng, st, posts, ok := d.publicGame(w, r)
+	if !ok {
+		return
+	}
+	p := publicPage{R: *rep, View: jsonValue(eng.View(st, rules.Everyone)), Posts: posts, Now: d.now()}
+	for n, v := range rep.Rules.Scores {
+		p.Scores = append(p.Scores, score{n, v})
+	}
+	sort.Slice(p.Scores, func(i, j int) bool {
+		if p.Scores[i].Points != p.Scores[j].Points {
+			return p.Scores[i].Points > p.Scores[j].Points
+		}
+		return p.Scores[i].Name < p.Scores[j].Name
+	})
+	pics, err := d.drawAll(rep.Name, eng, st)
+	if err == nil {
+		for i := len(pics) - 1; i >= 0; i-- {
+			p.Turns = append(p.Turns, pics[i].Turn)
+		}
+	}
+	d.render(w, http.StatusOK, "public", page{Title: rep.Name, Data: p})
+}
+
+func (d *Desk) publicMap(w http.ResponseWriter, r *http.Request) {
+	rep, eng, st, _, ok := d.publicGame(w, r)
+	if !ok {
+		return
+	}
+	d.serveMap(w, r, rep.Name, eng, st, false)
+}
