@@ -52,7 +52,7 @@ func TestWholeGames(t *testing.T) {
 		// Five of the demo's seven: seven players answering each post at
 		// once keep bouncing each other off phpBB's post review.
 		{kind: "resistance", engine: realboard.PhpBB, speed: 2, seed: 3, limit: 5 * time.Minute, players: 5},
-		{kind: "protest", engine: realboard.PhpBB, speed: 0.5, seed: 5, limit: 4 * time.Minute},
+		{kind: "protest", engine: realboard.PhpBB, speed: 0.5, seed: 5, limit: 8 * time.Minute},
 		{kind: "nations", engine: realboard.MyBB, seed: 7, limit: 5 * time.Minute, wholeMinute: true,
 			options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}},
 	}
