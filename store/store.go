@@ -119,16 +119,6 @@ func looksLikeURL(dsn string) bool {
 	return Redact(dsn) != dsn
 }
 
-func openPostgres(dsn string) (*DB, error) {
-	x, err := sqlx.Open("postgres", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("opening the PostgreSQL database: %w", err)
-	}
-	x.SetMaxOpenConns(8)
-	x.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{driver: "postgres", w: x, r: x}, nil
-}
-
 func openSQLite(dsn string) (*DB, error) {
 	path := dsn
 	for _, p := range []string{"sqlite://", "sqlite:", "file:"} {
@@ -223,7 +213,7 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn func(*Tx) error) (err error) {
 	stx, err := x.BeginTxx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("starting a database transaction: %w", err)
+		return fmt.Errorf("starting a database transaction: %w", unavailable(err))
 	}
 	done := false
 	defer func() {
