@@ -27,13 +27,10 @@ import (
 // worker and poll interval; one game's failing forum only backs that game
 // off, never the others.
 func (m *Moderator) Run(ctx context.Context) error {
-	r := &runner{m: m, id: m.Runner, ttl: m.Lease, held: map[int64]*job{}}
+	r := &runner{m: m, id: m.Runner, ttl: m.lease(), held: map[int64]*job{}}
 	if r.id == "" {
 		host, _ := os.Hostname()
 		r.id = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), instanceToken())
-	}
-	if r.ttl <= 0 {
-		r.ttl = DefaultLease
 	}
 	defer r.stop()
 	m.log().Info("runner started", "runner", r.id, "lease", r.ttl)
@@ -47,6 +44,13 @@ func (m *Moderator) Run(ctx context.Context) error {
 
 // DefaultLease is how long a game's lease lasts after each renewal.
 const DefaultLease = 30 * time.Second
+
+func (m *Moderator) lease() time.Duration {
+	if m.Lease > 0 {
+		return m.Lease
+	}
+	return DefaultLease
+}
 
 // runner is Run's bookkeeping: the games it holds, each worked by a job.
 // Only Run's goroutine touches it.
@@ -265,6 +269,13 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		wait := poll
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()
+			if errors.Is(err, store.ErrUnavailable) {
+				// The database, not the forum: retry within a third of
+				// a lease, so the game goes on within a lease period of
+				// the database's return (a forum's long backoff would
+				// stall it for minutes while this runner holds it).
+				wait = min(wait, max(poll, m.lease()/3))
+			}
 			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", wait)
 			m.Forget(g.ID)
 		} else {
