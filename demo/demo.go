@@ -350,6 +350,66 @@ func summary(st rules.Status) string {
 	return s
 }
 
+// Drained reports whether game id has nothing left to send.
+func Drained(ctx context.Context, db *store.DB, id int64) bool { return drained(ctx, db, id) }
+
+// BotPosts are the bot's posts in the board's game thread (those with a
+// marker), in thread order.
+func (b *Board) BotPosts() []forumsim.Post { return botPostsOf(b.Sim, b.Topic, BotName) }
+
+// BotPMs are the PMs the bot sent on the board.
+func (b *Board) BotPMs() []forumsim.PM { return b.Sim.Sent(b.BotID) }
+
+// ExactlyOnce compares a game's outbox with what the bot put on the board:
+// every item sent; the thread holds the bot's posts exactly in the
+// outbox's order, each once; every PM of the outbox was sent once and no
+// other. It returns what is wrong (nothing: all is right); the end-to-end
+// and multi-process tests check with it.
+func ExactlyOnce(out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.PM) []string {
+	var bad []string
+	var wantPosts, wantPMs []string
+	for _, it := range out {
+		if it.State != store.OutboxSent {
+			bad = append(bad, fmt.Sprintf("outbox item %s is %s (%s)", it.Marker, it.State, it.LastError))
+		}
+		if it.Kind == "post" {
+			wantPosts = append(wantPosts, it.Marker)
+		} else {
+			wantPMs = append(wantPMs, it.Marker)
+		}
+	}
+	var gotPosts []string
+	for _, p := range posts {
+		ks := poster.FindMarkers(p.HTML)
+		if len(ks) != 1 {
+			return append(bad, fmt.Sprintf("bot post %d has markers %v", p.ID, ks))
+		}
+		gotPosts = append(gotPosts, ks[0])
+	}
+	if strings.Join(gotPosts, " ") != strings.Join(wantPosts, " ") {
+		bad = append(bad, fmt.Sprintf("thread has the bot's posts\n  %v\nwant exactly, in order\n  %v", gotPosts, wantPosts))
+	}
+	seen := map[string]int{}
+	for _, pm := range pms {
+		for _, k := range poster.FindMarkers(pm.HTML) {
+			seen[k]++
+		}
+	}
+	for _, k := range wantPMs {
+		if seen[k] != 1 {
+			bad = append(bad, fmt.Sprintf("PM %s was sent %d times", k, seen[k]))
+		}
+		delete(seen, k)
+	}
+	for k, n := range seen {
+		bad = append(bad, fmt.Sprintf("PM %s sent %d times but not in the outbox", k, n))
+	}
+	if len(wantPosts) < 3 || len(wantPMs) < 1 {
+		bad = append(bad, fmt.Sprintf("suspiciously little: %d posts, %d PMs", len(wantPosts), len(wantPMs)))
+	}
+	return bad
+}
+
 func drained(ctx context.Context, db *store.DB, id int64) bool {
 	var it *store.OutboxItem
 	db.View(ctx, func(tx *store.Tx) error {

@@ -12,7 +12,6 @@ import (
 	"github.com/forumgm/forumgm/forumsim"
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/pgtest"
-	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -81,45 +80,8 @@ func TestGamesEndToEnd(t *testing.T) {
 // checkExactlyOnce compares the outbox with what is on the forum.
 func checkExactlyOnce(t *testing.T, out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.PM) {
 	t.Helper()
-	var wantPosts, wantPMs []string
-	for _, it := range out {
-		if it.State != "sent" {
-			t.Errorf("outbox item %s is %s (%s)", it.Marker, it.State, it.LastError)
-		}
-		if it.Kind == "post" {
-			wantPosts = append(wantPosts, it.Marker)
-		} else {
-			wantPMs = append(wantPMs, it.Marker)
-		}
-	}
-	var gotPosts []string
-	for _, p := range posts {
-		ks := poster.FindMarkers(p.HTML)
-		if len(ks) != 1 {
-			t.Fatalf("bot post %d has markers %v", p.ID, ks)
-		}
-		gotPosts = append(gotPosts, ks[0])
-	}
-	if strings.Join(gotPosts, " ") != strings.Join(wantPosts, " ") {
-		t.Errorf("thread has the bot's posts\n  %v\nwant exactly, in order\n  %v", gotPosts, wantPosts)
-	}
-	seen := map[string]int{}
-	for _, pm := range pms {
-		for _, k := range poster.FindMarkers(pm.HTML) {
-			seen[k]++
-		}
-	}
-	for _, k := range wantPMs {
-		if seen[k] != 1 {
-			t.Errorf("PM %s was sent %d times", k, seen[k])
-		}
-		delete(seen, k)
-	}
-	for k, n := range seen {
-		t.Errorf("PM %s sent %d times but not in the outbox", k, n)
-	}
-	if len(wantPosts) < 3 || len(wantPMs) < 1 {
-		t.Errorf("suspiciously little: %d posts, %d PMs", len(wantPosts), len(wantPMs))
+	for _, bad := range ExactlyOnce(out, posts, pms) {
+		t.Error(bad)
 	}
 }
 
