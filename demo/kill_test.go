@@ -44,7 +44,7 @@ func TestKillNineAndRestart(t *testing.T) {
 	}
 	gf := fmt.Sprintf(`name: kill9
 game: nations
-forum: {url: "%s", engine: phpbb, thread: "%d", bot: %s, password_env: FORUMGM_KILL_PW, poll_seconds: 0.2, flood_seconds: 0, requests_per_second: 50}
+forum: {url: "%s", engine: phpbb, thread: "%d", bot: %s, password_env: FORUMGM_KILL_PW, poll_seconds: 0.2, flood_seconds: 0, requests_per_second: 50, deadline_unit_seconds: 0}
 players:
 %soptions: {rounds: 3, round_minutes: 0.12, break_minutes: 0.03}
 seed: 3
@@ -83,6 +83,7 @@ seed: 3
 		proc = exec.Command(bin, "run", "--db", dbPath)
 		proc.Env = env
 		proc.Stderr = &logs
+		proc.WaitDelay = 5 * time.Second // Wait returns even if the log pipe stays open
 		if err := proc.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -122,8 +123,17 @@ seed: 3
 	// A clean stop still works.
 	if proc != nil {
 		proc.Process.Signal(syscall.SIGTERM)
-		if err := proc.Wait(); err != nil {
-			t.Errorf("forumgm run did not stop cleanly on SIGTERM: %v", err)
+		exited := make(chan error, 1)
+		go func() { exited <- proc.Wait() }()
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("forumgm run did not stop cleanly on SIGTERM: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			proc.Process.Kill()
+			<-exited
+			t.Errorf("forumgm run did not stop within 20 s of SIGTERM (killed)")
 		}
 		proc = nil
 	}

@@ -71,8 +71,13 @@ func TestLostLeaseNeverSends(t *testing.T) {
 			t.Errorf("leases after the return: %+v (the thief had epoch %d)", ls, epoch)
 		}
 		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Run did not return within 20 s of its context's end")
 		}
 	})
 }

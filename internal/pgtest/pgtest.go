@@ -166,8 +166,11 @@ type server struct {
 	done chan error // the postgres process's exit
 }
 
+// dsn names a database on the server. connect_timeout: a server that takes
+// the connection and does not answer (starting, stopping, overloaded) fails
+// the ping or the test instead of hanging it.
 func (s *server) dsn(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=10", s.port, db)
 }
 
 // asPostgres builds a command that runs as the postgres user when we are
