@@ -8,6 +8,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -107,4 +108,57 @@ func unsentCount(t *testing.T, db *store.DB, id int64) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestDatabaseRestartResumesWithinLease (PostgreSQL): the database goes
+// away for longer than a lease and comes back; the daemon holding the game
+// works it again within a lease period of the return (a message queued
+// then goes out), rather than after the doubling backoff a failing forum
+// gets, which by then would be several seconds and growing.
+func TestDatabaseRestartResumesWithinLease(t *testing.T) {
+	srv := pgtest.Own(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	db, err := store.Open(ctx, srv.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const lease = 3 * time.Second
+	fake := &fakeForum{clk: clock.Real{}}
+	m := &Moderator{DB: db, Clock: clock.Real{}, Lease: lease, Runner: "daemon",
+		Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return fake, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "t", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+	g, err := m.Create(ctx, "restarted", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	waitFor(t, ctx, func() bool { return len(fake.botPosts()) == 1 }, "the opening post")
+
+	srv.Restart(t, 2*lease)
+	back := time.Now()
+	notice := []store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "After the restart.", Marker: "restarted.test/gm/1"}}
+	for {
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Enqueue(notice) }); err == nil {
+			break
+		} else if ctx.Err() != nil {
+			t.Fatalf("queueing the notice after the restart: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond) // the test's own pool reconnecting
+	}
+	waitFor(t, ctx, func() bool { return len(fake.botPosts()) == 2 }, "the notice after the restart")
+	if d := time.Since(back); d > lease {
+		t.Errorf("the game was worked again %s after the database came back, want within the lease (%s)", d.Round(10*time.Millisecond), lease)
+	} else {
+		t.Logf("worked again %s after the database came back", d.Round(10*time.Millisecond))
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return within 20 s of its context's end")
+	}
 }

@@ -282,11 +282,20 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			backoff.Reset()
 		}
 		var cur *store.Game
-		m.DB.View(ctx, func(tx *store.Tx) error {
-			cur, _ = tx.GameByID(g.ID)
-			return nil
+		verr := m.DB.View(ctx, func(tx *store.Tx) error {
+			var err error
+			cur, err = tx.GameByID(g.ID)
+			return err
 		})
-		if cur == nil || !m.wantsWork(ctx, *cur) {
+		switch {
+		case errors.Is(verr, store.ErrNotFound):
+			return false // deleted
+		case verr != nil:
+			// The database is away: keep the game (and its lease) and
+			// try again, rather than hand it back to wait out a lease
+			// no runner can take until it ends.
+			cur = &g
+		case !m.wantsWork(ctx, *cur):
 			return false
 		}
 		// Wake up for a deadline that comes sooner than the next poll.
