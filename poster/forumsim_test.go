@@ -415,3 +415,36 @@ func TestForumsimUnmarkedPM(t *testing.T) {
 		t.Errorf("Alice has %d PMs, want 1", n)
 	}
 }
+
+// sentboxDown answers every read of the sent folder with a 404, as a board
+// whose folder page failed after the PM was taken.
+type sentboxDown struct{}
+
+func (sentboxDown) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && strings.Contains(r.URL.RawQuery, "folder=sentbox") {
+		return &http.Response{StatusCode: http.StatusNotFound, Status: "404 Not Found", Header: http.Header{},
+			Body: http.NoBody, Request: r}, nil
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A PM the board took ("This message has been sent successfully") whose
+// sent-folder check then failed is not a refusal (issue 11 item 4): the
+// send ends unconfirmed, to be checked again, and was made once.
+func TestForumsimPMCheckFailedIsNotRefused(t *testing.T) {
+	b := newBoard(t)
+	prof, _ := forum.Builtin("phpbb")
+	s, err := scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+		scraper.Options{Clock: b.clk, Transport: sentboxDown{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = poster.New(s).SendPM(context.Background(), forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.role.alice", "Your role", "You are [b]Town[/b].")
+	if err == nil || errors.Is(err, poster.ErrRejected) {
+		t.Fatalf("SendPM with the sent folder failing: %v, want an unconfirmed send, not a refusal", err)
+	}
+	if in := b.sim.Inbox(b.alice); len(in) != 1 {
+		t.Errorf("Alice got %d PMs, want 1", len(in))
+	}
+	t.Logf("unconfirmed: %v", err)
+}

@@ -358,10 +358,14 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
 	}
 	// A message page, a redirect elsewhere: look for the marker.
-	if id, ok, err := check(); err == nil && ok {
+	id, ok, cerr := check()
+	if cerr == nil && ok {
 		return answer{id: id}
 	}
-	if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
+	// The page's message is a refusal only if the marker check could say
+	// the message is not there: with the check failed (a timeout, the send's
+	// budget spent) it may as well be the board's "sent successfully".
+	if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 && cerr == nil {
 		return answer{rejected: t}
 	}
 	return answer{why: fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), unclear: true}
