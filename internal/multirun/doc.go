@@ -4,8 +4,9 @@
 // what issue 12 item 6 and issue 11 item 1 promise: adding a process
 // spreads the games; a process killed with SIGKILL loses its games to the
 // others within one lease period; a PostgreSQL restart with a second
-// runner waiting sends nothing twice; no game stalls longer than a lease
-// period; every post and PM is on its board exactly once.
+// runner waiting sends nothing twice; no game with work to do goes
+// without a runner longer than a lease period; every post and PM is on its
+// board exactly once.
 //
 // They need the PostgreSQL binaries (internal/pgtest) and skip saying so
 // when those are missing (FORUMGM_REQUIRE_POSTGRES=1 makes that a

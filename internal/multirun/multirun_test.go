@@ -28,9 +28,7 @@ const (
 	// takeover is quick, and long enough for a send on the local forum.
 	testLease = 3 * time.Second
 	// slack is what a check of "within a lease period" allows on top: the
-	// runners' one-second scan, a new runner's login, a poll and read, and
-	// a loaded machine (two cores shared with other tests resolve a phase
-	// up to about 3 s after its deadline even with no runner lost).
+	// runners' one-second scan, and a loaded machine.
 	slack = 4 * time.Second
 	// stopWait is how long a runner may take to stop after SIGTERM.
 	stopWait = 20 * time.Second
@@ -73,9 +71,11 @@ type liveGame struct {
 	send  *demo.Senders
 	table *simplayers.Table
 
-	phase    string        // the phase last seen
-	deadline time.Time     // its deadline
-	late     time.Duration // the longest a deadline went unresolved past its due
+	phase       string        // the phase last seen
+	deadline    time.Time     // its deadline
+	late        time.Duration // the longest a deadline went unresolved past its due
+	unheldSince time.Time     // when it was first seen with no current lease (zero: held)
+	gap         time.Duration // the longest it went with no current lease while it had work
 }
 
 // newLiveGames creates n Nations games of rounds rounds, on boards of
@@ -217,6 +217,11 @@ func logsOf(runs []*runProc) string {
 // reports whether every game has finished with nothing left to send.
 func play(ctx context.Context, t *testing.T, db *store.DB, games []*liveGame, from time.Time) bool {
 	done := true
+	ls, err := leasesOf(ctx, db)
+	if err != nil {
+		t.Logf("reading the leases: %v", err) // the database may be restarting
+		return false
+	}
 	for _, g := range games {
 		var row *store.Game
 		if err := db.View(ctx, func(tx *store.Tx) error { var err error; row, err = tx.Game(g.name); return err }); err != nil {
@@ -237,6 +242,21 @@ func play(ctx context.Context, t *testing.T, db *store.DB, games []*liveGame, fr
 			continue
 		}
 		done = false
+		// A game with work to do and no runner holding a current lease
+		// is stalled: note for how long.
+		leased := false
+		for _, l := range ls {
+			leased = leased || (l.GameID == row.ID && time.Until(l.Expires) > 0)
+		}
+		switch {
+		case !leased && g.unheldSince.IsZero():
+			g.unheldSince = time.Now()
+		case !leased:
+			g.gap = max(g.gap, time.Since(g.unheldSince))
+		case leased && !g.unheldSince.IsZero():
+			g.gap = max(g.gap, time.Since(g.unheldSince))
+			g.unheldSince = time.Time{}
+		}
 		if st, err := g.table.Game.Decode(row.State); err == nil {
 			g.table.Act(ctx, st, g.send)
 		}
@@ -252,8 +272,11 @@ func later(a, b time.Time) time.Time {
 }
 
 // checkGames: every game's outbox items are on its board exactly once,
-// and no phase was resolved later than a lease period (and the slack)
-// after it was due.
+// and no game with work to do went unheld (no runner's current lease)
+// longer than a lease period and the slack. How late its phases were
+// resolved is logged, not checked: on a loaded machine a game busy
+// sending a round's PMs (a second or more each) resolves its next
+// deadline late with no runner lost.
 func checkGames(t *testing.T, db *store.DB, games []*liveGame) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -275,9 +298,10 @@ func checkGames(t *testing.T, db *store.DB, games []*liveGame) {
 			for _, bad := range demo.ExactlyOnce(out, g.board.BotPosts(), g.board.BotPMs()) {
 				t.Error(bad)
 			}
-			t.Logf("%d messages; the latest phase resolution was %s after it was due", len(out), g.late.Round(10*time.Millisecond))
-			if g.late > testLease+slack {
-				t.Errorf("a phase was resolved %s after it was due (lease %s)", g.late, testLease)
+			t.Logf("%d messages; longest without a runner %s; latest phase resolution %s after it was due",
+				len(out), g.gap.Round(10*time.Millisecond), g.late.Round(10*time.Millisecond))
+			if g.gap > testLease+slack {
+				t.Errorf("the game went %s with no runner holding it (lease %s)", g.gap, testLease)
 			}
 		})
 	}
@@ -348,6 +372,9 @@ func TestAddRunnersKillNine(t *testing.T) {
 		h := held(t, ctx, db)
 		return len(h) == 1 && len(h[firstKey(h)]) == len(games)
 	})
+	for _, g := range games {
+		g.gap, g.unheldSince = 0, time.Time{} // before: waiting for the first runner to start
+	}
 	runs = append(runs, startRun(t, bin, dsn, env), startRun(t, bin, dsn, env))
 	var spread map[string][]int64
 	waitUntil(t, ctx, db, games, time.Time{}, 3*testLease+slack, "the games spread over the runners that joined", runs, func() bool {
@@ -372,6 +399,9 @@ func TestAddRunnersKillNine(t *testing.T) {
 		}
 	}
 
+	if victim == nil {
+		t.Fatalf("no runner's id in the leases %v\n%s", spread, logsOf(runs))
+	}
 	time.Sleep(time.Second) // mid-game, mid-send as it may be
 	killed := time.Now()
 	kill9(t, victim)
