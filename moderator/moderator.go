@@ -116,13 +116,16 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("game #%d: %w", id, err)
 	}
+	readAt := m.now()
 	f, err := m.conn(ctx, l)
 	if err != nil {
-		return fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
+		err = fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
+		m.readFailed(ctx, l, readAt, err)
+		return err
 	}
 	if l.row.Status == Running || l.row.Status == Paused {
-		readAt := m.now()
 		if err := m.read(ctx, l, f, readAt); err != nil {
+			m.readFailed(ctx, l, readAt, err)
 			// Still send what is queued: reading and posting fail apart.
 			if derr := m.drain(ctx, l, f); derr != nil && ctx.Err() == nil {
 				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)

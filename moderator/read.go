@@ -67,6 +67,9 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 			return err
 		}
 		s.l.row.ThreadCursor, s.l.row.PMCursor, s.l.row.LastRead = th.next, pmNext, readAt
+		if err := m.readOK(tx, s, readAt); err != nil {
+			return err
+		}
 		return m.commit(tx, s)
 	})
 	if err != nil {

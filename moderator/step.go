@@ -18,11 +18,13 @@ type step struct {
 	l              *loaded
 	players        []store.Player
 	playersChanged bool
-	opened         time.Time // when the current phase began
-	closed         string    // the phase closed at opened ("" before any close)
-	notes          []note    // problems to log once the step is saved
-	queued         int       // outbox items so far: numbers the markers
-	resolved       []string  // phases this step resolved (for the log)
+	opened         time.Time     // when the current phase began
+	closed         string        // the phase closed at opened ("" before any close)
+	notes          []note        // problems to log once the step is saved
+	queued         int           // outbox items so far: numbers the markers
+	resolved       []string      // phases this step resolved (for the log)
+	outage         *store.Health // an outage not acted on yet (nil: none)
+	outageDone     bool          // this step acted on it: commit clears it
 	ch             store.Changes
 }
 
@@ -47,7 +49,13 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	return &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}, nil
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}
+	if h, err := tx.Health(id); err != nil {
+		return nil, err
+	} else if h.Outage() {
+		s.outage = &h
+	}
+	return s, nil
 }
 
 // note is a problem a step met, logged after it is saved.
@@ -66,6 +74,17 @@ func (m *Moderator) commit(tx *store.Tx, s *step) error {
 	}
 	if err := tx.Save(&s.ch); err != nil {
 		return fmt.Errorf("saving: %w", err)
+	}
+	if s.outageDone {
+		// With the extension it made, in the same transaction: once.
+		h, err := tx.Health(s.l.row.ID)
+		if err != nil {
+			return err
+		}
+		h.OutageFrom, h.OutageTo = time.Time{}, time.Time{}
+		if err := tx.SaveHealth(h); err != nil {
+			return err
+		}
 	}
 	if len(s.resolved) > 0 {
 		if err := m.crash("in-resolve"); err != nil {
