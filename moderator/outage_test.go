@@ -257,3 +257,43 @@ func TestHealthMessage(t *testing.T) {
 		t.Errorf("long error kept %d characters", len([]rune(got)))
 	}
 }
+
+// TestStatusShowsForumHealth: while the board fails, status says since
+// when, the error and the next try; once it can be read again, the last
+// good read moves on and the error is gone.
+func TestStatusShowsForumHealth(t *testing.T) {
+	r := newOutageRig(t, storetest.SQLite(t), nil)
+	r.tick()
+	report := func() GameReport {
+		t.Helper()
+		rs, err := r.m.Report(r.ctx, "res")
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("report: %v", err)
+		}
+		return rs[0]
+	}
+	if h := report().ForumHealth; !h.LastGoodRead.Equal(start) || h.Failing() {
+		t.Errorf("after a good read: %+v", h)
+	}
+	r.outage(10*time.Second, 30*time.Second) // fails at +10 s and +20 s
+	rep := report()
+	h := rep.ForumHealth
+	if !h.Failing() || !h.FailingSince.Equal(start.Add(10*time.Second)) || h.Failures != 2 ||
+		!h.NextRetry.Equal(start.Add(30*time.Second)) || !h.LastGoodRead.Equal(start) || !strings.Contains(h.LastError, "connection refused") {
+		t.Errorf("while failing: %+v", h)
+	}
+	text := rep.HealthText()
+	for _, want := range []string{"NOT READABLE since Sun 1 Mar 12:00:10 UTC (2 failed reads)", "connection refused", "last good read Sun 1 Mar 12:00:00 UTC", "next try Sun 1 Mar 12:00:30 UTC"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status line %q lacks %q", text, want)
+		}
+	}
+	r.tick() // +30 s: readable again
+	h = report().ForumHealth
+	if h.Failing() || h.LastError != "" || !h.NextRetry.IsZero() || !h.LastGoodRead.Equal(start.Add(30*time.Second)) {
+		t.Errorf("after recovery: %+v", h)
+	}
+	if text := report().HealthText(); text != "read fine, last at Sun 1 Mar 12:00:30 UTC" {
+		t.Errorf("after recovery: %q", text)
+	}
+}
