@@ -34,8 +34,8 @@ const minOutage = time.Minute
 
 // readFailed records a failed read (or connection) begun at at.
 func (m *Moderator) readFailed(ctx context.Context, l *loaded, at time.Time, err error) {
-	if ctx.Err() != nil || errors.Is(err, ErrCrash) {
-		return // stopping, or a test's simulated crash: not the board's fault
+	if ctx.Err() != nil || errors.Is(err, ErrCrash) || errors.As(err, new(storeError)) {
+		return // stopping, a test's simulated crash, the database: not the board's fault
 	}
 	herr := m.DB.Tx(ctx, func(tx *store.Tx) error {
 		h, err2 := tx.Health(l.row.ID)
@@ -68,6 +68,12 @@ func (m *Moderator) retryAt(ctx context.Context, id int64, t time.Time) {
 		return tx.SaveHealth(h)
 	})
 }
+
+// storeError is a read that reached the board but could not be recorded:
+// the database's trouble, not the board's.
+type storeError struct{ error }
+
+func (e storeError) Unwrap() error { return e.error }
 
 // readOK records, in the read's own transaction, that the read begun at
 // readAt succeeded, and the outage it ended if there was one (and the game

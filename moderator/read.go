@@ -73,7 +73,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 		return m.commit(tx, s)
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: recording: %w", l.row.Name, err)
+		return storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
 	}
 	for _, u := range unreadable {
 		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
