@@ -18,14 +18,17 @@ type step struct {
 	l              *loaded
 	players        []store.Player
 	playersChanged bool
-	opened         time.Time     // when the current phase began
-	closed         string        // the phase closed at opened ("" before any close)
-	notes          []note        // problems to log once the step is saved
-	queued         int           // outbox items so far: numbers the markers
-	resolved       []string      // phases this step resolved (for the log)
-	outage         *store.Health // an outage not acted on yet (nil: none)
-	outageDone     bool          // this step acted on it: commit clears it
+	opened         time.Time // when the current phase began
+	closed         string    // the phase closed at opened ("" before any close)
+	notes          []note    // problems to log once the step is saved
+	queued         int       // outbox items so far: numbers the markers
+	resolved       []string  // phases this step resolved (for the log)
 	ch             store.Changes
+
+	// outage is an outage not acted on yet (nil: none); outageDone says
+	// this step acted on it, so its commit clears it.
+	outage     *store.Health
+	outageDone bool
 }
 
 // begin loads and locks a game for a step, in one call.
