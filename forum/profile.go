@@ -556,13 +556,13 @@ func myBB() Profile {
 		},
 		// Posts; PMs ("You are trying to send a message too quickly after
 		// sending a previous message. Please wait 61 more seconds.").
-		FloodText:       []string{"only allowed to post once every", "you must wait", "message too quickly"},
+		FloodText: []string{"only allowed to post once every", "you must wait", "message too quickly"},
 		// datahandler_post/datahandler_pm postdata_message_too_long,
 		// pmdata_message_too_long; messages.lang.php error_messagelength.
 		TooLongText:        []string{"The message is too long", "your message is too long and cannot be posted"},
 		TooLongLimitRegexp: `shorter than\s*([\d,.]+)\s*characters`,
 		// private.lang.php redirect_pmsent; newreply.lang.php redirect_newreply.
-		SentText: []string{"your private message has successfully been sent", "your reply has been posted"},
+		SentText:        []string{"your private message has successfully been sent", "your reply has been posted"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
 	}
 }
@@ -647,13 +647,13 @@ func smf() Profile {
 				Subject: "subject", Message: "message", Recipient: "to",
 				Extra: map[string]string{"post": "Send message", "outbox": "1"}},
 		},
-		FloodText:       []string{"seconds ago. Please try again later"},
+		FloodText: []string{"seconds ago. Please try again later"},
 		// Errors.english.php error_long_message, error_post_too_long;
 		// Post.english.php post_too_long.
 		TooLongText:        []string{"exceeds the maximum allowed length", "Your message is too long"},
 		TooLongLimitRegexp: `maximum allowed length \(([\d,.]+) characters\)`,
 		// PersonalMessage.english.php pm_sent, pm_successfully_sent.
-		SentText: []string{"Your message has been sent successfully", "PM successfully sent to"},
+		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
 		FloodWaitRegexp: `less than (\d+) seconds? ago`,
 	}
 }
