@@ -234,3 +234,25 @@ func TestUnconfirmedIsCheckedAgainNeverFailed(t *testing.T) {
 		})
 	}
 }
+
+// Two messages failing one after the other end a drain (the forum itself
+// may be failing), but they wait out their backoff while the message
+// behind them goes on the next tick.
+func TestTwoTroublesThenTheRestGoesNext(t *testing.T) {
+	r := newNations(t, storetest.SQLite(t))
+	fail := errors.New("no confirmation (HTTP 200)")
+	r.ff.failPM = map[string]error{"Alice": fail, "Carol": fail}
+	mk := r.enqueue([2]string{"Alice", "a"}, [2]string{"Carol", "c"}, [2]string{"Bob", "b"})
+	if err := r.m.Tick(r.ctx, r.id); err == nil {
+		t.Error("the first tick's trouble was not reported")
+	}
+	if r.sentWith("Bob", mk[2]) != 0 {
+		t.Error("the drain went on after two troubles in a row")
+	}
+	r.clk.Advance(10 * time.Second)
+	r.m.Tick(r.ctx, r.id)
+	if r.sentWith("Bob", mk[2]) != 1 || r.ff.pmCalls["Alice"] != 1 || r.ff.pmCalls["Carol"] != 1 {
+		t.Errorf("next tick: Bob's PM sent %d times, Alice's tried %d, Carol's %d; want 1, 1, 1",
+			r.sentWith("Bob", mk[2]), r.ff.pmCalls["Alice"], r.ff.pmCalls["Carol"])
+	}
+}
