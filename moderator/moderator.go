@@ -54,6 +54,9 @@ type Moderator struct {
 	conns      map[int64]Forum
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded
+	// retryAt: by outbox item, when a send that went wrong may be tried
+	// again (its lane waits; the others go on). Lost on restart, harmlessly.
+	retryAt map[int64]time.Time
 }
 
 // ErrCrash is what a Crash hook returns to simulate a crash.

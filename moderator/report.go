@@ -121,6 +121,8 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 					r.Sent++
 				case store.OutboxFailed:
 					r.Failed++
+				case store.OutboxSplit:
+					// replaced by its parts, counted instead
 				default:
 					r.Pending++
 				}

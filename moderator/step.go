@@ -139,6 +139,10 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 	if p, ok := forum.Builtin(s.l.forum.Engine); ok {
 		limit = p.MaxMessageBytes
 	}
+	if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
+		// The board refused a message as too long: its own limit.
+		limit = learned
+	}
 	for _, o := range r.Out {
 		// Longer than the board takes (a receipt for a 3,000-line PM): in
 		// parts, each its own outbox item and marker, so each is sent
