@@ -48,7 +48,7 @@ func (m *Moderator) readFailed(ctx context.Context, l *loaded, at time.Time, err
 		h.Failures++
 		h.LastFailure, h.LastError = at, healthMessage(err)
 		// The worker's first wait after a failure is a poll; it records
-		// the exact time once it has chosen it (retryAt).
+		// the exact time once it has chosen it (noteNextRead).
 		h.NextRetry = at.Add(l.forum.Poll())
 		return tx.SaveHealth(h)
 	})
@@ -57,8 +57,8 @@ func (m *Moderator) readFailed(ctx context.Context, l *loaded, at time.Time, err
 	}
 }
 
-// retryAt records when the worker will read a failing game again.
-func (m *Moderator) retryAt(ctx context.Context, id int64, t time.Time) {
+// noteNextRead records when the worker will read a failing game again.
+func (m *Moderator) noteNextRead(ctx context.Context, id int64, t time.Time) {
 	m.DB.Tx(ctx, func(tx *store.Tx) error {
 		h, err := tx.Health(id)
 		if err != nil || !h.Failing() {

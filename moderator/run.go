@@ -112,7 +112,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 			wait = d
 		}
 		if err != nil && ctx.Err() == nil {
-			m.retryAt(ctx, g.ID, m.now().Add(wait)) // for status
+			m.noteNextRead(ctx, g.ID, m.now().Add(wait)) // for status
 		}
 		if m.sleep(ctx, wait) != nil {
 			return
