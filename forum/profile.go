@@ -51,6 +51,16 @@ type Profile struct {
 	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
 	FloodText       []string `yaml:"flood_text"`
 	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
+	// TooLongText: substrings (case-insensitive) of the board's refusal of
+	// a message as too long; TooLongLimitRegexp's first group is the limit
+	// the refusal names, if it names one. Learned from, so a longer message
+	// goes out in parts under the board's own limit.
+	TooLongText        []string `yaml:"too_long_text"`
+	TooLongLimitRegexp string   `yaml:"too_long_limit_regexp"`
+	// SentText: substrings (case-insensitive) of the page the board shows
+	// once it has taken a post or PM. Such a page is a success, never read
+	// as a refusal, even when the marker check after it fails.
+	SentText []string `yaml:"sent_text"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -224,6 +234,7 @@ func (p Profile) Validate() error {
 		"selectors.pm_time_regexp":    p.Selectors.PMTimeRegexp,
 		"selectors.inbox_time_regexp": p.Selectors.InboxTimeRegex,
 		"flood_wait_regexp":           p.FloodWaitRegexp,
+		"too_long_limit_regexp":       p.TooLongLimitRegexp,
 		"merge_separator":             p.MergeSeparator,
 	} {
 		if _, err := regexp.Compile(re); err != nil {
@@ -449,6 +460,13 @@ func phpBB() Profile {
 		},
 		FloodText:       []string{"You cannot make another post so soon after your last"},
 		FloodWaitRegexp: `(\d+)\s*seconds?`,
+		// language/en/posting.php TOO_MANY_CHARS, CHARS_POST_CONTAINS +
+		// TOO_MANY_CHARS_LIMIT ("Your message contains 69075 characters.<br
+		// />The maximum number of allowed characters is 60000.").
+		TooLongText:        []string{"Your message contains too many characters", "maximum number of allowed characters is"},
+		TooLongLimitRegexp: `maximum number of allowed characters is\s*([\d,.]+)`,
+		// ucp.php MESSAGE_STORED; posting.php POST_STORED.
+		SentText: []string{"This message has been sent successfully", "This message has been posted successfully"},
 	}
 }
 
@@ -538,7 +556,13 @@ func myBB() Profile {
 		},
 		// Posts; PMs ("You are trying to send a message too quickly after
 		// sending a previous message. Please wait 61 more seconds.").
-		FloodText:       []string{"only allowed to post once every", "you must wait", "message too quickly"},
+		FloodText: []string{"only allowed to post once every", "you must wait", "message too quickly"},
+		// datahandler_post/datahandler_pm postdata_message_too_long,
+		// pmdata_message_too_long; messages.lang.php error_messagelength.
+		TooLongText:        []string{"The message is too long", "your message is too long and cannot be posted"},
+		TooLongLimitRegexp: `shorter than\s*([\d,.]+)\s*characters`,
+		// private.lang.php redirect_pmsent; newreply.lang.php redirect_newreply.
+		SentText:        []string{"your private message has successfully been sent", "your reply has been posted"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
 	}
 }
@@ -623,7 +647,13 @@ func smf() Profile {
 				Subject: "subject", Message: "message", Recipient: "to",
 				Extra: map[string]string{"post": "Send message", "outbox": "1"}},
 		},
-		FloodText:       []string{"seconds ago. Please try again later"},
+		FloodText: []string{"seconds ago. Please try again later"},
+		// Errors.english.php error_long_message, error_post_too_long;
+		// Post.english.php post_too_long.
+		TooLongText:        []string{"exceeds the maximum allowed length", "Your message is too long"},
+		TooLongLimitRegexp: `maximum allowed length \(([\d,.]+) characters\)`,
+		// PersonalMessage.english.php pm_sent, pm_successfully_sent.
+		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
 		FloodWaitRegexp: `less than (\d+) seconds? ago`,
 	}
 }

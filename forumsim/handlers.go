@@ -565,7 +565,7 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, se *session) {
 	if strings.TrimSpace(subject) == "" {
 		errs = append(errs, MsgEmptyPMSubj)
 	}
-	errs = append(errs, checkMessage(message)...)
+	errs = append(errs, checkMessage(message, s.opt.MaxPostChars)...)
 	if s.flooded(u) {
 		errs = append(errs, MsgFlood)
 	}
@@ -628,14 +628,19 @@ func joinErrs(errs []string) string {
 	return strings.Join(out, "<br />")
 }
 
-// checkMessage is the length check of message_parser.
-func checkMessage(msg string) []string {
+// checkMessage is the length check of message_parser, against the board's
+// max_post_chars (0: phpBB's default); its refusal is phpBB's
+// CHARS_POST_CONTAINS and TOO_MANY_CHARS_LIMIT.
+func checkMessage(msg string, max int) []string {
+	if max <= 0 {
+		max = maxPostChars
+	}
 	n := utf8.RuneCountInString(strings.TrimSpace(msg))
 	if n == 0 {
 		return []string{MsgTooFewChars}
 	}
-	if n > maxPostChars {
-		return []string{fmt.Sprintf("Your message contains %d characters. The maximum number of allowed characters is %d.", n, maxPostChars)}
+	if n > max {
+		return []string{fmt.Sprintf("Your message contains %d characters. The maximum number of allowed characters is %d.", n, max)}
 	}
 	return nil
 }

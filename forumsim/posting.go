@@ -182,7 +182,7 @@ func (s *Server) submitted(w http.ResponseWriter, r *http.Request, se *session, 
 // refused adds the message's own checks, the last ones, to f's errors; if
 // there are any, it shows the form again with them and reports true.
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, se *session, f *postingForm) bool {
-	f.errs = append(f.errs, checkMessage(f.message)...)
+	f.errs = append(f.errs, checkMessage(f.message, s.opt.MaxPostChars)...)
 	if len(f.errs) == 0 {
 		return false
 	}

@@ -50,6 +50,9 @@ type Options struct {
 	TokenLifetime time.Duration
 	// Theme renames the classes of a topic's posts (default prosilver's).
 	Theme Theme
+	// MaxPostChars is phpBB's max_post_chars (default 60000): longer posts
+	// and PMs are refused with phpBB's words, which name the limit.
+	MaxPostChars int
 }
 
 // User is a board member.

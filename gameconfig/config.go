@@ -70,6 +70,15 @@ type ForumConfig struct {
 	// setting), when it differs from the engine profile's: how the board
 	// shows relative times to the bot, and the zone deadlines are written in.
 	TimeZone string `json:"time_zone,omitempty" yaml:"time_zone"`
+	// OutageExtension: when the bot could not read the board for a while
+	// (an outage), the phase's deadline moves on by that time and the
+	// thread is told why (README "Outages"). On unless set to false.
+	OutageExtension *bool `json:"outage_extension,omitempty" yaml:"outage_extension"`
+}
+
+// ExtendsForOutages says whether an outage moves the deadline on.
+func (f ForumConfig) ExtendsForOutages() bool {
+	return f.OutageExtension == nil || *f.OutageExtension
 }
 
 // BoardProfile is the engine profile the game is played with: a built-in

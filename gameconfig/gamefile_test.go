@@ -92,6 +92,8 @@ func TestGameFileErrors(t *testing.T) {
 		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},
 		{"time zone", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, time_zone: Mars/Olympus}\nplayers: [a]\n", "time zone \"Mars/Olympus\""},
 		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb"},
+		{"outage extension not a bool", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, outage_extension: maybe}\nplayers: [a]\n", "`maybe` into bool"},
+		{"outage extension misspelt", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, outage_extensions: false}\nplayers: [a]\n", "outage_extensions"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")
@@ -167,6 +169,26 @@ func TestGameFileProfile(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "ph.yaml"), []byte("base: phpbb\n"), 0o644)
 		if _, err := LoadGameFile(write(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+// TestOutageExtensionOption: on unless the game file turns it off.
+func TestOutageExtensionOption(t *testing.T) {
+	dir := t.TempDir()
+	for src, want := range map[string]bool{
+		okMyBB + "players: [a]\n": true,
+		strings.Replace(okMyBB, "password_env: P", "password_env: P, outage_extension: false", 1) + "players: [a]\n": false,
+		strings.Replace(okMyBB, "password_env: P", "password_env: P, outage_extension: true", 1) + "players: [a]\n":  true,
+	} {
+		p := filepath.Join(dir, "g.yaml")
+		os.WriteFile(p, []byte(src), 0o644)
+		gf, err := LoadGameFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gf.Forum.ExtendsForOutages(); got != want {
+			t.Errorf("%q: extends %v, want %v", src, got, want)
 		}
 	}
 }

@@ -126,7 +126,7 @@ func health(msgs []store.Message, items []store.OutboxItem) Health {
 			continue
 		case store.OutboxFailed:
 			h.Failed++
-		case store.OutboxSending:
+		case store.OutboxSending, store.OutboxUnconfirmed:
 			h.Retrying++
 		}
 		if it.LastError != "" && !it.CreatedAt.Before(errAt) {

@@ -42,6 +42,42 @@ type fakeForum struct {
 	// minutes makes the board stamp posts and PMs to the minute (as MyBB
 	// does), not to the second.
 	minutes bool
+	// failPM: PMs to these names fail with the error, nothing sent.
+	failPM map[string]error
+	// pmCalls counts SendPM calls by recipient.
+	pmCalls map[string]int
+	// maxLen refuses longer posts and PMs (marker line included) as too
+	// long, with the limit, as a phpBB board does; longRefusals counts it.
+	maxLen       int
+	longRefusals int
+	// unconfirm makes the next n sends go out but come back unconfirmed
+	// (the board's success page, the marker check failed).
+	unconfirm int
+	// findFail makes the next n marker checks fail.
+	findFail int
+}
+
+// refuseLong is the board's answer to a message too long for it.
+func (f *fakeForum) refuseLong(text string) error {
+	if f.maxLen > 0 && len(text) > f.maxLen {
+		f.longRefusals++
+		return fmt.Errorf("%w: %w", forum.ErrPermanent, &forum.TooLongError{Max: f.maxLen,
+			Said: fmt.Sprintf("Your message contains %d characters. The maximum number of allowed characters is %d.", len(text), f.maxLen)})
+	}
+	return nil
+}
+
+// lost is the error of a send that went out but was not confirmed, if any.
+func (f *fakeForum) lost() error {
+	if f.unconfirm > 0 {
+		f.unconfirm--
+		return fmt.Errorf("%w: the board said it was sent (This message has been sent successfully.), but the marker check failed: connection reset", forum.ErrUnconfirmed)
+	}
+	if f.lose > 0 {
+		f.lose--
+		return errors.New("timeout awaiting response")
+	}
+	return nil
 }
 
 // stamp is the board's stamp of a message made at t.
@@ -149,12 +185,14 @@ func (f *fakeForum) Reply(ctx context.Context, thread, body, key string) (string
 	if f.down {
 		return "", errDown
 	}
+	if err := f.refuseLong(marked(body, key)); err != nil {
+		return "", err
+	}
 	id := f.id()
 	st := f.stamp(f.clk.Now())
 	f.posts = append(f.posts, forum.Post{ID: id, Author: forum.Author{Name: "GMbot", ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
-	if f.lose > 0 {
-		f.lose--
-		return "", errors.New("timeout awaiting response")
+	if err := f.lost(); err != nil {
+		return "", err
 	}
 	return id, nil
 }
@@ -165,14 +203,23 @@ func (f *fakeForum) SendPM(ctx context.Context, to forum.Author, subject, body, 
 	if f.down {
 		return "", errDown
 	}
+	if f.pmCalls == nil {
+		f.pmCalls = map[string]int{}
+	}
+	f.pmCalls[to.Name]++
 	if to.Name == f.refuse {
 		return "", fmt.Errorf("%w: the board says: no such user", forum.ErrPermanent)
 	}
+	if err := f.failPM[to.Name]; err != nil {
+		return "", err
+	}
+	if err := f.refuseLong(marked(body, key)); err != nil {
+		return "", err
+	}
 	id := f.id()
 	f.sent = append(f.sent, forum.PrivateMessage{ID: id, Subject: subject, From: to, Time: f.clk.Now(), BodyHTML: bbcode.Render(marked(body, key), bbcode.Options{})})
-	if f.lose > 0 {
-		f.lose--
-		return "", errors.New("timeout awaiting response")
+	if err := f.lost(); err != nil {
+		return "", err
 	}
 	return id, nil
 }
@@ -181,6 +228,10 @@ func (f *fakeForum) FindPost(ctx context.Context, thread, key string) (string, b
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.finds++
+	if f.findFail > 0 {
+		f.findFail--
+		return "", false, errors.New("GET viewtopic.php: forum unavailable")
+	}
 	for _, p := range f.posts {
 		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") {
 			return p.ID, true, nil
@@ -192,6 +243,10 @@ func (f *fakeForum) FindPost(ctx context.Context, thread, key string) (string, b
 func (f *fakeForum) FindSentPM(ctx context.Context, key string) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.findFail > 0 {
+		f.findFail--
+		return "", false, errors.New("GET ucp.php?i=pm&folder=sentbox: forum unavailable")
+	}
 	for _, p := range f.sent {
 		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") {
 			return p.ID, true, nil

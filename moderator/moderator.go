@@ -61,6 +61,9 @@ type Moderator struct {
 	conns      map[int64]Forum
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded
+	// retryAt: by outbox item, when a send that went wrong may be tried
+	// again (its lane waits; the others go on). Lost on restart, harmlessly.
+	retryAt map[int64]time.Time
 }
 
 // ErrCrash is what a Crash hook returns to simulate a crash.
@@ -123,13 +126,16 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("game #%d: %w", id, err)
 	}
+	readAt := m.now()
 	f, err := m.conn(ctx, l)
 	if err != nil {
-		return fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
+		err = fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
+		m.readFailed(ctx, l, readAt, err)
+		return err
 	}
 	if l.row.Status == Running || l.row.Status == Paused {
-		readAt := m.now()
 		if err := m.read(ctx, l, f, readAt); err != nil {
+			m.readFailed(ctx, l, readAt, err)
 			// Still send what is queued: reading and posting fail apart.
 			if derr := m.drain(ctx, l, f); derr != nil && ctx.Err() == nil {
 				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)

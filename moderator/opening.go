@@ -31,8 +31,8 @@ func (m *Moderator) openingPosted(tx *store.Tx, it *store.OutboxItem) error {
 	}
 	for _, o := range items {
 		if o.Kind == "post" {
-			if o.ID != it.ID {
-				return nil // not the game's first post
+			if o.ID != it.ID && o.ID != it.PartOf {
+				return nil // not the game's first post (nor its first part)
 			}
 			break
 		}

@@ -67,10 +67,13 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 			return err
 		}
 		s.l.row.ThreadCursor, s.l.row.PMCursor, s.l.row.LastRead = th.next, pmNext, readAt
+		if err := m.readOK(tx, s, readAt); err != nil {
+			return err
+		}
 		return m.commit(tx, s)
 	})
 	if err != nil {
-		return fmt.Errorf("read %s: recording: %w", l.row.Name, err)
+		return storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
 	}
 	for _, u := range unreadable {
 		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",

@@ -33,6 +33,41 @@ type GameReport struct {
 	// Flood is the bot account's flood control as `forumgm run` last
 	// learned it (unknown until it has posted).
 	Flood forum.FloodStatus `json:"flood"`
+	// ForumHealth is how the bot's reads of the board are going: the last
+	// good read, the last error and since when reads fail, the next try.
+	ForumHealth store.Health `json:"forum_health"`
+}
+
+// HealthText is the forum health in one line for a GM, times in the
+// board's zone: "read fine, last at …" or "NOT READABLE since … (n failed
+// reads): error; last good read …; next try …".
+func (r GameReport) HealthText() string {
+	h := r.ForumHealth
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.In(r.zoneOrUTC()).Format("Mon 2 Jan 15:04:05 MST")
+	}
+	if !h.Failing() {
+		if h.LastGoodRead.IsZero() {
+			return "not read yet"
+		}
+		return "read fine, last at " + at(h.LastGoodRead)
+	}
+	text := fmt.Sprintf("NOT READABLE since %s (%d failed %s): %s; last good read %s", at(h.FailingSince), h.Failures,
+		map[bool]string{true: "read", false: "reads"}[h.Failures == 1], h.LastError, at(h.LastGoodRead))
+	if !h.NextRetry.IsZero() {
+		text += "; next try " + at(h.NextRetry)
+	}
+	return text
+}
+
+func (r GameReport) zoneOrUTC() *time.Location {
+	if r.Zone == nil {
+		return time.UTC
+	}
+	return r.Zone
 }
 
 // Report summarises games (all when name is "").
@@ -77,12 +112,17 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			if r.Flood, err = loadFlood(tx, l.row.ID); err != nil {
 				return err
 			}
+			if r.ForumHealth, err = tx.Health(l.row.ID); err != nil {
+				return err
+			}
 			for _, it := range items {
 				switch it.State {
 				case store.OutboxSent:
 					r.Sent++
 				case store.OutboxFailed:
 					r.Failed++
+				case store.OutboxSplit:
+					// replaced by its parts, counted instead
 				default:
 					r.Pending++
 				}

@@ -19,13 +19,18 @@ func settle(s *step, t time.Time) error {
 	for range 100 {
 		st := s.l.game.Status(s.l.state)
 		if st.Finished || s.l.row.Status != Running {
+			extendForOutage(s, time.Time{}, true)
 			return nil
 		}
 		if dl := st.Deadline; !dl.IsZero() && t.After(dl) {
-			resolve(s, dl)
+			if !extendForOutage(s, dl, false) {
+				resolve(s, dl)
+			}
 			continue
 		}
 		if !dueEarly(s, st, t) {
+			// What stays open may have been open during an outage.
+			extendForOutage(s, time.Time{}, true)
 			return nil
 		}
 		resolve(s, laterOf(t, s.opened))
@@ -42,6 +47,9 @@ func settleBefore(s *step, stamp forum.Stamp) error {
 		st := s.l.game.Status(s.l.state)
 		if st.Finished || s.l.row.Status != Running || st.Deadline.IsZero() || stamp.Before(st.Deadline) != forum.No {
 			return nil
+		}
+		if extendForOutage(s, st.Deadline, false) {
+			continue // the message may count in the phase after all
 		}
 		resolve(s, st.Deadline)
 	}

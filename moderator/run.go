@@ -308,6 +308,9 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		if d := m.FloodUntil(g.ID).Sub(m.now()); d > 0 && d < wait {
 			wait = d
 		}
+		if err != nil && ctx.Err() == nil {
+			m.noteNextRead(ctx, g.ID, m.now().Add(wait)) // for status
+		}
 		if m.sleep(ctx, wait) != nil {
 			return false
 		}

@@ -13,51 +13,136 @@ import (
 
 // drain sends a game's due outbox items in order. Exactly once: an item is
 // marked sending (committed) before the forum is touched and sent after;
-// an item found still sending was interrupted at an unknown point, so the
-// thread or the sent folder is searched for its marker before any retry.
-// Flood control never holds the tick up: while the board does not allow the
-// next post or PM, drain returns and a later tick sends.
+// an item found still sending (or unconfirmed) was interrupted at an
+// unknown point, so the thread or the sent folder is searched for its
+// marker before any retry. Flood control never holds the tick up: while
+// the board does not allow the next post or PM, drain returns and a later
+// tick sends.
+//
+// One message's trouble holds up only its own lane (the thread, or one
+// player's PMs, whose order is kept): that lane waits for a later tick,
+// the others go on. Two troubles in a row end the drain (the forum itself
+// is likely failing); the items that had trouble then wait out a backoff
+// while the others go first on the next ticks. The first trouble is
+// returned once the rest has gone.
 func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
 	max := m.MaxAttempts
 	if max <= 0 {
 		max = 20
 	}
+	held := map[string]bool{} // lanes held up in this drain
+	var first error
+	inARow := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		it, err := m.nextItem(ctx, l.row.ID)
+		it, err := m.nextItem(ctx, l.row.ID, held)
 		if err != nil {
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 		if it == nil {
-			return nil
+			return first
 		}
-		if it.State == store.OutboxSending {
-			done, err := m.confirmInterrupted(ctx, f, l, it)
-			if err != nil {
-				return fmt.Errorf("send %s: %w", l.row.Name, err)
+		err = m.sendItem(ctx, f, l, it, max)
+		var tr *troubleError
+		switch {
+		case err == nil:
+			inARow = 0
+		case errors.Is(err, errNotYet):
+			return first
+		case errors.As(err, &tr) && tr.waiting:
+			held[lane(it)] = true
+		case errors.As(err, &tr):
+			held[lane(it)] = true
+			if first == nil {
+				first = fmt.Errorf("send %s: %w", l.row.Name, tr.err)
 			}
-			if done {
-				continue
+			m.log().Warn("a message could not go now; the others go on", "game", l.row.Name, "marker", it.Marker, "err", tr.err)
+			if inARow++; inARow >= 2 {
+				return first
 			}
-		}
-		if it.Attempts >= max {
-			if err := m.mark(ctx, it, store.OutboxFailed, "", it.LastError); err != nil {
-				return fmt.Errorf("send %s: %w", l.row.Name, err)
-			}
-			m.log().Error("giving up on a message after repeated failures", "game", l.row.Name, "marker", it.Marker)
-			continue
-		}
-		if until := m.floodUntil(l.row.ID, f); until.After(m.now()) {
-			return nil
-		}
-		if err := m.sendOne(ctx, f, l, it); errors.Is(err, errNotYet) {
-			return nil
-		} else if err != nil {
+		default:
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 	}
+}
+
+// troubleError is one item's trouble (an unclear or failed send, a failed
+// marker check): its lane waits, the others do not.
+type troubleError struct {
+	err     error
+	waiting bool // only waiting out its backoff: no new trouble
+}
+
+func (e *troubleError) Error() string { return e.err.Error() }
+func (e *troubleError) Unwrap() error { return e.err }
+
+// sendItem takes one item as far as it can go now: its marker checked for
+// when an earlier try may have sent it, given up after max attempts, cut
+// into parts when longer than the board is known to take, or sent.
+func (m *Moderator) sendItem(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem, max int) error {
+	if it.State == store.OutboxSending || it.State == store.OutboxUnconfirmed {
+		done, err := m.confirm(ctx, f, l, it)
+		if err != nil || done {
+			return err
+		}
+	}
+	if at := m.retryAfter(it.ID); at.After(m.now()) {
+		return &troubleError{err: fmt.Errorf("%s waits until %s after: %s", it.Marker, at.UTC().Format(time.RFC3339), it.LastError), waiting: true}
+	}
+	if it.Attempts >= max {
+		if err := m.mark(ctx, it, store.OutboxFailed, "", it.LastError); err != nil {
+			return err
+		}
+		m.log().Error("giving up on a message after repeated failures", "game", l.row.Name, "marker", it.Marker)
+		return nil
+	}
+	if limit := l.row.MessageLimit; limit > 0 && len(forum.SplitMessage(it.Body, limit)) > 1 {
+		// Queued before the board's limit was learned.
+		return m.split(ctx, l, it, limit, "")
+	}
+	if until := m.floodUntil(l.row.ID, f); until.After(m.now()) {
+		return errNotYet
+	}
+	return m.sendOne(ctx, f, l, it)
+}
+
+// lane is the order an item keeps: the thread's posts, or one player's PMs.
+func lane(it *store.OutboxItem) string {
+	if it.Kind == "pm" {
+		return "pm:" + it.Recipient
+	}
+	return "post"
+}
+
+// retryAfter is when an item that had trouble may be sent again (zero: now).
+func (m *Moderator) retryAfter(id int64) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.retryAt[id]
+}
+
+// backOff holds an item back after trouble, doubling with its attempts
+// from 30 seconds to 10 minutes, so a message that keeps failing is not
+// the first thing tried on every tick.
+func (m *Moderator) backOff(it *store.OutboxItem) {
+	d := 30 * time.Second
+	for i := 1; i < it.Attempts && d < 10*time.Minute; i++ {
+		d *= 2
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.retryAt == nil {
+		m.retryAt = map[int64]time.Time{}
+	}
+	m.retryAt[it.ID] = m.now().Add(min(d, 10*time.Minute))
+}
+
+func (m *Moderator) clearBackOff(id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.retryAt, id)
 }
 
 // errNotYet: flood control refused a send, or the lease is too short to
@@ -129,28 +214,37 @@ func (m *Moderator) setFloodUntil(id int64, t time.Time) {
 	m.flood[id] = t
 }
 
-// nextItem is the next item due, nil when there is none.
-func (m *Moderator) nextItem(ctx context.Context, id int64) (*store.OutboxItem, error) {
+// nextItem is the next item due outside the held lanes, nil when there is none.
+func (m *Moderator) nextItem(ctx context.Context, id int64, held map[string]bool) (*store.OutboxItem, error) {
 	var it *store.OutboxItem
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
 		items, err := tx.Unsent(id)
-		it = nextDue(items, m.now())
+		it = nextDue(items, m.now(), held)
 		return err
 	})
 	return it, err
 }
 
-// confirmInterrupted looks for an interrupted send on the forum; found, it
-// is marked sent and done is true.
-func (m *Moderator) confirmInterrupted(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (done bool, err error) {
+// confirm looks on the forum for an item an earlier try may have sent;
+// found, it is marked sent and done is true. When the check itself fails,
+// the item is unconfirmed: checked again on a later tick, never resent
+// blind and never given up for it.
+func (m *Moderator) confirm(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (done bool, err error) {
 	fid, found, err := m.find(ctx, f, l, it)
 	if err != nil {
-		return false, fmt.Errorf("checking whether %s was sent: %w", it.Marker, err)
+		why := fmt.Sprintf("not confirmed yet: the check for its marker failed: %v", err)
+		if it.State != store.OutboxUnconfirmed || it.LastError != why {
+			if merr := m.mark(ctx, it, store.OutboxUnconfirmed, "", why); merr != nil {
+				return false, merr
+			}
+		}
+		return false, &troubleError{err: fmt.Errorf("checking whether %s was sent: %w", it.Marker, err)}
 	}
 	if !found {
 		return false, nil
 	}
-	m.log().Info("found an interrupted send already on the forum", "game", l.row.Name, "marker", it.Marker)
+	m.log().Info("found an earlier send already on the forum", "game", l.row.Name, "marker", it.Marker)
+	m.clearBackOff(it.ID)
 	return true, m.mark(ctx, it, store.OutboxSent, fid, "")
 }
 
@@ -199,6 +293,19 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 		m.log().Info("flood control: sending resumes later", "game", l.row.Name, "marker", it.Marker, "at", fe.Until)
 		return errNotYet
 	}
+	var tl *forum.TooLongError
+	if errors.As(err, &tl) {
+		return m.tooLong(ctx, l, it, tl)
+	}
+	if errors.Is(err, forum.ErrUnconfirmed) {
+		// It may well be on the forum: a later tick checks for its
+		// marker again, and only a check that answers can lead to a resend.
+		if merr := m.mark(ctx, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
+			return merr
+		}
+		m.backOff(it)
+		return &troubleError{err: fmt.Errorf("sending %s: %w", it.Marker, err)}
+	}
 	if errors.Is(err, forum.ErrPermanent) {
 		// The board refused it for good (an unknown recipient, a locked
 		// topic): retrying will not help, and it must not hold up the
@@ -216,8 +323,10 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 		if merr := m.mark(ctx, it, store.OutboxSending, "", it.LastError); merr != nil {
 			return merr
 		}
-		return fmt.Errorf("sending %s: %w", it.Marker, err)
+		m.backOff(it)
+		return &troubleError{err: fmt.Errorf("sending %s: %w", it.Marker, err)}
 	}
+	m.clearBackOff(it.ID)
 	if err := m.crash("after-send"); err != nil {
 		return err
 	}
@@ -231,23 +340,21 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 // nextDue picks the next item to send. Thread posts go out in order, and so
 // do the PMs to each player; but a post held back (a round report waiting for
 // the next round to open) does not hold up a receipt, nor one player's
-// messages another's.
-func nextDue(items []store.OutboxItem, now time.Time) *store.OutboxItem {
+// messages another's, nor a lane held up by a message's trouble (held) any
+// other.
+func nextDue(items []store.OutboxItem, now time.Time, held map[string]bool) *store.OutboxItem {
 	blocked := map[string]bool{}
 	for i := range items {
 		it := &items[i]
-		if it.State != store.OutboxPending && it.State != store.OutboxSending {
+		if !it.State.Unsent() {
 			continue
 		}
-		lane := "post"
-		if it.Kind == "pm" {
-			lane = "pm:" + it.Recipient
-		}
-		if blocked[lane] {
+		ln := lane(it)
+		if blocked[ln] || held[ln] {
 			continue
 		}
 		if it.NotBefore.After(now) {
-			blocked[lane] = true
+			blocked[ln] = true
 			continue
 		}
 		return it
@@ -341,5 +448,89 @@ func (m *Moderator) claim(ctx context.Context, it *store.OutboxItem) error {
 		return err
 	}
 	*it = c
+	return nil
+}
+
+// minMessageLimit: a board that refuses even parts this short as too long
+// is refusing something else; the message is given up for the GM.
+const minMessageLimit = 1000
+
+// tooLong learns from the board's refusal of an item as too long: the
+// limit it named (or, naming none, three quarters of what it refused),
+// recorded for the game, and the item re-sent in parts under it.
+func (m *Moderator) tooLong(ctx context.Context, l *loaded, it *store.OutboxItem, tl *forum.TooLongError) error {
+	it.Attempts-- // refused outright: nothing went out
+	limit := tl.Max
+	if limit <= 0 || limit >= len(it.Body) {
+		limit = len(it.Body) * 3 / 4
+	}
+	m.log().Warn("the board refused a message as too long; sending it in parts", "game", l.row.Name, "marker", it.Marker, "limit", limit, "board", tl.Said)
+	return m.split(ctx, l, it, limit, tl.Said)
+}
+
+// split replaces an item by its parts under limit (bytes), in its place:
+// each part its own item and marker, so each is sent exactly once. When it
+// is itself a part, the parts after it are cut again too, so the order
+// holds. The learned limit is recorded for the game (later messages are
+// queued under it) in the same transaction.
+func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, limit int, said string) error {
+	if limit < minMessageLimit || len(forum.SplitMessage(it.Body, limit)) < 2 {
+		why := fmt.Sprintf("too long for the board, and cannot be cut shorter than %d bytes: %s", limit, said)
+		if err := m.mark(ctx, it, store.OutboxFailed, "", why); err != nil {
+			return err
+		}
+		m.log().Error("the forum refused a message as too long; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", why)
+		return nil
+	}
+	root := it.ID
+	if it.PartOf != 0 {
+		root = it.PartOf
+	}
+	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+		group := []store.OutboxItem{*it}
+		if it.PartOf != 0 {
+			items, err := tx.Unsent(l.row.ID)
+			if err != nil {
+				return err
+			}
+			for _, o := range items {
+				if o.PartOf == root && o.ID > it.ID && o.State == store.OutboxPending {
+					group = append(group, o)
+				}
+			}
+		}
+		var parts []store.OutboxItem
+		for i := range group {
+			g := &group[i]
+			texts := forum.SplitMessage(g.Body, limit)
+			for j, text := range texts {
+				p := store.OutboxItem{GameID: g.GameID, Kind: g.Kind, Recipient: g.Recipient, RecipientName: g.RecipientName,
+					RecipientID: g.RecipientID, Subject: g.Subject, Body: text, Marker: fmt.Sprintf("%s.p%d", g.Marker, j+1),
+					PartOf: root, NotBefore: g.NotBefore, State: store.OutboxPending}
+				if len(texts) > 1 {
+					p.Subject = fmt.Sprintf("%s (%d/%d)", g.Subject, j+1, len(texts))
+				}
+				parts = append(parts, p)
+			}
+			g.State = store.OutboxSplit
+			g.LastError = fmt.Sprintf("sent instead in %d parts under the board's limit of %d bytes", len(texts), limit)
+			if said != "" {
+				g.LastError += " (the board said: " + said + ")"
+			}
+			if err := tx.UpdateOutbox(g); err != nil {
+				return err
+			}
+		}
+		if err := tx.SetMessageLimit(l.row.ID, limit); err != nil {
+			return err
+		}
+		return tx.Enqueue(parts)
+	})
+	if err != nil {
+		return fmt.Errorf("splitting %s: %w", it.Marker, err)
+	}
+	if l.row.MessageLimit <= 0 || limit < l.row.MessageLimit {
+		l.row.MessageLimit = limit
+	}
 	return nil
 }

@@ -167,9 +167,12 @@ func TestNextDue(t *testing.T) {
 		{"one player's held PM, another's goes", []store.OutboxItem{item(1, "pm", "A", "pending", later), item(2, "pm", "A", "pending", now), item(3, "pm", "B", "pending", now)}, 3},
 		{"failed items are passed over", []store.OutboxItem{item(1, "post", "", "failed", now), item(2, "post", "", "pending", now)}, 2},
 		{"nothing due", []store.OutboxItem{item(1, "post", "", "sent", now)}, 0},
+		{"an unconfirmed send is checked first", []store.OutboxItem{item(1, "pm", "A", "unconfirmed", now), item(2, "pm", "A", "pending", now)}, 1},
+		{"split items are passed over", []store.OutboxItem{item(1, "pm", "A", "split", now), item(2, "pm", "A", "pending", now)}, 2},
+		{"a held lane is passed over", []store.OutboxItem{item(1, "pm", "A", "sending", now), item(2, "pm", "A", "pending", now), item(3, "post", "", "pending", now)}, 3},
 	}
 	for _, tc := range tests {
-		got := nextDue(tc.items, now)
+		got := nextDue(tc.items, now, map[string]bool{"pm:A": tc.name == "a held lane is passed over"})
 		var id int64
 		if got != nil {
 			id = got.ID

@@ -24,6 +24,11 @@ type step struct {
 	queued         int       // outbox items so far: numbers the markers
 	resolved       []string  // phases this step resolved (for the log)
 	ch             store.Changes
+
+	// outage is an outage not acted on yet (nil: none); outageDone says
+	// this step acted on it, so its commit clears it.
+	outage     *store.Health
+	outageDone bool
 }
 
 // begin loads and locks a game for a step, in one call.
@@ -47,7 +52,13 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	return &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}, nil
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}
+	if h, err := tx.Health(id); err != nil {
+		return nil, err
+	} else if h.Outage() {
+		s.outage = &h
+	}
+	return s, nil
 }
 
 // note is a problem a step met, logged after it is saved.
@@ -66,6 +77,17 @@ func (m *Moderator) commit(tx *store.Tx, s *step) error {
 	}
 	if err := tx.Save(&s.ch); err != nil {
 		return fmt.Errorf("saving: %w", err)
+	}
+	if s.outageDone {
+		// With the extension it made, in the same transaction: once.
+		h, err := tx.Health(s.l.row.ID)
+		if err != nil {
+			return err
+		}
+		h.OutageFrom, h.OutageTo = time.Time{}, time.Time{}
+		if err := tx.SaveHealth(h); err != nil {
+			return err
+		}
 	}
 	if len(s.resolved) > 0 {
 		if err := m.crash("in-resolve"); err != nil {
@@ -116,6 +138,10 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 	limit := 0
 	if p, ok := forum.Builtin(s.l.forum.Engine); ok {
 		limit = p.MaxMessageBytes
+	}
+	if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
+		// The board refused a message as too long: its own limit.
+		limit = learned
 	}
 	for _, o := range r.Out {
 		// Longer than the board takes (a receipt for a 3,000-line PM): in

@@ -211,8 +211,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		if unclear {
 			id, ok, err := check()
 			if err != nil {
-				// Whether it went through is unknown: never resubmit blind.
-				return "", fmt.Errorf("%s: could not check whether it was posted: %w", what, err)
+				// Whether it went through is unknown: never resubmit blind;
+				// the caller checks again later.
+				return "", fmt.Errorf("%s: %w: could not check whether it was posted: %w", what, forum.ErrUnconfirmed, err)
 			}
 			if ok {
 				return id, nil
@@ -252,6 +253,13 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		case a.id != "":
 			p.taken(at)
 			return a.id, nil
+		case a.sent:
+			// The board said it took it: never resubmitted, whatever the
+			// marker check said; the caller checks again later.
+			p.taken(at)
+			return "", fmt.Errorf("%s: %w: %w", what, forum.ErrUnconfirmed, a.why)
+		case a.tooLong != nil:
+			return "", fmt.Errorf("%s: %w: %w", what, ErrRejected, a.tooLong)
 		case a.rejected != "":
 			return "", fmt.Errorf("%s: %w: %s", what, ErrRejected, a.rejected)
 		case a.busy:
@@ -262,8 +270,14 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		last, unclear = a.why, a.unclear
 		uncertain = uncertain || a.unclear
 	}
-	if id, ok, err := check(); err == nil && ok {
+	id, ok, err := check()
+	if err == nil && ok {
 		return id, nil
+	}
+	if err != nil && uncertain {
+		// One of the submissions may have gone through and the check
+		// could not tell: not a failure, to be checked again later.
+		return "", fmt.Errorf("%s: %w after %d attempts (%w): the check failed: %w", what, forum.ErrUnconfirmed, p.Attempts, last, err)
 	}
 	return "", fmt.Errorf("%s: not confirmed after %d attempts: %w", what, p.Attempts, last)
 }
@@ -322,6 +336,10 @@ type answer struct {
 	floodWait  time.Duration
 	why        error // for another attempt: what went wrong
 	unclear    bool  // it may have gone through: check the marker first
+	// sent: the board's success page, but the marker check did not
+	// confirm it (why says how): taken, not confirmed.
+	sent    bool
+	tooLong *forum.TooLongError // refused as too long
 }
 
 // judge reads the board's answer to a submission.
@@ -352,6 +370,12 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 			return answer{id: id}
 		}
 	}
+	boxes := p.Session.Parser.ErrorText(res.Doc)
+	if tl, max := p.Session.Profile.TooLong(boxes); tl && res.Status < 300 {
+		// Shown on the form again (phpBB): the same text is refused
+		// however often it is resubmitted.
+		return answer{tooLong: &forum.TooLongError{Max: max, Said: boxes}}
+	}
 	if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
 		// The form again: a stale token, or phpBB's "new posts since
 		// you started" review. Resubmit on a fresh form.
@@ -362,11 +386,21 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 	if cerr == nil && ok {
 		return answer{id: id}
 	}
-	// The page's message is a refusal only if the marker check could say
-	// the message is not there: with the check failed (a timeout, the send's
-	// budget spent) it may as well be the board's "sent successfully".
-	if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 && cerr == nil {
-		return answer{rejected: t}
+	// The board's own success page is never a refusal, though its
+	// message box is where refusals are shown too.
+	said := boxes
+	if said == "" {
+		said = res.Doc.Text() // a redirect page without a message box (MyBB)
+	}
+	if res.Status < 300 && p.Session.Profile.SaysSent(said) {
+		why := fmt.Errorf("the board said it was sent (%s), but its marker was not found", boardSays(p.Session, res))
+		if cerr != nil {
+			why = fmt.Errorf("the board said it was sent (%s), but the marker check failed: %w", boardSays(p.Session, res), cerr)
+		}
+		return answer{sent: true, why: why}
+	}
+	if boxes != "" && res.Status < 300 {
+		return answer{rejected: boxes}
 	}
 	return answer{why: fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), unclear: true}
 }

@@ -29,9 +29,12 @@ type Game struct {
 	PMCursor     []byte    // JSON
 	PausedAt     time.Time // zero = not paused
 	// LastRead is when the bot last began a read of the thread (zero: never).
-	LastRead  time.Time
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	LastRead time.Time
+	// MessageLimit is the longest message the board takes as learned from
+	// its own refusal (bytes; 0: nothing learned). Set by SetMessageLimit.
+	MessageLimit int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 type gameRow struct {
@@ -48,6 +51,7 @@ type gameRow struct {
 	PMCursor     []byte        `db:"pm_cursor"`
 	PausedAt     sql.NullInt64 `db:"paused_at"`
 	LastRead     sql.NullInt64 `db:"last_read"`
+	MessageLimit sql.NullInt64 `db:"message_limit"`
 	CreatedAt    int64         `db:"created_at"`
 	UpdatedAt    int64         `db:"updated_at"`
 }
@@ -57,11 +61,11 @@ func (r gameRow) game() Game {
 		ID: r.ID, Name: r.Name, Kind: r.Kind, Status: r.Status,
 		Config: r.Config, Forum: r.Forum, State: r.State, Phase: r.Phase,
 		Deadline: timeOfNull(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
-		PausedAt: timeOfNull(r.PausedAt), LastRead: timeOfNull(r.LastRead), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
+		PausedAt: timeOfNull(r.PausedAt), LastRead: timeOfNull(r.LastRead), MessageLimit: int(r.MessageLimit.Int64), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
 	}
 }
 
-const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, created_at, updated_at`
+const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, message_limit, created_at, updated_at`
 
 // ErrSecret: forum settings carry a password instead of a reference to one.
 var ErrSecret = errors.New("forum settings must say where the password is, not contain it")
@@ -272,4 +276,15 @@ func (tx *Tx) Flood(id int64) ([]byte, error) {
 		return nil, nil
 	}
 	return []byte(*doc), nil
+}
+
+// SetMessageLimit records the longest message the game's board takes, as
+// learned from its refusal of a longer one; a limit is only ever lowered.
+func (tx *Tx) SetMessageLimit(id int64, max int) error {
+	res, err := tx.exec(`UPDATE games SET message_limit = ? WHERE id = ? AND (message_limit IS NULL OR message_limit > ?)`, max, id, max)
+	if err != nil {
+		return fmt.Errorf("store: message limit of game #%d: %w", id, err)
+	}
+	_, err = res.RowsAffected()
+	return err
 }

@@ -52,11 +52,12 @@ func (tx *Tx) OutboxCount(gameID int64) (int, error) {
 	return n, err
 }
 
-// Unsent is a game's items still to send (pending, or sending and not yet
-// confirmed), in order.
+// Unsent is a game's items still to send (pending, or sending or
+// unconfirmed and not yet confirmed), in order: a too-long item's parts in
+// its place.
 func (tx *Tx) Unsent(gameID int64) ([]OutboxItem, error) {
 	var rows []outboxRow
-	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?) ORDER BY id`, gameID, OutboxPending, OutboxSending); err != nil {
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?) ORDER BY COALESCE(part_of, id), id`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed); err != nil {
 		return nil, err
 	}
 	out := make([]OutboxItem, len(rows))

@@ -9,22 +9,25 @@ import (
 
 // OutboxItem is a post or PM to send, and what became of it.
 type OutboxItem struct {
-	ID            int64       `json:"id"`
-	GameID        int64       `json:"game_id"`
-	Kind          string      `json:"kind"`           // post | pm
-	Recipient     string      `json:"recipient"`      // slot id; "" for posts
-	RecipientName string      `json:"recipient_name"` // forum name
-	RecipientID   string      `json:"recipient_id"`   // forum user id
-	Subject       string      `json:"subject"`
-	Body          string      `json:"body"`
-	Marker        string      `json:"marker"` // unique across the store
-	NotBefore     time.Time   `json:"not_before"`
-	State         OutboxState `json:"state"`
-	Attempts      int         `json:"attempts"`
-	ForumID       string      `json:"forum_id"` // the post/PM id once sent
-	LastError     string      `json:"last_error"`
-	CreatedAt     time.Time   `json:"created_at"`
-	SentAt        time.Time   `json:"sent_at"`
+	ID            int64  `json:"id"`
+	GameID        int64  `json:"game_id"`
+	Kind          string `json:"kind"`           // post | pm
+	Recipient     string `json:"recipient"`      // slot id; "" for posts
+	RecipientName string `json:"recipient_name"` // forum name
+	RecipientID   string `json:"recipient_id"`   // forum user id
+	Subject       string `json:"subject"`
+	Body          string `json:"body"`
+	Marker        string `json:"marker"` // unique across the store
+	// PartOf is the id of the item this one is a part of (0: none): the
+	// board refused that one as too long. Parts go out in its place.
+	PartOf    int64       `json:"part_of,omitempty"`
+	NotBefore time.Time   `json:"not_before"`
+	State     OutboxState `json:"state"`
+	Attempts  int         `json:"attempts"`
+	ForumID   string      `json:"forum_id"` // the post/PM id once sent
+	LastError string      `json:"last_error"`
+	CreatedAt time.Time   `json:"created_at"`
+	SentAt    time.Time   `json:"sent_at"`
 }
 
 type outboxRow struct {
@@ -37,6 +40,7 @@ type outboxRow struct {
 	Subject       string        `db:"subject"`
 	Body          string        `db:"body"`
 	Marker        string        `db:"marker"`
+	PartOf        sql.NullInt64 `db:"part_of"`
 	NotBefore     sql.NullInt64 `db:"not_before"`
 	State         string        `db:"state"`
 	Attempts      int           `db:"attempts"`
@@ -49,11 +53,11 @@ type outboxRow struct {
 func (r outboxRow) item() OutboxItem {
 	return OutboxItem{ID: r.ID, GameID: r.GameID, Kind: r.Kind, Recipient: r.Recipient,
 		RecipientName: r.RecipientName, RecipientID: r.RecipientID, Subject: r.Subject, Body: r.Body,
-		Marker: r.Marker, NotBefore: timeOfNull(r.NotBefore), State: OutboxState(r.State), Attempts: r.Attempts,
+		Marker: r.Marker, PartOf: r.PartOf.Int64, NotBefore: timeOfNull(r.NotBefore), State: OutboxState(r.State), Attempts: r.Attempts,
 		ForumID: r.ForumID, LastError: r.LastError, CreatedAt: timeOfMicros(r.CreatedAt), SentAt: timeOfNull(r.SentAt)}
 }
 
-const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
+const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
 
 // Enqueue adds items in order and sets their IDs (State OutboxPending and
 // CreatedAt now when empty). A Marker already in the store is ErrExists;
@@ -72,10 +76,10 @@ func (tx *Tx) Enqueue(items []OutboxItem) error {
 		if it.CreatedAt.IsZero() {
 			it.CreatedAt = now
 		}
-		id, ok, err := tx.insertID(`INSERT INTO outbox (game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, not_before, state, attempts, forum_id, last_error, created_at, sent_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		id, ok, err := tx.insertID(`INSERT INTO outbox (game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, not_before, state, attempts, forum_id, last_error, created_at, sent_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (marker) DO NOTHING RETURNING id`,
-			it.GameID, it.Kind, it.Recipient, it.RecipientName, it.RecipientID, it.Subject, it.Body, it.Marker,
+			it.GameID, it.Kind, it.Recipient, it.RecipientName, it.RecipientID, it.Subject, it.Body, it.Marker, nullID(it.PartOf),
 			sqlTime(it.NotBefore), it.State, it.Attempts, it.ForumID, it.LastError, it.CreatedAt.UnixMicro(), sqlTime(it.SentAt))
 		if err != nil {
 			return err
@@ -94,7 +98,7 @@ func (tx *Tx) Enqueue(items []OutboxItem) error {
 // a later one is due. nil, nil when there is nothing to send now.
 func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
 	var r outboxRow
-	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?) ORDER BY id LIMIT 1`, gameID, OutboxPending, OutboxSending)
+	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?) ORDER BY COALESCE(part_of, id), id LIMIT 1`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

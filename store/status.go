@@ -41,4 +41,17 @@ const (
 	OutboxSending OutboxState = "sending" // tried; whether it went out is checked by its marker before any retry
 	OutboxSent    OutboxState = "sent"
 	OutboxFailed  OutboxState = "failed" // given up; the GM can retry it
+	// OutboxUnconfirmed: it may well have gone out (the board said so, or
+	// its answer was lost) but the check for its marker could not be made;
+	// checked again later, never resent before a check answers, never
+	// failed for it.
+	OutboxUnconfirmed OutboxState = "unconfirmed"
+	// OutboxSplit: the board refused it as too long; it goes out instead as
+	// the items whose PartOf names it.
+	OutboxSplit OutboxState = "split"
 )
+
+// Unsent tells the states still to be sent or confirmed.
+func (s OutboxState) Unsent() bool {
+	return s == OutboxPending || s == OutboxSending || s == OutboxUnconfirmed
+}

@@ -195,6 +195,46 @@ func TestDeskResistance(t *testing.T) {
 		}
 	})
 
+	t.Run("board health", func(t *testing.T) {
+		// The game has been read: the games list and the game page say so.
+		for _, path := range []string{"/", "/game/desk-resistance"} {
+			if _, body := r.get(t, path); !strings.Contains(body, "read fine, last ") {
+				t.Errorf("%s: no board health while the board reads fine", path)
+			}
+		}
+		// Reads failing: since when, why, the last good read and the next try.
+		var id int64
+		var saved store.Health
+		since := time.Date(2026, 3, 1, 12, 8, 0, 0, time.UTC)
+		err := r.DB.Tx(context.Background(), func(tx *store.Tx) error {
+			g, err := tx.Game(r.Name)
+			if err != nil {
+				return err
+			}
+			id = g.ID
+			if saved, err = tx.Health(id); err != nil {
+				return err
+			}
+			return tx.SaveHealth(store.Health{GameID: id, LastGoodRead: since.Add(-time.Minute), LastError: "the thread: 503 <Service Unavailable>",
+				FailingSince: since, Failures: 4, LastFailure: since.Add(3 * time.Minute), NextRetry: since.Add(4 * time.Minute)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.DB.Tx(context.Background(), func(tx *store.Tx) error { return tx.SaveHealth(saved) })
+		for _, path := range []string{"/", "/game/desk-resistance"} {
+			_, body := r.get(t, path)
+			for _, want := range []string{"not readable since " + stamp(since), "(4 failed reads)", "503 &lt;Service Unavailable&gt;", "last good read " + stamp(since.Add(-time.Minute)), "next try " + stamp(since.Add(4*time.Minute))} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s lacks %q", path, want)
+				}
+			}
+		}
+		if _, body := newRigClient(r).get(t, "/p/desk-resistance"); strings.Contains(body, "Service Unavailable") {
+			t.Error("the public page shows the board's health")
+		}
+	})
+
 	t.Run("audit filters", func(t *testing.T) {
 		all, _, err := r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{})
 		if err != nil {

@@ -1057,7 +1057,7 @@ func TestCLIGMWorkflow(t *testing.T) {
 
 	// status: text for a person, JSON for a script.
 	text := s.ok("status", g)
-	for _, want := range []string{"spies-cli (resistance) — running", "phase:    m1-p1", "deadline:", "waiting:", "acted:", "outbox:   0 sent, 6 waiting"} {
+	for _, want := range []string{"spies-cli (resistance) — running", "phase:    m1-p1", "deadline:", "waiting:", "acted:", "outbox:   0 sent, 6 waiting", "forum:    not read yet"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status lacks %q:\n%s", want, text)
 		}

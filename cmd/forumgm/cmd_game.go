@@ -253,6 +253,7 @@ func printReport(r moderator.GameReport) {
 	}
 	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
 	fmt.Printf("  flood:    %s\n", r.Flood)
+	fmt.Printf("  forum:    %s\n", r.HealthText())
 }
 
 func list(xs []string) string {

@@ -1,0 +1,83 @@
+package forum
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// TooLongError: the board refused a post or PM as longer than it takes.
+// Retrying the same text will not help (errors.Is(err, ErrPermanent)), but
+// the same message in shorter parts will.
+type TooLongError struct {
+	// Max is the board's limit as its page states it (characters; a byte
+	// limit at least as strict), 0 when the page names none.
+	Max int
+	// Said is the board's words.
+	Said string
+}
+
+func (e *TooLongError) Error() string {
+	if e.Max > 0 {
+		return fmt.Sprintf("the board refused the message as too long (its limit: %d characters): %s", e.Max, e.Said)
+	}
+	return "the board refused the message as too long: " + e.Said
+}
+
+// Is makes errors.Is(err, ErrPermanent) true: the same text is refused again.
+func (e *TooLongError) Is(target error) bool { return target == ErrPermanent }
+
+// ErrUnconfirmed: a send may well have gone out (the board's answer was a
+// success page, or could not be judged) but the check for its marker could
+// not be made. It is neither sent nor failed: check again later, and never
+// resend before a check has answered.
+var ErrUnconfirmed = errors.New("sent, but not confirmed yet")
+
+// TooLong reports whether the text of a page the board answered a
+// submission with is its "message too long" refusal, and the limit it
+// names (0: none named).
+func (p Profile) TooLong(pageText string) (bool, int) {
+	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
+	hit := false
+	for _, t := range p.TooLongText {
+		if t != "" && strings.Contains(text, strings.ToLower(t)) {
+			hit = true
+			break
+		}
+	}
+	if !hit || p.TooLongLimitRegexp == "" {
+		return hit, 0
+	}
+	re, err := regexp.Compile("(?i)" + p.TooLongLimitRegexp)
+	if err != nil {
+		return true, 0
+	}
+	m := re.FindStringSubmatch(text)
+	for _, g := range m[min(1, len(m)):] {
+		digits := strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, g) // "65,535"
+		if n, err := strconv.Atoi(digits); err == nil && n > 0 {
+			return true, n
+		}
+	}
+	return true, 0
+}
+
+// SaysSent reports whether a page is the board's "your post/PM was sent"
+// page (phpBB's "This message has been sent successfully."): an answer
+// meaning the submission was taken, never a refusal.
+func (p Profile) SaysSent(pageText string) bool {
+	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
+	for _, t := range p.SentText {
+		if t != "" && strings.Contains(text, strings.ToLower(t)) {
+			return true
+		}
+	}
+	return false
+}
