@@ -51,6 +51,12 @@ type Profile struct {
 	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
 	FloodText       []string `yaml:"flood_text"`
 	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
+	// LoginRefusedText: substrings (case-insensitive) of the board's answer
+	// to a wrong name or password. Only such an answer holds further logins
+	// back (boards lock accounts after a few); a stale token or an
+	// unexpected page is retried as usual. Empty: any error on the login
+	// answer counts as a refusal.
+	LoginRefusedText []string `yaml:"login_refused_text"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -449,6 +455,8 @@ func phpBB() Profile {
 		},
 		FloodText:       []string{"You cannot make another post so soon after your last"},
 		FloodWaitRegexp: `(\d+)\s*seconds?`,
+		// language/en/common.php LOGIN_ERROR_USERNAME, _PASSWORD, _ATTEMPTS.
+		LoginRefusedText: []string{"incorrect username", "incorrect password", "maximum allowed number of login attempts"},
 	}
 }
 
@@ -538,8 +546,11 @@ func myBB() Profile {
 		},
 		// Posts; PMs ("You are trying to send a message too quickly after
 		// sending a previous message. Please wait 61 more seconds.").
-		FloodText:       []string{"only allowed to post once every", "you must wait", "message too quickly"},
-		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
+		FloodText: []string{"only allowed to post once every", "you must wait", "message too quickly"},
+		// inc/languages/english/member.lang.php error_invalidpworusername,
+		// and the lockout after too many attempts.
+		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login"},
+		FloodWaitRegexp:  `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
 	}
 }
 
@@ -623,7 +634,10 @@ func smf() Profile {
 				Subject: "subject", Message: "message", Recipient: "to",
 				Extra: map[string]string{"post": "Send message", "outbox": "1"}},
 		},
-		FloodText:       []string{"seconds ago. Please try again later"},
-		FloodWaitRegexp: `less than (\d+) seconds? ago`,
+		FloodText: []string{"seconds ago. Please try again later"},
+		// Themes/default/languages/Login.english.php incorrect_password,
+		// username_no_exist.
+		LoginRefusedText: []string{"password incorrect", "username does not exist"},
+		FloodWaitRegexp:  `less than (\d+) seconds? ago`,
 	}
 }
