@@ -57,6 +57,9 @@ type Profile struct {
 	// unexpected page is retried as usual. Empty: any error on the login
 	// answer counts as a refusal.
 	LoginRefusedText []string `yaml:"login_refused_text"`
+	// MaxSubjectChars is the longest PM subject the board keeps (in
+	// characters); the marker key goes at its end (0: 80).
+	MaxSubjectChars int `yaml:"max_subject_chars"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -86,7 +89,12 @@ type URLs struct {
 	// Outbox holds sent PMs not yet read by the recipient (phpBB moves
 	// them to Sent only then); empty where the engine has no outbox.
 	Outbox string `yaml:"outbox"`
-	ReadPM string `yaml:"read_pm"`
+	// SentPage is page N of the sent folder ({page}: 1-based, {start}: the
+	// offset at SentPerPage PMs a page), for finding a sent PM once newer
+	// ones pushed it off the first page; empty: the first page only.
+	SentPage    string `yaml:"sent_page"`
+	SentPerPage int    `yaml:"sent_per_page"`
+	ReadPM      string `yaml:"read_pm"`
 	// ReadSentPM reads one PM of the sent folder, where the engine needs
 	// another URL for it (SMF: f=sent); empty means ReadPM.
 	ReadSentPM string `yaml:"read_sent_pm"`
@@ -367,9 +375,10 @@ const (
 
 func phpBB() Profile {
 	return Profile{
-		Name:         "phpbb",
-		PostsPerPage: 10,
-		FloodSeconds: 15,
+		Name:            "phpbb",
+		MaxSubjectChars: 120,
+		PostsPerPage:    10,
+		FloodSeconds:    15,
 		// max_post_chars (install/schemas/schema_data.sql: 60000),
 		// counted in characters for posts and PMs alike
 		// (message_parser.php); bytes are never fewer.
@@ -395,11 +404,15 @@ func phpBB() Profile {
 			Inbox:        "ucp.php?i=pm&folder=inbox",
 			Sent:         "ucp.php?i=pm&folder=sentbox",
 			Outbox:       "ucp.php?i=pm&folder=outbox",
-			ReadPM:       "ucp.php?i=pm&mode=view&p={pm}",
-			PMIDRegexp:   `[?&]p=(\d+)`,
-			Compose:      "ucp.php?i=pm&mode=compose&u={user}",
-			Member:       "memberlist.php?mode=viewprofile&un={name}",
-			Reply:        "posting.php?mode=reply&t={topic}",
+			// topics_per_page (25 by default) rows a page; reading with a
+			// smaller step than the board's only overlaps.
+			SentPage:    "ucp.php?i=pm&folder=sentbox&start={start}",
+			SentPerPage: 25,
+			ReadPM:      "ucp.php?i=pm&mode=view&p={pm}",
+			PMIDRegexp:  `[?&]p=(\d+)`,
+			Compose:     "ucp.php?i=pm&mode=compose&u={user}",
+			Member:      "memberlist.php?mode=viewprofile&un={name}",
+			Reply:       "posting.php?mode=reply&t={topic}",
 		},
 		Selectors: Selectors{
 			Post:           "div.post",
@@ -462,9 +475,10 @@ func phpBB() Profile {
 
 func myBB() Profile {
 	return Profile{
-		Name:         "mybb",
-		PostsPerPage: 10,
-		FloodSeconds: 60,
+		Name:            "mybb",
+		MaxSubjectChars: 85,
+		PostsPerPage:    10,
+		FloodSeconds:    60,
 		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
 		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
 		MaxMessageBytes: 65535,
@@ -487,6 +501,7 @@ func myBB() Profile {
 			Login:        "member.php?action=login",
 			Inbox:        "private.php",
 			Sent:         "private.php?fid=2",
+			SentPage:     "private.php?fid=2&page={page}",
 			ReadPM:       "private.php?action=read&pmid={pm}",
 			PMIDRegexp:   `[?&]pmid=(\d+)`,
 			Compose:      "private.php?action=send",
@@ -562,8 +577,9 @@ func myBB() Profile {
 // core spoiler tag; the spoiler selector still covers the common mods.
 func smf() Profile {
 	return Profile{
-		Name:         "smf",
-		PostsPerPage: 15,
+		Name:            "smf",
+		MaxSubjectChars: 100,
+		PostsPerPage:    15,
 		// spamWaitTime 5 s, counted per IP for posts and PMs alike.
 		FloodSeconds: 5,
 		TimeZone:     "UTC",
@@ -582,6 +598,8 @@ func smf() Profile {
 			Login:        "index.php?action=login",
 			Inbox:        "index.php?action=pm;f=inbox",
 			Sent:         "index.php?action=pm;f=sent",
+			SentPage:     "index.php?action=pm;f=sent;start={start}",
+			SentPerPage:  10,
 			ReadPM:       "index.php?action=pm;f=inbox;pmsg={pm}",
 			ReadSentPM:   "index.php?action=pm;f=sent;pmsg={pm}",
 			PMIDRegexp:   `msg(\d+)`,
