@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
@@ -27,6 +26,7 @@ type Conn struct {
 	Scraper *scraper.Scraper
 	Poster  *poster.Poster
 	parser  *parser.Parser
+	acct    *account // what the games on this account share
 }
 
 // Open prepares a connection; it logs in on first use.
@@ -39,7 +39,7 @@ func Open(base string, prof forum.Profile, creds forum.Credentials, opt scraper.
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Session: s, Scraper: scraper.New(s), Poster: poster.New(s), parser: px}, nil
+	return newAccount(s, px).conn(), nil
 }
 
 // Profile finds a built-in profile, or loads a GM's profile file.
@@ -87,7 +87,7 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 			return nil, nil, fmt.Errorf("PM cursor: %w", err)
 		}
 	}
-	heads, err := c.Scraper.Inbox(ctx)
+	heads, err := c.acct.inboxList(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +97,7 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 		if cur.Last != "" && scraper.CompareIDs(h.ID, cur.Last) <= 0 {
 			continue
 		}
-		pm, err := c.Scraper.ReadPM(ctx, h.ID)
+		pm, err := c.acct.readPM(ctx, h.ID)
 		if err != nil {
 			// A partial read must not look complete: a phase could resolve
 			// without the PMs still unread. All of them again next poll.
@@ -161,31 +161,10 @@ func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error)
 	return c.Poster.SentPMWithMarker(ctx, key)
 }
 
-// Connect opens the connection a game's forum settings describe.
+// Connect opens a connection of its own for one game's forum settings
+// (probes, one-off commands); `forumgm run` shares them through Sessions.
 func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
-	prof, err := fc.BoardProfile()
-	if err != nil {
-		return nil, err
-	}
-	creds, err := fc.Credentials()
-	if err != nil {
-		return nil, err
-	}
-	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version)}
-	if fc.RequestsPerSecond > 0 {
-		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
-	}
-	c, err := Open(fc.URL, prof, creds, opt)
-	if err != nil {
-		return nil, err
-	}
-	// Look further back for an interrupted send than a poster alone would:
-	// several games may share the bot's sent folder.
-	c.Poster.ScanPages, c.Poster.ScanSent = 3, 50
-	if fc.FloodSeconds != nil {
-		c.Poster.SetFlood(time.Duration(*fc.FloodSeconds * float64(time.Second)))
-	}
-	return c, nil
+	return connect(fc, clk, version, nil)
 }
 
 // Member looks an account up on the board by name (see moderator.Forum).

@@ -34,7 +34,11 @@ func NewPacer(clk clock.Clock, interval time.Duration) *Pacer {
 }
 
 // Interval is the least time between two requests.
-func (p *Pacer) Interval() time.Duration { return p.interval }
+func (p *Pacer) Interval() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.interval
+}
 
 // Requests is how many requests the pacer has let go.
 func (p *Pacer) Requests() int {
@@ -81,4 +85,14 @@ func (p *Pacer) HeldUntil() time.Time {
 		return p.hold
 	}
 	return time.Time{}
+}
+
+// SlowTo lengthens the interval to d if d is longer: a board shared by
+// games asking for different rates gets the most cautious.
+func (p *Pacer) SlowTo(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d > p.interval {
+		p.interval = d
+	}
 }
