@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
@@ -79,17 +80,30 @@ type pmCursor struct {
 	Last string `json:"last"`
 }
 
-// NewPMs returns inbox PMs newer than the cursor, oldest first.
+// NewPMs returns inbox PMs newer than the cursor, oldest first, from a
+// list asked for after the call.
 func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, error) {
+	pms, next, _, err := c.newPMs(ctx, cursor, c.Session.Clock().Now())
+	return pms, next, err
+}
+
+// NewPMsListed is NewPMs from the account's latest inbox list when it is
+// recent enough (Sessions.InboxAge), shared by its games, with the time it
+// was asked for (moderator.InboxLister).
+func (c *Conn) NewPMsListed(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, time.Time, error) {
+	return c.newPMs(ctx, cursor, c.Session.Clock().Now().Add(-c.acct.inboxAge))
+}
+
+func (c *Conn) newPMs(ctx context.Context, cursor []byte, notBefore time.Time) ([]forum.PrivateMessage, []byte, time.Time, error) {
 	var cur pmCursor
 	if len(cursor) > 0 {
 		if err := json.Unmarshal(cursor, &cur); err != nil {
-			return nil, nil, fmt.Errorf("PM cursor: %w", err)
+			return nil, nil, time.Time{}, fmt.Errorf("PM cursor: %w", err)
 		}
 	}
-	heads, err := c.acct.inboxList(ctx)
+	heads, listedAt, err := c.acct.inboxList(ctx, notBefore)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	sort.Slice(heads, func(i, j int) bool { return scraper.CompareIDs(heads[i].ID, heads[j].ID) < 0 })
 	var out []forum.PrivateMessage
@@ -101,13 +115,13 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 		if err != nil {
 			// A partial read must not look complete: a phase could resolve
 			// without the PMs still unread. All of them again next poll.
-			return nil, nil, fmt.Errorf("reading PM %s: %w", h.ID, err)
+			return nil, nil, time.Time{}, fmt.Errorf("reading PM %s: %w", h.ID, err)
 		}
 		out = append(out, pm)
 		cur.Last = h.ID
 	}
 	b, _ := json.Marshal(cur)
-	return out, b, nil
+	return out, b, listedAt, nil
 }
 
 // Segments reads a post's commands; Lines a PM's. A marker line (what the

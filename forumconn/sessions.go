@@ -24,6 +24,11 @@ import (
 type Sessions struct {
 	Clock   clock.Clock
 	Version string
+	// InboxAge is how old an inbox list may be for another game of the
+	// account to take it in its poll [5s]: one list serves every game
+	// polling within it. A game's deadline is resolved once a list asked
+	// for after it is in, so at most this late.
+	InboxAge time.Duration
 
 	mu       sync.Mutex
 	accounts map[string]*account
@@ -37,6 +42,9 @@ type account struct {
 	poster  *poster.Poster
 	parser  *parser.Parser
 	inbox   listing
+	// inboxAge: how old a shared inbox list may be (0: it must be asked
+	// for after the call, as for a game on its own).
+	inboxAge time.Duration
 	pmMu    sync.Mutex
 	pms     map[string]*pmRead // PMs read or being read, by id (a PM never changes)
 }
@@ -78,6 +86,10 @@ func (ss *Sessions) Connect(fc gameconfig.ForumConfig) (*Conn, error) {
 			return nil, err
 		}
 		a = c.acct
+		a.inboxAge = ss.InboxAge
+		if a.inboxAge <= 0 {
+			a.inboxAge = 5 * time.Second
+		}
 		ss.accounts[key] = a
 	}
 	return a.conn(), nil
@@ -107,11 +119,11 @@ func (a *account) conn() *Conn {
 	return &Conn{Session: a.session, Scraper: scraper.New(a.session), Poster: a.poster, parser: a.parser, acct: a}
 }
 
-// inboxList is the inbox list for a caller that arrived now: a list whose
-// request went out no earlier than that, shared with every caller waiting
-// on the same request.
-func (a *account) inboxList(ctx context.Context) ([]forum.PMHeader, error) {
-	return a.inbox.get(ctx, a.session.Clock(), a.scraper.InboxAt)
+// inboxList is an inbox list asked for no earlier than notBefore, shared
+// with every game of the account that can take it, and when it was asked
+// for.
+func (a *account) inboxList(ctx context.Context, notBefore time.Time) ([]forum.PMHeader, time.Time, error) {
+	return a.inbox.get(ctx, notBefore, a.scraper.InboxAt)
 }
 
 // readPM reads a PM once for all the account's games (a failed read is
@@ -148,14 +160,15 @@ func (a *account) readPM(ctx context.Context, id string) (forum.PrivateMessage, 
 
 const maxCachedPMs = 2000
 
-// listing shares one folder list among the callers that wait on it. A
-// caller may take a list only if its request went out at or after the
-// caller arrived, so it holds every PM the caller could have expected (a
-// game's read is complete up to when it began, as with the thread); callers
-// arriving while a request is still queued join it.
+// listing shares one folder list among the callers that want it. A caller
+// takes a list whose request went out no earlier than its notBefore: the
+// list then holds every PM that arrived before then. Callers arriving while
+// a request is queued or under way join it; a list already in may serve
+// callers that accept its age.
 type listing struct {
-	mu  sync.Mutex
-	cur *batch
+	mu   sync.Mutex
+	cur  *batch // the request under way
+	last *batch // the newest list in
 }
 
 type batch struct {
@@ -165,10 +178,13 @@ type batch struct {
 	err  error
 }
 
-func (l *listing) get(ctx context.Context, clk clock.Clock, fetch func(context.Context) ([]forum.PMHeader, time.Time, error)) ([]forum.PMHeader, error) {
-	arrived := clk.Now()
+func (l *listing) get(ctx context.Context, notBefore time.Time, fetch func(context.Context) ([]forum.PMHeader, time.Time, error)) ([]forum.PMHeader, time.Time, error) {
 	for {
 		l.mu.Lock()
+		if lb := l.last; lb != nil && !lb.sent.Before(notBefore) {
+			l.mu.Unlock()
+			return append([]forum.PMHeader(nil), lb.hs...), lb.sent, nil
+		}
 		b, lead := l.cur, false
 		if b == nil {
 			b, lead = &batch{done: make(chan struct{})}, true
@@ -179,29 +195,32 @@ func (l *listing) get(ctx context.Context, clk clock.Clock, fetch func(context.C
 			b.hs, b.sent, b.err = fetch(ctx)
 			l.mu.Lock()
 			l.cur = nil
+			if b.err == nil && (l.last == nil || b.sent.After(l.last.sent)) {
+				l.last = b
+			}
 			l.mu.Unlock()
 			close(b.done)
 			if b.err != nil {
-				return nil, b.err
+				return nil, time.Time{}, b.err
 			}
 		} else {
 			select {
 			case <-b.done:
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, time.Time{}, ctx.Err()
 			}
 			if b.err != nil {
 				if errors.Is(b.err, context.Canceled) || errors.Is(b.err, context.DeadlineExceeded) {
 					continue // the leader gave up; this caller has not
 				}
-				return nil, b.err
+				return nil, time.Time{}, b.err
 			}
 		}
-		if !b.sent.Before(arrived) {
-			return append([]forum.PMHeader(nil), b.hs...), nil
+		if !b.sent.Before(notBefore) {
+			return append([]forum.PMHeader(nil), b.hs...), b.sent, nil
 		}
-		// The list was asked for before this caller came: it may lack a
-		// PM the caller must see. Another request.
+		// The list was asked for before this caller's bound: it may lack
+		// a PM the caller must see. Another request.
 	}
 }
 

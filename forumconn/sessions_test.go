@@ -111,4 +111,14 @@ func TestSessionsShared(t *testing.T) {
 	if n := inboxReads.Load(); n != 2 {
 		t.Errorf("%d inbox reads after a later poll, want 2", n)
 	}
+	// The moderator's shared read takes a list up to InboxAge old, and
+	// says when it was asked for (its read is complete up to then only).
+	before := time.Now()
+	pms, _, listedAt, err := conns[1].NewPMsListed(ctx, nil)
+	if err != nil || len(pms) != 1 {
+		t.Fatalf("NewPMsListed: %d PMs, %v", len(pms), err)
+	}
+	if n := inboxReads.Load(); n != 2 || !listedAt.Before(before) {
+		t.Errorf("NewPMsListed within InboxAge: %d inbox reads (want 2), list of %s (want the earlier one)", n, listedAt)
+	}
 }

@@ -121,8 +121,8 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		return fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
 	}
 	if l.row.Status == Running || l.row.Status == Paused {
-		readAt := m.now()
-		if err := m.read(ctx, l, f, readAt); err != nil {
+		readAt, err := m.read(ctx, l, f, m.now())
+		if err != nil {
 			// Still send what is queued: reading and posting fail apart.
 			if derr := m.drain(ctx, l, f); derr != nil && ctx.Err() == nil {
 				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)
