@@ -45,8 +45,8 @@ type account struct {
 	// inboxAge: how old a shared inbox list may be (0: it must be asked
 	// for after the call, as for a game on its own).
 	inboxAge time.Duration
-	pmMu    sync.Mutex
-	pms     map[string]*pmRead // PMs read or being read, by id (a PM never changes)
+	pmMu     sync.Mutex
+	pms      map[string]*pmRead // PMs read or being read, by id (a PM never changes)
 }
 
 // pmRead is one PM's read, shared by the games that want it at once.
