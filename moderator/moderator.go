@@ -49,6 +49,9 @@ type Moderator struct {
 	Crash func(point string) error
 	// MaxAttempts before an outbox item is given up as failed (for the GM).
 	MaxAttempts int
+	// Pool bounds and spreads Run's work (pool.go); nil: every game polls
+	// on its own.
+	Pool *Pool
 
 	mu         sync.Mutex
 	conns      map[int64]Forum

@@ -83,9 +83,12 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 	}
 	poll := fc.Poll()
 	backoff := retry.New(poll, max(poll, 5*time.Minute))
+	if m.sleep(ctx, m.Pool.firstWait(m.now())) != nil {
+		return
+	}
 	for ctx.Err() == nil {
-		err := m.safeTick(ctx, g.ID)
-		wait := poll
+		err := m.Pool.do(ctx, func() error { return m.safeTick(ctx, g.ID) })
+		wait := m.Pool.nextPoll(sessionKey(fc), poll, m.now())
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()
 			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", wait)

@@ -49,6 +49,9 @@ func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Mod
 	defer db.Close()
 	log := logger(c)
 	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}, log), Clock: clock.Real{}, Log: log}
+	if c.Command.Name == "run" {
+		m.Pool = &moderator.Pool{Workers: c.Int("workers"), Stagger: c.Duration("stagger")}
+	}
 	return fn(ctx, m)
 }
 
@@ -141,7 +144,9 @@ func runCommand() *cli.Command {
 		Usage:       "moderate every running game until interrupted (SIGINT/SIGTERM stop it cleanly)",
 		Description: "Polls each game's thread and the bot's inbox, applies commands, resolves phases at their deadlines and sends the results exactly once.",
 		Flags: append([]cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"},
-			&cli.StringFlag{Name: "http", Usage: "also serve the GM's web desk on this address (see 'forumgm web')"}}, deskFlags()...),
+			&cli.StringFlag{Name: "http", Usage: "also serve the GM's web desk on this address (see 'forumgm web')"},
+			&cli.IntFlag{Name: "workers", Value: 8, Usage: "games worked at once in this process (the rest wait their turn)"},
+			&cli.DurationFlag{Name: "stagger", Value: 100 * time.Millisecond, Usage: "the gap between two games' first polls at start-up"}}, deskFlags()...),
 		Action: func(c *cli.Context) error {
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				release, err := m.DB.LockDaemon(ctx)
