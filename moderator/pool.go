@@ -37,8 +37,8 @@ func (p *Pool) init() {
 	})
 }
 
-// do runs one tick when a worker is free.
-func (p *Pool) do(ctx context.Context, tick func() error) error {
+// Do runs one tick when a worker is free (nil: at once).
+func (p *Pool) Do(ctx context.Context, tick func() error) error {
 	if p == nil {
 		return tick()
 	}

@@ -19,7 +19,7 @@ func TestPoolBoundsTicks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.do(context.Background(), func() error {
+			p.Do(context.Background(), func() error {
 				n := now.Add(1)
 				for {
 					old := peak.Load()

@@ -87,7 +87,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 		return
 	}
 	for ctx.Err() == nil {
-		err := m.Pool.do(ctx, func() error { return m.safeTick(ctx, g.ID) })
+		err := m.Pool.Do(ctx, func() error { return m.safeTick(ctx, g.ID) })
 		wait := m.Pool.nextPoll(sessionKey(fc), poll, m.now())
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()

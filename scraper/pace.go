@@ -20,7 +20,7 @@ type Pacer struct {
 	interval time.Duration
 
 	mu       sync.Mutex
-	next     time.Time // the earliest the next request may go
+	last     time.Time // the last request let go
 	hold     time.Time // a Retry-After: nothing before it
 	requests int
 }
@@ -47,25 +47,30 @@ func (p *Pacer) Requests() int {
 	return p.requests
 }
 
-// Wait reserves the next slot and sleeps until it comes. Slots are handed
-// out in call order, so concurrent sessions queue rather than burst.
+// Wait sleeps until a request may go and counts it. Each grant is at
+// least Interval after the one before as the clock reads when granted
+// (not as reserved), so a waiter that overslept never lets two go at once.
 func (p *Pacer) Wait(ctx context.Context) error {
-	p.mu.Lock()
-	now := p.clk.Now()
-	at := now
-	if p.next.After(at) {
-		at = p.next
+	for {
+		p.mu.Lock()
+		now := p.clk.Now()
+		at := p.hold
+		if !p.last.IsZero() {
+			if t := p.last.Add(p.interval); t.After(at) {
+				at = t
+			}
+		}
+		if !now.Before(at) {
+			p.last = now
+			p.requests++
+			p.mu.Unlock()
+			return nil
+		}
+		p.mu.Unlock()
+		if err := p.clk.Sleep(ctx, at.Sub(now)); err != nil {
+			return err
+		}
 	}
-	if p.hold.After(at) {
-		at = p.hold
-	}
-	p.next = at.Add(p.interval)
-	p.requests++
-	p.mu.Unlock()
-	if d := at.Sub(now); d > 0 {
-		return p.clk.Sleep(ctx, d)
-	}
-	return nil
 }
 
 // Hold keeps every request back until t (the board's Retry-After).
