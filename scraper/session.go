@@ -304,10 +304,21 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 			s.pacer.Hold(pg.Received.Add(min(ra, s.opt.MaxWait)))
 		}
 	}
-	if pg.Doc, err = parser.Doc(pg.Body); err != nil {
+	return pg, nil
+}
+
+// parsed parses a fetched page outside the session's lock (the next
+// request need not wait for it).
+func parsed(pg *Page, err error) (*Page, error) {
+	if pg == nil {
 		return nil, err
 	}
-	return pg, nil
+	doc, perr := parser.Doc(pg.Body)
+	if perr != nil {
+		return nil, perr
+	}
+	pg.Doc = doc
+	return pg, err
 }
 
 // get fetches a page, retrying network errors, 429 and 5xx with backoff
@@ -317,6 +328,10 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parsed(s.getLocked(ctx, abs))
+}
+
+func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	backoff := retry.New(s.opt.Backoff, s.opt.MaxWait)
@@ -384,6 +399,10 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 // checking. It waits for the pacer like any request, so a Retry-After the
 // board sent earlier holds it back too.
 func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
+	return parsed(s.postLocked(ctx, abs, vals, referer))
+}
+
+func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	hdr := http.Header{}
