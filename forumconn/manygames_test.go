@@ -11,7 +11,8 @@ package forumconn_test
 // 10-game fleet's, measured in the same run. It also reports what the
 // issue's target is stated in: the share of a core 1,000 games polled every
 // 10 s would take (core-share-at-10s), the Go heap and the process's RSS
-// after the fleet was set up and polled (MiB), and the requests per game
+// after the fleet was set up and polled and its peak since the process
+// began, start-up included (MiB), and the requests per game
 // per cycle. The board (forumsim) runs in the same process, so CPU and
 // memory include serving it: an upper bound on forumgm's own.
 
@@ -127,13 +128,15 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func rssMiB() float64 {
+// rssMiB reads the process's resident memory from /proc (field VmRSS now,
+// VmHWM its peak, start-up included).
+func rssMiB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field+":" {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}
@@ -201,7 +204,8 @@ func BenchmarkManyGames(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
-			b.ReportMetric(rssMiB(), "rss-MiB")
+			b.ReportMetric(rssMiB("VmRSS"), "rss-MiB")
+			b.ReportMetric(rssMiB("VmHWM"), "peak-rss-MiB")
 		})
 	}
 }

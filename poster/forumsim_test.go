@@ -443,6 +443,7 @@ func TestForumsimSentPMFromList(t *testing.T) {
 	}{
 		{0, true, 1},  // forumsim lists sent PMs as phpBB's outbox too, whole
 		{25, true, 4}, // outbox + three sent pages
+		{10, true, 8}, // a board showing fewer rows than the profile's 25: steps by 10, skips none
 	} {
 		b.sim.SetSentPerPage(tc.perPage)
 		p := poster.New(b.s)
@@ -482,5 +483,27 @@ func TestSubjectWithKey(t *testing.T) {
 		if k := poster.SubjectKey(got); (k == tc.key) != (got != tc.subject) {
 			t.Errorf("SubjectKey(%q) = %q", got, k)
 		}
+	}
+}
+
+// A sent folder longer than the pages the poster reads proves nothing by
+// not holding a key: the check says so instead of "not sent".
+func TestForumsimSentFolderTooLong(t *testing.T) {
+	b := newBoard(t)
+	ctx := context.Background()
+	for i := 0; i < 30; i++ {
+		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1", i, i), "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.sim.SetSentPerPage(10)
+	p := poster.New(b.s)
+	p.SentPages = 2
+	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99"); ok || !errors.Is(err, poster.ErrUnchecked) {
+		t.Errorf("a key beyond the pages read: found %v, err %v; want ErrUnchecked", ok, err)
+	}
+	p.SentPages = 5
+	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99"); ok || err != nil {
+		t.Errorf("the whole folder read: found %v, err %v; want not found", ok, err)
 	}
 }

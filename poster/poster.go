@@ -508,7 +508,7 @@ func SubjectKey(subject string) string {
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
 	var found string
 	var legacy []string
-	err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
+	ended, err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
 		for _, h := range hs {
 			switch k := SubjectKey(h.Subject); {
 			case k == key:
@@ -535,5 +535,14 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool
 			return id, true, nil
 		}
 	}
+	if !ended {
+		// More of the folder than was read: absence proves nothing, and
+		// a resend could send it twice.
+		return "", false, fmt.Errorf("%w: the sent folder is longer than the %d pages read", ErrUnchecked, max(p.SentPages, 1))
+	}
 	return "", false, nil
 }
+
+// ErrUnchecked: whether a PM went out could not be told from the sent
+// folder (it is longer than the pages read); the caller must not resend.
+var ErrUnchecked = errors.New("the sent PM could not be checked for")

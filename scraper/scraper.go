@@ -212,31 +212,37 @@ func (sc *Scraper) InboxAt(ctx context.Context) ([]forum.PMHeader, time.Time, er
 // one) page by page, newest first, calling visit with each page's rows
 // until visit returns false, a page adds nothing new, or maxPages pages of
 // the sent folder were read. Engines without a paged sent folder URL
-// (urls.sent_page) have only its first page.
-func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]forum.PMHeader) bool) error {
+// (urls.sent_page) have only its first page. ended says the list was read
+// to its end (not stopped by visit or by maxPages).
+func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]forum.PMHeader) bool) (ended bool, err error) {
 	u := sc.Session.Profile.URLs
 	if u.Outbox != "" {
 		hs, err := sc.folder(ctx, u.Outbox)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !visit(hs) {
-			return nil
+			return false, nil
 		}
 	}
 	seen := map[string]bool{}
+	// The offset step: the profile's rows a page, or fewer if the board
+	// showed fewer on a full first page (stepping further would skip PMs).
+	per := max(u.SentPerPage, 1)
 	for page := 1; page <= max(maxPages, 1); page++ {
 		rel := u.Sent
 		if page > 1 {
 			if u.SentPage == "" {
-				return nil
+				return true, nil // the first page is all the profile can read
 			}
-			per := max(u.SentPerPage, 1)
 			rel = forum.Expand(u.SentPage, map[string]string{"page": strconv.Itoa(page), "start": strconv.Itoa((page - 1) * per)})
 		}
 		hs, err := sc.folder(ctx, rel)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if page == 1 && len(hs) > 0 && len(hs) < per {
+			per = len(hs)
 		}
 		fresh := hs[:0:0]
 		for _, h := range hs {
@@ -245,11 +251,14 @@ func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]for
 				fresh = append(fresh, h)
 			}
 		}
-		if len(fresh) == 0 || !visit(fresh) {
-			return nil // past the last page (boards repeat their last one), or found
+		if len(fresh) == 0 {
+			return true, nil // past the last page (boards repeat their last one, or show none)
+		}
+		if !visit(fresh) {
+			return false, nil
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // ReadPM reads one PM by id.
