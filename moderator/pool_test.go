@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
 )
 
 // The pool runs at most Workers ticks at once, however many games ask.
@@ -89,5 +93,67 @@ func TestPoolSharedCycle(t *testing.T) {
 	}
 	if got := (*Pool)(nil).nextPoll(a, poll, start); got != poll {
 		t.Errorf("no pool: %s", got)
+	}
+}
+
+// listedForum serves PMs from an inbox list asked for at a set time, as a
+// list shared by the games of one account is.
+type listedForum struct {
+	*fakeForum
+	listedAt time.Time
+}
+
+func (f *listedForum) NewPMsListed(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, time.Time, error) {
+	pms, next, err := f.NewPMs(ctx, cursor)
+	return pms, next, f.listedAt, err
+}
+
+// A read whose inbox list was asked for before the deadline is complete
+// only up to then: the deadline waits for a list asked for after it, and
+// the PMs are stamped no later than their list.
+func TestSharedInboxListHoldsDeadline(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	clk := clock.NewFake(start)
+	lf := &listedForum{fakeForum: &fakeForum{clk: clk}}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return lf, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 10}, Seed: 1, Start: start}
+	g, err := m.Create(ctx, "listed", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() *store.Game {
+		var row *store.Game
+		db.View(ctx, func(tx *store.Tx) error { row, err = tx.GameByID(g.ID); return err })
+		return row
+	}
+	lf.listedAt = clk.Now()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := status().Deadline
+	if deadline.IsZero() {
+		t.Fatal("no deadline")
+	}
+	lf.PMAt("Alice", "PROSPER", deadline.Add(-30*time.Second))
+	clk.Set(deadline.Add(5 * time.Second))
+	lf.listedAt = deadline.Add(-time.Minute)
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if row := status(); row.Status != Running || !row.Deadline.Equal(deadline) {
+		t.Fatalf("resolved on a list from before the deadline: %s, deadline %s", row.Status, row.Deadline)
+	}
+	var pm *store.Message
+	db.View(ctx, func(tx *store.Tx) error { pm, err = tx.MessageByForumID(g.ID, "pm", lf.inbox[0].ID); return err })
+	if err != nil || !pm.FirstSeen.Equal(lf.listedAt) {
+		t.Errorf("PM first seen %v (%v), want its list's time %s", pm, err, lf.listedAt)
+	}
+	lf.listedAt = deadline.Add(time.Second)
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if row := status(); row.Status == Running && row.Deadline.Equal(deadline) {
+		t.Errorf("not resolved once a list from after the deadline was in: %s, deadline %s", row.Status, row.Deadline)
 	}
 }
