@@ -428,11 +428,11 @@ func TestForumsimSentPMFromList(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := b.sim.Inbox(b.alice)
-	if len(in) != 1 || in[0].Subject != "[m1] Your role #m1/day-1/7" {
+	if len(in) != 1 || in[0].Subject != "[m1] Your role #m1/day-1/7#" {
 		t.Fatalf("Alice's inbox %+v", in)
 	}
 	for i := 0; i < 60; i++ {
-		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1", i, i), "ok"); err != nil {
+		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1#", i, i), "ok"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -469,8 +469,8 @@ func TestSubjectWithKey(t *testing.T) {
 		max          int
 		want         string
 	}{
-		{"[m1] Your role", "m1/day-1/7", 120, "[m1] Your role #m1/day-1/7"},
-		{"[m1] A very long subject about the results of the night", "m1/night-2/12", 40, "[m1] A very long subject… #m1/night-2/12"},
+		{"[m1] Your role", "m1/day-1/7", 120, "[m1] Your role #m1/day-1/7#"},
+		{"[m1] A very long subject about the results of the night", "m1/night-2/12", 40, "[m1] A very long subjec… #m1/night-2/12#"},
 		{"Hi", strings.Repeat("k", 90), 85, "Hi"}, // no room: the body's marker is read instead
 	} {
 		got := poster.SubjectWithKey(tc.subject, tc.key, tc.max)
@@ -484,6 +484,10 @@ func TestSubjectWithKey(t *testing.T) {
 			t.Errorf("SubjectKey(%q) = %q", got, k)
 		}
 	}
+	// A board that cut the subject inside the key: no key, not another one.
+	if k := poster.SubjectKey("[p] Protest — Turn 1 of 6 #protest.ojeb/tur"); k != "" {
+		t.Errorf("a key cut short read as %q", k)
+	}
 }
 
 // A sent folder longer than the pages the poster reads proves nothing by
@@ -492,7 +496,7 @@ func TestForumsimSentFolderTooLong(t *testing.T) {
 	b := newBoard(t)
 	ctx := context.Background()
 	for i := 0; i < 30; i++ {
-		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1", i, i), "ok"); err != nil {
+		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1#", i, i), "ok"); err != nil {
 			t.Fatal(err)
 		}
 	}

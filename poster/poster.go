@@ -469,7 +469,8 @@ func (p *Poster) mine(a forum.Author) bool {
 	return u == "" || strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(u))
 }
 
-// SubjectWithKey ends a PM subject with its marker key ("… #key"),
+// SubjectWithKey ends a PM subject with its marker key ("… #key#": the
+// closing # tells a key the board cut short from a whole one),
 // shortening the subject so the whole fits in maxChars (0: 80) characters:
 // the sent folder's list then confirms the PM without opening it. A key
 // too long to fit leaves the subject as it is (the PM is then opened).
@@ -477,7 +478,7 @@ func SubjectWithKey(subject, key string, maxChars int) string {
 	if maxChars <= 0 {
 		maxChars = 80
 	}
-	tail := " #" + key
+	tail := " #" + key + "#"
 	room := maxChars - utf8.RuneCountInString(tail)
 	if room < 8 {
 		return subject
@@ -488,16 +489,18 @@ func SubjectWithKey(subject, key string, maxChars int) string {
 	return subject + tail
 }
 
-// SubjectKey is the marker key at the end of a subject ("" when none).
+// SubjectKey is the marker key at the end of a subject ("" when none or
+// cut short).
 func SubjectKey(subject string) string {
 	i := strings.LastIndex(subject, " #")
 	if i < 0 {
 		return ""
 	}
-	if k := strings.TrimSpace(subject[i+2:]); forum.ValidMarkerKey(k) {
+	k, whole := strings.CutSuffix(strings.TrimSpace(subject[i+2:]), "#")
+	if whole && forum.ValidMarkerKey(k) {
 		return k
 	}
-	return ""
+	return "" // none, or cut short by the board: the PM is opened instead
 }
 
 // SentPMWithMarker looks for a sent PM carrying the marker key and returns
