@@ -61,6 +61,15 @@ type Profile struct {
 	// once it has taken a post or PM. Such a page is a success, never read
 	// as a refusal, even when the marker check after it fails.
 	SentText []string `yaml:"sent_text"`
+	// LoginRefusedText: substrings (case-insensitive) of the board's answer
+	// to a wrong name or password. Only such an answer holds further logins
+	// back (boards lock accounts after a few); a stale token or an
+	// unexpected page is retried as usual. Empty: any error on the login
+	// answer counts as a refusal.
+	LoginRefusedText []string `yaml:"login_refused_text"`
+	// MaxSubjectChars is the longest PM subject the board keeps (in
+	// characters); the marker key goes at its end (0: 80).
+	MaxSubjectChars int `yaml:"max_subject_chars"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -90,7 +99,12 @@ type URLs struct {
 	// Outbox holds sent PMs not yet read by the recipient (phpBB moves
 	// them to Sent only then); empty where the engine has no outbox.
 	Outbox string `yaml:"outbox"`
-	ReadPM string `yaml:"read_pm"`
+	// SentPage is page N of the sent folder ({page}: 1-based, {start}: the
+	// offset at SentPerPage PMs a page), for finding a sent PM once newer
+	// ones pushed it off the first page; empty: the first page only.
+	SentPage    string `yaml:"sent_page"`
+	SentPerPage int    `yaml:"sent_per_page"`
+	ReadPM      string `yaml:"read_pm"`
 	// ReadSentPM reads one PM of the sent folder, where the engine needs
 	// another URL for it (SMF: f=sent); empty means ReadPM.
 	ReadSentPM string `yaml:"read_sent_pm"`
@@ -372,9 +386,12 @@ const (
 
 func phpBB() Profile {
 	return Profile{
-		Name:         "phpbb",
-		PostsPerPage: 10,
-		FloodSeconds: 15,
+		Name: "phpbb",
+		// phpBB 3.3.10 keeps a PM subject's first 60 characters (seen
+		// on the real board: a 70-character subject comes back cut).
+		MaxSubjectChars: 60,
+		PostsPerPage:    10,
+		FloodSeconds:    15,
 		// max_post_chars (install/schemas/schema_data.sql: 60000),
 		// counted in characters for posts and PMs alike
 		// (message_parser.php); bytes are never fewer.
@@ -400,11 +417,15 @@ func phpBB() Profile {
 			Inbox:        "ucp.php?i=pm&folder=inbox",
 			Sent:         "ucp.php?i=pm&folder=sentbox",
 			Outbox:       "ucp.php?i=pm&folder=outbox",
-			ReadPM:       "ucp.php?i=pm&mode=view&p={pm}",
-			PMIDRegexp:   `[?&]p=(\d+)`,
-			Compose:      "ucp.php?i=pm&mode=compose&u={user}",
-			Member:       "memberlist.php?mode=viewprofile&un={name}",
-			Reply:        "posting.php?mode=reply&t={topic}",
+			// topics_per_page (25 by default) rows a page; reading with a
+			// smaller step than the board's only overlaps.
+			SentPage:    "ucp.php?i=pm&folder=sentbox&start={start}",
+			SentPerPage: 25,
+			ReadPM:      "ucp.php?i=pm&mode=view&p={pm}",
+			PMIDRegexp:  `[?&]p=(\d+)`,
+			Compose:     "ucp.php?i=pm&mode=compose&u={user}",
+			Member:      "memberlist.php?mode=viewprofile&un={name}",
+			Reply:       "posting.php?mode=reply&t={topic}",
 		},
 		Selectors: Selectors{
 			Post:           "div.post",
@@ -467,14 +488,17 @@ func phpBB() Profile {
 		TooLongLimitRegexp: `maximum number of allowed characters is\s*([\d,.]+)`,
 		// ucp.php MESSAGE_STORED; posting.php POST_STORED.
 		SentText: []string{"This message has been sent successfully", "This message has been posted successfully"},
+		// language/en/common.php LOGIN_ERROR_USERNAME, _PASSWORD, _ATTEMPTS.
+		LoginRefusedText: []string{"incorrect username", "incorrect password", "maximum allowed number of login attempts"},
 	}
 }
 
 func myBB() Profile {
 	return Profile{
-		Name:         "mybb",
-		PostsPerPage: 10,
-		FloodSeconds: 60,
+		Name:            "mybb",
+		MaxSubjectChars: 85,
+		PostsPerPage:    10,
+		FloodSeconds:    60,
 		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
 		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
 		MaxMessageBytes: 65535,
@@ -497,6 +521,7 @@ func myBB() Profile {
 			Login:        "member.php?action=login",
 			Inbox:        "private.php",
 			Sent:         "private.php?fid=2",
+			SentPage:     "private.php?fid=2&page={page}",
 			ReadPM:       "private.php?action=read&pmid={pm}",
 			PMIDRegexp:   `[?&]pmid=(\d+)`,
 			Compose:      "private.php?action=send",
@@ -564,6 +589,9 @@ func myBB() Profile {
 		// private.lang.php redirect_pmsent; newreply.lang.php redirect_newreply.
 		SentText:        []string{"your private message has successfully been sent", "your reply has been posted"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
+		// inc/languages/english/member.lang.php error_invalidpworusername,
+		// and the lockout after too many attempts.
+		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login"},
 	}
 }
 
@@ -575,8 +603,9 @@ func myBB() Profile {
 // core spoiler tag; the spoiler selector still covers the common mods.
 func smf() Profile {
 	return Profile{
-		Name:         "smf",
-		PostsPerPage: 15,
+		Name:            "smf",
+		MaxSubjectChars: 100,
+		PostsPerPage:    15,
 		// spamWaitTime 5 s, counted per IP for posts and PMs alike.
 		FloodSeconds: 5,
 		TimeZone:     "UTC",
@@ -595,6 +624,8 @@ func smf() Profile {
 			Login:        "index.php?action=login",
 			Inbox:        "index.php?action=pm;f=inbox",
 			Sent:         "index.php?action=pm;f=sent",
+			SentPage:     "index.php?action=pm;f=sent;start={start}",
+			SentPerPage:  10,
 			ReadPM:       "index.php?action=pm;f=inbox;pmsg={pm}",
 			ReadSentPM:   "index.php?action=pm;f=sent;pmsg={pm}",
 			PMIDRegexp:   `msg(\d+)`,
@@ -655,5 +686,8 @@ func smf() Profile {
 		// PersonalMessage.english.php pm_sent, pm_successfully_sent.
 		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
 		FloodWaitRegexp: `less than (\d+) seconds? ago`,
+		// Themes/default/languages/Login.english.php incorrect_password,
+		// username_no_exist.
+		LoginRefusedText: []string{"password incorrect", "username does not exist"},
 	}
 }

@@ -27,6 +27,7 @@ type Conn struct {
 	Scraper *scraper.Scraper
 	Poster  *poster.Poster
 	parser  *parser.Parser
+	acct    *account // what the games on this account share
 }
 
 // Open prepares a connection; it logs in on first use.
@@ -39,7 +40,7 @@ func Open(base string, prof forum.Profile, creds forum.Credentials, opt scraper.
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Session: s, Scraper: scraper.New(s), Poster: poster.New(s), parser: px}, nil
+	return newAccount(s, px).conn(), nil
 }
 
 // Profile finds a built-in profile, or loads a GM's profile file.
@@ -79,17 +80,30 @@ type pmCursor struct {
 	Last string `json:"last"`
 }
 
-// NewPMs returns inbox PMs newer than the cursor, oldest first.
+// NewPMs returns inbox PMs newer than the cursor, oldest first, from a
+// list asked for after the call.
 func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, error) {
+	pms, next, _, err := c.newPMs(ctx, cursor, c.Session.Clock().Now())
+	return pms, next, err
+}
+
+// NewPMsListed is NewPMs from the account's latest inbox list when it is
+// recent enough (Sessions.InboxAge), shared by its games, with the time it
+// was asked for (moderator.InboxLister).
+func (c *Conn) NewPMsListed(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, time.Time, error) {
+	return c.newPMs(ctx, cursor, c.Session.Clock().Now().Add(-c.acct.inboxAge))
+}
+
+func (c *Conn) newPMs(ctx context.Context, cursor []byte, notBefore time.Time) ([]forum.PrivateMessage, []byte, time.Time, error) {
 	var cur pmCursor
 	if len(cursor) > 0 {
 		if err := json.Unmarshal(cursor, &cur); err != nil {
-			return nil, nil, fmt.Errorf("PM cursor: %w", err)
+			return nil, nil, time.Time{}, fmt.Errorf("PM cursor: %w", err)
 		}
 	}
-	heads, err := c.Scraper.Inbox(ctx)
+	heads, listedAt, err := c.acct.inboxList(ctx, notBefore)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	sort.Slice(heads, func(i, j int) bool { return scraper.CompareIDs(heads[i].ID, heads[j].ID) < 0 })
 	var out []forum.PrivateMessage
@@ -97,17 +111,17 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) ([]forum.PrivateMessag
 		if cur.Last != "" && scraper.CompareIDs(h.ID, cur.Last) <= 0 {
 			continue
 		}
-		pm, err := c.Scraper.ReadPM(ctx, h.ID)
+		pm, err := c.acct.readPM(ctx, h.ID)
 		if err != nil {
 			// A partial read must not look complete: a phase could resolve
 			// without the PMs still unread. All of them again next poll.
-			return nil, nil, fmt.Errorf("reading PM %s: %w", h.ID, err)
+			return nil, nil, time.Time{}, fmt.Errorf("reading PM %s: %w", h.ID, err)
 		}
 		out = append(out, pm)
 		cur.Last = h.ID
 	}
 	b, _ := json.Marshal(cur)
-	return out, b, nil
+	return out, b, listedAt, nil
 }
 
 // Segments reads a post's commands; Lines a PM's. A marker line (what the
@@ -161,31 +175,10 @@ func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error)
 	return c.Poster.SentPMWithMarker(ctx, key)
 }
 
-// Connect opens the connection a game's forum settings describe.
+// Connect opens a connection of its own for one game's forum settings
+// (probes, one-off commands); `forumgm run` shares them through Sessions.
 func Connect(fc gameconfig.ForumConfig, clk clock.Clock, version string) (*Conn, error) {
-	prof, err := fc.BoardProfile()
-	if err != nil {
-		return nil, err
-	}
-	creds, err := fc.Credentials()
-	if err != nil {
-		return nil, err
-	}
-	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version)}
-	if fc.RequestsPerSecond > 0 {
-		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
-	}
-	c, err := Open(fc.URL, prof, creds, opt)
-	if err != nil {
-		return nil, err
-	}
-	// Look further back for an interrupted send than a poster alone would:
-	// several games may share the bot's sent folder.
-	c.Poster.ScanPages, c.Poster.ScanSent = 3, 50
-	if fc.FloodSeconds != nil {
-		c.Poster.SetFlood(time.Duration(*fc.FloodSeconds * float64(time.Second)))
-	}
-	return c, nil
+	return connect(fc, clk, version, nil)
 }
 
 // Member looks an account up on the board by name (see moderator.Forum).

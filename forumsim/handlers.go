@@ -441,6 +441,11 @@ func (s *Server) pmFolder(w http.ResponseWriter, r *http.Request, se *session) {
 	}
 	u := s.users[se.userID]
 	msgs := s.folder(u.ID, folder == folderSent)
+	if n := s.opt.SentPerPage; n > 0 && folder == folderSent {
+		first, _ := strconv.Atoi(r.FormValue("start"))
+		first = min(max(first, 0), len(msgs))
+		msgs = msgs[first:min(first+n, len(msgs))]
+	}
 	title := "Inbox"
 	if folder == folderSent {
 		title = "Sent messages"

@@ -53,6 +53,9 @@ type Options struct {
 	// MaxPostChars is phpBB's max_post_chars (default 60000): longer posts
 	// and PMs are refused with phpBB's words, which name the limit.
 	MaxPostChars int
+	// SentPerPage pages the sent folder's list (start=, newest first) as
+	// phpBB does at topics_per_page; 0 lists it whole.
+	SentPerPage int
 }
 
 // User is a board member.
@@ -184,6 +187,14 @@ func New(opt Options) *Server {
 func (s *Server) now() time.Time { return s.clk.Now() }
 
 // SetFloodInterval changes flood_interval (<= 0 turns it off).
+// SetSentPerPage pages the sent folder's list (0: whole), as
+// Options.SentPerPage.
+func (s *Server) SetSentPerPage(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opt.SentPerPage = n
+}
+
 func (s *Server) SetFloodInterval(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

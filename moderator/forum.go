@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
@@ -39,6 +40,15 @@ type Forum interface {
 	// there is none. The name comes back as the board writes it, with the
 	// user id when the board shows one.
 	Member(ctx context.Context, name string) (a forum.Author, found bool, err error)
+}
+
+// InboxLister is what a Forum shared by the games of one bot account may
+// offer: the inbox PMs newer than the cursor from a list possibly asked for
+// a little before the call (one list serves all the account's games), and
+// when that list was asked for. The read's PMs are then known complete up
+// to listedAt only, so deadlines after it wait for a later read.
+type InboxLister interface {
+	NewPMsListed(ctx context.Context, cursor []byte) (pms []forum.PrivateMessage, next []byte, listedAt time.Time, err error)
 }
 
 // Connector opens the forum connection of a game.

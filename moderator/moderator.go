@@ -56,6 +56,9 @@ type Moderator struct {
 	Lease  time.Duration
 	Runner string
 	Alone  bool
+	// Pool bounds and spreads Run's work (pool.go); nil: every game polls
+	// on its own.
+	Pool *Pool
 
 	mu         sync.Mutex
 	conns      map[int64]Forum
@@ -134,7 +137,8 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		return err
 	}
 	if l.row.Status == Running || l.row.Status == Paused {
-		if err := m.read(ctx, l, f, readAt); err != nil {
+		readAt, err := m.read(ctx, l, f, readAt)
+		if err != nil {
 			m.readFailed(ctx, l, readAt, err)
 			// Still send what is queued: reading and posting fail apart.
 			if derr := m.drain(ctx, l, f); derr != nil && ctx.Err() == nil {

@@ -25,17 +25,32 @@ type threadRead struct {
 // readAt, when the read began, is kept as each new message's FirstSeen: the
 // thread read that starts then is complete up to then, so it is the latest a
 // message with only a minute-precise time can be said to have been made.
-func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Time) error {
+// PMs from an inbox list shared with other games (InboxLister) are bounded
+// by when that list was asked for instead. It returns the time the read is
+// complete up to: readAt, or that list's time when earlier.
+func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Time) (time.Time, error) {
 	th, err := readThread(ctx, l, f)
 	if err != nil {
-		return fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
+		return readAt, fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
 	}
 	if err := m.crash("after-thread"); err != nil {
-		return err
+		return readAt, err
 	}
-	pms, pmNext, err := f.NewPMs(ctx, l.row.PMCursor)
+	pmAt := readAt
+	var pms []forum.PrivateMessage
+	var pmNext []byte
+	if il, ok := f.(InboxLister); ok {
+		pms, pmNext, pmAt, err = il.NewPMsListed(ctx, l.row.PMCursor)
+		pmAt = pmAt.UTC().Truncate(time.Microsecond)
+	} else {
+		pms, pmNext, err = f.NewPMs(ctx, l.row.PMCursor)
+	}
 	if err != nil {
-		return fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
+		return readAt, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
+	}
+	complete := readAt
+	if pmAt.Before(complete) {
+		complete = pmAt
 	}
 	var unreadable []string
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
@@ -59,27 +74,30 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 			return err
 		}
 		if len(pms) > 0 {
-			if err := m.routePMs(r, pms); err != nil {
+			r.seen = pmAt // the PMs were made before their list was asked for
+			err := m.routePMs(r, pms)
+			r.seen = readAt
+			if err != nil {
 				return err
 			}
 		}
 		if err := m.edits(r); err != nil {
 			return err
 		}
-		s.l.row.ThreadCursor, s.l.row.PMCursor, s.l.row.LastRead = th.next, pmNext, readAt
+		s.l.row.ThreadCursor, s.l.row.PMCursor, s.l.row.LastRead = th.next, pmNext, complete
 		if err := m.readOK(tx, s, readAt); err != nil {
 			return err
 		}
 		return m.commit(tx, s)
 	})
 	if err != nil {
-		return storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
+		return readAt, storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
 	}
 	for _, u := range unreadable {
 		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
 			"game", l.row.Name, "message", u)
 	}
-	return nil
+	return complete, nil
 }
 
 // readThread reads the thread's new posts (and the cursor's page again, for

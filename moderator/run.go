@@ -259,14 +259,17 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	}
 	poll := fc.Poll()
 	backoff := retry.New(poll, max(poll, 5*time.Minute))
+	if m.sleep(ctx, m.Pool.firstWait(m.now())) != nil {
+		return
+	}
 	for ctx.Err() == nil {
-		err := m.safeTick(ctx, g.ID)
+		err := m.Pool.Do(ctx, func() error { return m.safeTick(ctx, g.ID) })
 		if errors.Is(err, store.ErrLeaseLost) {
 			m.log().Warn("lost the game's lease to another runner; stopping work on it", "game", g.Name, "err", err)
 			m.Forget(g.ID)
 			return true
 		}
-		wait := poll
+		wait := m.Pool.nextPoll(sessionKey(fc), poll, m.now())
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()
 			if errors.Is(err, store.ErrUnavailable) {

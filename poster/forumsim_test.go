@@ -448,3 +448,99 @@ func TestForumsimPMCheckFailedIsNotRefused(t *testing.T) {
 	}
 	t.Logf("unconfirmed: %v", err)
 }
+
+// A sent PM is confirmed from the sent folder's list alone (its marker key
+// ends the subject), still after 60 newer PMs of other games pushed it to
+// the list's third page: a few list reads, no PM opened.
+func TestForumsimSentPMFromList(t *testing.T) {
+	b := newBoard(t)
+	ctx := context.Background()
+	b.sim.SetFloodInterval(-1)
+	sent, err := b.p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1/day-1/7", "[m1] Your role", "You are [b]Town[/b].")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := b.sim.Inbox(b.alice)
+	if len(in) != 1 || in[0].Subject != "[m1] Your role #m1/day-1/7#" {
+		t.Fatalf("Alice's inbox %+v", in)
+	}
+	for i := 0; i < 60; i++ {
+		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1#", i, i), "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		perPage int
+		found   bool
+		reads   int
+	}{
+		{0, true, 1},  // forumsim lists sent PMs as phpBB's outbox too, whole
+		{25, true, 4}, // outbox + three sent pages
+		{10, true, 8}, // a board showing fewer rows than the profile's 25: steps by 10, skips none
+	} {
+		b.sim.SetSentPerPage(tc.perPage)
+		p := poster.New(b.s)
+		p.ScanSent = 0
+		before := b.s.Requests()
+		got, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/7")
+		if err != nil || ok != tc.found || got != sent {
+			t.Errorf("per page %d: SentPMWithMarker = %q %v %v, want %s", tc.perPage, got, ok, err, sent)
+		}
+		if n := b.s.Requests() - before; n != tc.reads {
+			t.Errorf("per page %d: %d requests, want %d list reads and no PM opened", tc.perPage, n, tc.reads)
+		}
+	}
+	// A key never sent is absent after the whole folder was listed.
+	if _, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1/day-1/99"); ok || err != nil {
+		t.Errorf("an unsent key: found %v, err %v", ok, err)
+	}
+}
+
+func TestSubjectWithKey(t *testing.T) {
+	for _, tc := range []struct {
+		subject, key string
+		max          int
+		want         string
+	}{
+		{"[m1] Your role", "m1/day-1/7", 120, "[m1] Your role #m1/day-1/7#"},
+		{"[m1] A very long subject about the results of the night", "m1/night-2/12", 40, "[m1] A very long subjec… #m1/night-2/12#"},
+		{"Hi", strings.Repeat("k", 90), 85, "Hi"}, // no room: the body's marker is read instead
+	} {
+		got := poster.SubjectWithKey(tc.subject, tc.key, tc.max)
+		if got != tc.want {
+			t.Errorf("SubjectWithKey(%q, %q, %d) = %q, want %q", tc.subject, tc.key, tc.max, got, tc.want)
+		}
+		if n := len([]rune(got)); n > tc.max {
+			t.Errorf("%q is %d characters, over %d", got, n, tc.max)
+		}
+		if k := poster.SubjectKey(got); (k == tc.key) != (got != tc.subject) {
+			t.Errorf("SubjectKey(%q) = %q", got, k)
+		}
+	}
+	// A board that cut the subject inside the key: no key, not another one.
+	if k := poster.SubjectKey("[p] Protest — Turn 1 of 6 #protest.ojeb/tur"); k != "" {
+		t.Errorf("a key cut short read as %q", k)
+	}
+}
+
+// A sent folder longer than the pages the poster reads proves nothing by
+// not holding a key: the check says so instead of "not sent".
+func TestForumsimSentFolderTooLong(t *testing.T) {
+	b := newBoard(t)
+	ctx := context.Background()
+	for i := 0; i < 30; i++ {
+		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1#", i, i), "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.sim.SetSentPerPage(10)
+	p := poster.New(b.s)
+	p.SentPages = 2
+	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99"); ok || !errors.Is(err, poster.ErrUnchecked) {
+		t.Errorf("a key beyond the pages read: found %v, err %v; want ErrUnchecked", ok, err)
+	}
+	p.SentPages = 5
+	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99"); ok || err != nil {
+		t.Errorf("the whole folder read: found %v, err %v; want not found", ok, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -70,8 +71,12 @@ type Poster struct {
 	// Attempts bounds the submissions of one post or PM [6].
 	Attempts int
 	// ScanPages is how many last pages of a thread PostWithMarker reads [2];
-	// ScanSent how many sent PMs SentPMWithMarker opens [10].
+	// SentPages how many pages of the sent folder's list SentPMWithMarker
+	// reads for a marker key in a subject [10]; ScanSent how many sent PMs
+	// whose subject carries no key (sent before keys went in subjects, or
+	// with a key too long for one) it opens to read their marker [10].
 	ScanPages int
+	SentPages int
 	ScanSent  int
 	// Unmarked leaves the marker line out: for accounts that are not the
 	// bot (the demo's simulated players), whose posts need no exactly-once
@@ -95,7 +100,7 @@ func (p *Poster) mark(body, key string) string {
 
 // New makes a poster on a session.
 func New(s *scraper.Session) *Poster {
-	return &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, ScanSent: 10,
+	return &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, SentPages: 10, ScanSent: 10,
 		flood: forum.FloodStatus{State: forum.FloodUnknown}}
 }
 
@@ -182,6 +187,9 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 	page := forum.Expand(f.Page, map[string]string{"user": to.ID, "name": to.Name})
 	if subject == "" {
 		subject = "Game message"
+	}
+	if !p.Unmarked {
+		subject = SubjectWithKey(subject, key, p.Session.Profile.MaxSubjectChars)
 	}
 	fields := map[string]string{f.Message: p.mark(body, key), f.Subject: subject}
 	if f.Recipient != "" {
@@ -499,24 +507,83 @@ func (p *Poster) mine(a forum.Author) bool {
 	return u == "" || strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(u))
 }
 
-// SentPMWithMarker looks for a sent PM carrying the marker key among the
-// newest ScanSent sent PMs and returns its id.
+// SubjectWithKey ends a PM subject with its marker key ("… #key#": the
+// closing # tells a key the board cut short from a whole one),
+// shortening the subject so the whole fits in maxChars (0: 80) characters:
+// the sent folder's list then confirms the PM without opening it. A key
+// too long to fit leaves the subject as it is (the PM is then opened).
+func SubjectWithKey(subject, key string, maxChars int) string {
+	if maxChars <= 0 {
+		maxChars = 80
+	}
+	tail := " #" + key + "#"
+	room := maxChars - utf8.RuneCountInString(tail)
+	if room < 8 {
+		return subject
+	}
+	if r := []rune(subject); len(r) > room {
+		subject = strings.TrimSpace(string(r[:room-1])) + "…"
+	}
+	return subject + tail
+}
+
+// SubjectKey is the marker key at the end of a subject ("" when none or
+// cut short).
+func SubjectKey(subject string) string {
+	i := strings.LastIndex(subject, " #")
+	if i < 0 {
+		return ""
+	}
+	k, whole := strings.CutSuffix(strings.TrimSpace(subject[i+2:]), "#")
+	if whole && forum.ValidMarkerKey(k) {
+		return k
+	}
+	return "" // none, or cut short by the board: the PM is opened instead
+}
+
+// SentPMWithMarker looks for a sent PM carrying the marker key and returns
+// its id. It reads the sent folder's list, page after page (SentPages),
+// for the key at the end of a subject, so confirming a PM costs one list
+// read however many PMs other games sent meanwhile; only rows without a key
+// in their subject are opened (at most ScanSent) to read their marker.
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
-	hs, err := p.reader.Sent(ctx)
+	var found string
+	var legacy []string
+	ended, err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
+		for _, h := range hs {
+			switch k := SubjectKey(h.Subject); {
+			case k == key:
+				found = h.ID
+				return false
+			case k == "" && len(legacy) < max(p.ScanSent, 1):
+				legacy = append(legacy, h.ID)
+			}
+		}
+		return true
+	})
 	if err != nil {
 		return "", false, err
 	}
-	for i, h := range hs {
-		if i >= max(p.ScanSent, 1) {
-			break
-		}
-		m, err := p.reader.ReadSentPM(ctx, h.ID)
+	if found != "" {
+		return found, true, nil
+	}
+	for _, id := range legacy {
+		m, err := p.reader.ReadSentPM(ctx, id)
 		if err != nil {
 			return "", false, err
 		}
 		if hasMarker(m.BodyHTML, key) {
-			return h.ID, true, nil
+			return id, true, nil
 		}
+	}
+	if !ended {
+		// More of the folder than was read: absence proves nothing, and
+		// a resend could send it twice.
+		return "", false, fmt.Errorf("%w: the sent folder is longer than the %d pages read", ErrUnchecked, max(p.SentPages, 1))
 	}
 	return "", false, nil
 }
+
+// ErrUnchecked: whether a PM went out could not be told from the sent
+// folder (it is longer than the pages read); the caller must not resend.
+var ErrUnchecked = errors.New("the sent PM could not be checked for")

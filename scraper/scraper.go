@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -187,11 +189,76 @@ func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 }
 
 func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, error) {
+	hs, _, err := sc.folderAt(ctx, rel)
+	return hs, err
+}
+
+// folderAt lists a PM folder page and says when its request went out: the
+// list holds every PM that arrived before then.
+func (sc *Scraper) folderAt(ctx context.Context, rel string) ([]forum.PMHeader, time.Time, error) {
 	pg, err := sc.Session.Fetch(ctx, rel)
 	if err != nil {
-		return nil, fmt.Errorf("PM folder: %w", err)
+		return nil, time.Time{}, fmt.Errorf("PM folder: %w", err)
 	}
-	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
+	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), pg.Sent, nil
+}
+
+// InboxAt is Inbox with the time its request went out.
+func (sc *Scraper) InboxAt(ctx context.Context) ([]forum.PMHeader, time.Time, error) {
+	return sc.folderAt(ctx, sc.Session.Profile.URLs.Inbox)
+}
+
+// SentPages lists the sent PMs (the outbox first, where the engine has
+// one) page by page, newest first, calling visit with each page's rows
+// until visit returns false, a page adds nothing new, or maxPages pages of
+// the sent folder were read. Engines without a paged sent folder URL
+// (urls.sent_page) have only its first page. ended says the list was read
+// to its end (not stopped by visit or by maxPages).
+func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]forum.PMHeader) bool) (ended bool, err error) {
+	u := sc.Session.Profile.URLs
+	if u.Outbox != "" {
+		hs, err := sc.folder(ctx, u.Outbox)
+		if err != nil {
+			return false, err
+		}
+		if !visit(hs) {
+			return false, nil
+		}
+	}
+	seen := map[string]bool{}
+	// The offset step: the profile's rows a page, or fewer if the board
+	// showed fewer on a full first page (stepping further would skip PMs).
+	per := max(u.SentPerPage, 1)
+	for page := 1; page <= max(maxPages, 1); page++ {
+		rel := u.Sent
+		if page > 1 {
+			if u.SentPage == "" {
+				return true, nil // the first page is all the profile can read
+			}
+			rel = forum.Expand(u.SentPage, map[string]string{"page": strconv.Itoa(page), "start": strconv.Itoa((page - 1) * per)})
+		}
+		hs, err := sc.folder(ctx, rel)
+		if err != nil {
+			return false, err
+		}
+		if page == 1 && len(hs) > 0 && len(hs) < per {
+			per = len(hs)
+		}
+		fresh := hs[:0:0]
+		for _, h := range hs {
+			if !seen[h.ID] {
+				seen[h.ID] = true
+				fresh = append(fresh, h)
+			}
+		}
+		if len(fresh) == 0 {
+			return true, nil // past the last page (boards repeat their last one, or show none)
+		}
+		if !visit(fresh) {
+			return false, nil
+		}
+	}
+	return false, nil
 }
 
 // ReadPM reads one PM by id.

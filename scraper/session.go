@@ -3,9 +3,12 @@
 // inbox and sent folder, all polite (per-host spacing, timeouts, retries
 // with backoff, Retry-After) and all waiting through a clock.Clock.
 //
-// The Session is the seam shared with the poster: it owns the cookie jar,
-// the login, the profile and the politeness, so the scraper (colly, for
-// reading) and the poster (net/http, for forms) act as one logged-in user.
+// The Session is the seam shared with the poster: it owns the one colly
+// collector every request goes through (GETs and form POSTs alike: one
+// cookie jar, one user agent, one request at a time), the login, the
+// profile and the politeness (a Pacer shared by every session on the
+// board), so the scraper and the poster act as one logged-in user. Other
+// packages reach colly only through it.
 package scraper
 
 import (
@@ -15,6 +18,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +47,9 @@ type Options struct {
 	UserAgent string      // [UserAgent("dev")]
 	// MinInterval is the least time between two requests to one host [1s].
 	MinInterval time.Duration
+	// Pacer, when set, is the board's pacer shared with other sessions on
+	// it (MinInterval is then its interval); else the session has its own.
+	Pacer *Pacer
 	// Timeout bounds one HTTP request [30s].
 	Timeout time.Duration
 	// Retries is how many times a failed GET (network error, 429, 5xx) is
@@ -52,9 +59,11 @@ type Options struct {
 	Retries int
 	Backoff time.Duration
 	MaxWait time.Duration
-	// LoginBackoff is the least wait after a failed login before another
-	// attempt [5m, doubling up to a day, plus jitter]: boards lock accounts
-	// after a few failures.
+	// LoginBackoff is the least wait after the board refused the bot's
+	// name or password before another attempt [5m, doubling up to a day,
+	// plus jitter]: boards lock accounts after a few failures. Anything
+	// else going wrong with a login (a stale token, a page that is not the
+	// login form, a 5xx) is an ordinary failure, retried on the next poll.
 	LoginBackoff time.Duration
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
@@ -95,8 +104,11 @@ var (
 	// refused, timeouts, 5xx, 429) even after the retries.
 	ErrUnavailable = errors.New("forum unavailable")
 	// ErrLogin: the board refused the bot's login, or a login is held back
-	// after a recent failure.
+	// after a recent refusal.
 	ErrLogin = errors.New("forum login failed")
+	// ErrLoginRefused: the board said the name or password is wrong (an
+	// ErrLogin too); only this starts the login lockout.
+	ErrLoginRefused = fmt.Errorf("%w: the board refused the name or password", ErrLogin)
 	// ErrNotFound: the page does not exist (404) or holds nothing the
 	// profile recognises.
 	ErrNotFound = errors.New("not found on the forum")
@@ -142,18 +154,19 @@ type Session struct {
 	Parser  *parser.Parser
 	Base    string // board root URL
 
-	creds    forum.Credentials
-	opt      Options
-	jar      http.CookieJar
-	client   *http.Client // follows redirects (reading)
-	noFollow *http.Client // stops at redirects (forms: the redirect names the new post)
+	creds   forum.Credentials
+	opt     Options
+	pacer   *Pacer
+	refused *regexp.Regexp // the board's wrong-password answers; nil: any login error
 
-	mu        sync.Mutex // one request at a time per session
-	last      map[string]time.Time
+	mu   sync.Mutex // one request at a time per session (colly's Context is per collector)
+	coll *colly.Collector
+	resp *Page // what the collector's OnResponse caught, under mu
+
 	loginMu   sync.Mutex
 	loginFail time.Time
 	loginWait time.Duration
-	// loginBackoff yields loginWait; set at the first failure in a row.
+	// loginBackoff yields loginWait; set at the first refusal in a row.
 	loginBackoff *retry.Backoff
 	requests     int
 }
@@ -170,19 +183,64 @@ func NewSession(base string, prof forum.Profile, creds forum.Credentials, opt Op
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("board URL %q: want http(s)://host/path/", base)
 	}
+	s := &Session{Profile: prof, Parser: x, Base: base, creds: creds, opt: opt, pacer: opt.Pacer}
+	if s.pacer == nil {
+		s.pacer = NewPacer(opt.Clock, opt.MinInterval)
+	}
+	if len(prof.LoginRefusedText) > 0 {
+		var alts []string
+		for _, t := range prof.LoginRefusedText {
+			alts = append(alts, regexp.QuoteMeta(t))
+		}
+		s.refused = regexp.MustCompile("(?i)" + strings.Join(alts, "|"))
+	}
+	if s.coll, err = s.collector(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// collector builds the session's one colly collector: no cache, revisits
+// allowed, HTTP errors handed back as responses (the session judges them),
+// redirects followed for GETs and stopped for POSTs (a form's redirect names
+// the new post).
+func (s *Session) collector() (*colly.Collector, error) {
+	c := colly.NewCollector()
+	// Set after construction so COLLY_* environment variables cannot
+	// switch on a cache or revisit checks behind our back.
+	c.AllowURLRevisit = true
+	c.CacheDir = ""
+	c.IgnoreRobotsTxt = true // one thread of the GM's own board, paced below robots' usual delays
+	c.ParseHTTPErrorResponse = true
+	c.UserAgent = s.opt.UserAgent
+	c.MaxBodySize = 16 << 20
+	c.Async = false
+	c.MaxDepth = 0
 	jar, _ := cookiejar.New(nil)
-	tr := opt.Transport
+	tr := s.opt.Transport
 	if tr == nil {
 		tr = http.DefaultTransport
 	}
-	s := &Session{
-		Profile: prof, Parser: x, Base: base, creds: creds, opt: opt, jar: jar,
-		last: map[string]time.Time{},
+	c.SetClient(&http.Client{Jar: jar, Timeout: s.opt.Timeout, Transport: tr})
+	c.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
+		if via[0].Method == http.MethodPost || len(via) >= 10 {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	})
+	// One request at a time to the board from this account; the spacing
+	// is the Pacer's (on the session's clock).
+	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 1}); err != nil {
+		return nil, err
 	}
-	s.client = &http.Client{Jar: jar, Timeout: opt.Timeout, Transport: tr}
-	s.noFollow = &http.Client{Jar: jar, Timeout: opt.Timeout, Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return s, nil
+	c.OnResponse(func(r *colly.Response) {
+		h := http.Header{}
+		if r.Headers != nil {
+			h = r.Headers.Clone()
+		}
+		s.resp = &Page{URL: r.Request.URL.String(), Status: r.StatusCode, Header: h, Body: r.Body}
+	})
+	return c, nil
 }
 
 // Username is the bot account's name.
@@ -207,54 +265,89 @@ func (s *Session) logf(format string, args ...any) {
 	}
 }
 
-// pace waits until the host may be asked again. Called with s.mu held.
-func (s *Session) pace(ctx context.Context, rawURL string) error {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return err
+// Pacer is the board's pacer this session waits on.
+func (s *Session) Pacer() *Pacer { return s.pacer }
+
+// do makes one request through the collector, after the board's pacer
+// allows it; a Retry-After in the answer (any request, GET or POST) holds
+// every later request to the board back until it passes. Called with s.mu
+// held: colly takes the context per collector, not per request.
+func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr http.Header) (*Page, error) {
+	if err := s.pacer.Wait(ctx); err != nil {
+		return nil, err
 	}
-	now := s.opt.Clock.Now()
-	if t, ok := s.last[u.Host]; ok {
-		if wait := t.Add(s.opt.MinInterval).Sub(now); wait > 0 {
-			if err := s.opt.Clock.Sleep(ctx, wait); err != nil {
-				return err
-			}
+	s.requests++
+	sent := s.opt.Clock.Now()
+	s.coll.Context = ctx
+	s.resp = nil
+	var rd *strings.Reader
+	if body != nil {
+		rd = strings.NewReader(string(body))
+	}
+	var err error
+	if rd != nil {
+		err = s.coll.Request(method, abs, rd, nil, hdr)
+	} else {
+		err = s.coll.Request(method, abs, nil, nil, hdr)
+	}
+	pg := s.resp
+	s.resp = nil
+	if err != nil {
+		return nil, err
+	}
+	if pg == nil {
+		return nil, errors.New("no response")
+	}
+	pg.Sent, pg.Received = sent, s.opt.Clock.Now()
+	if retryable(pg.Status) {
+		if ra, ok := RetryAfter(pg.Header, pg.Received); ok {
+			s.pacer.Hold(pg.Received.Add(min(ra, s.opt.MaxWait)))
 		}
 	}
-	s.last[u.Host] = s.opt.Clock.Now()
-	s.requests++
-	return nil
+	return pg, nil
 }
 
-// get fetches a page with colly (no cache, revisits allowed), retrying
-// network errors, 429 and 5xx with backoff and Retry-After. It does not
-// check the login.
+// parsed parses a fetched page outside the session's lock (the next
+// request need not wait for it).
+func parsed(pg *Page, err error) (*Page, error) {
+	if pg == nil {
+		return nil, err
+	}
+	doc, perr := parser.Doc(pg.Body)
+	if perr != nil {
+		return nil, perr
+	}
+	pg.Doc = doc
+	return pg, err
+}
+
+// get fetches a page, retrying network errors, 429 and 5xx with backoff
+// (a Retry-After holds the pacer instead). It does not check the login.
 func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 	abs, err := s.URL(rel)
 	if err != nil {
 		return nil, err
 	}
+	return parsed(s.getLocked(ctx, abs))
+}
+
+func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	backoff := retry.New(s.opt.Backoff, s.opt.MaxWait)
-	wait := backoff.Next()
 	var lastErr error
 	for attempt := 0; attempt <= s.opt.Retries; attempt++ {
 		if attempt > 0 {
-			s.logf("forum: retrying GET %s in %s (%v)", abs, wait, lastErr)
+			wait := backoff.Next()
+			if held := s.pacer.HeldUntil(); !held.IsZero() {
+				wait = 0 // the pacer waits out the board's Retry-After
+			}
+			s.logf("forum: retrying GET %s (%v)", abs, lastErr)
 			if err := s.opt.Clock.Sleep(ctx, wait); err != nil {
 				return nil, err
 			}
-			wait = backoff.Next()
 		}
-		if err := s.pace(ctx, abs); err != nil {
-			return nil, err
-		}
-		sent := s.opt.Clock.Now()
-		pg, err := s.collyGet(ctx, abs)
-		if pg != nil {
-			pg.Sent, pg.Received = sent, s.opt.Clock.Now()
-		}
+		pg, err := s.do(ctx, http.MethodGet, abs, nil, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -264,9 +357,6 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 		}
 		if retryable(pg.Status) {
 			lastErr = fmt.Errorf("HTTP %d", pg.Status)
-			if ra, ok := RetryAfter(pg.Header, s.opt.Clock.Now()); ok {
-				wait = min(ra, s.opt.MaxWait)
-			}
 			continue
 		}
 		if pg.Status == http.StatusNotFound {
@@ -303,79 +393,30 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-func (s *Session) collyGet(ctx context.Context, abs string) (*Page, error) {
-	c := colly.NewCollector()
-	// Set after construction so COLLY_* environment variables cannot
-	// switch on a cache or revisit checks behind our back.
-	c.AllowURLRevisit = true
-	c.CacheDir = ""
-	c.IgnoreRobotsTxt = true // one thread of the GM's own board, paced below robots' usual delays
-	c.ParseHTTPErrorResponse = true
-	c.UserAgent = s.opt.UserAgent
-	c.MaxBodySize = 16 << 20
-	c.Async = false
-	c.MaxDepth = 0
-	c.Context = ctx
-	c.SetClient(s.client)
-	var pg *Page
-	c.OnResponse(func(r *colly.Response) {
-		h := http.Header{}
-		if r.Headers != nil {
-			h = r.Headers.Clone()
-		}
-		pg = &Page{URL: r.Request.URL.String(), Status: r.StatusCode, Header: h, Body: r.Body}
-	})
-	if err := c.Visit(abs); err != nil {
-		return nil, err
-	}
-	if pg == nil {
-		return nil, errors.New("no response")
-	}
-	doc, err := parser.Doc(pg.Body)
-	if err != nil {
-		return nil, err
-	}
-	pg.Doc = doc
-	return pg, nil
+// PostForm submits a form through the collector, without following the
+// redirect (its Location names the new post). It is never retried
+// automatically: a repeated POST could post twice; the poster decides after
+// checking. It waits for the pacer like any request, so a Retry-After the
+// board sent earlier holds it back too.
+func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
+	return parsed(s.postLocked(ctx, abs, vals, referer))
 }
 
-// PostForm submits a form with net/http, without following the redirect
-// (its Location names the new post). It is never retried automatically: a
-// repeated POST could post twice; the poster decides after checking.
-func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
+func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.pace(ctx, abs); err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, abs, strings.NewReader(vals.Encode()))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("User-Agent", s.opt.UserAgent)
+	hdr := http.Header{}
+	hdr.Set("Content-Type", "application/x-www-form-urlencoded")
+	hdr.Set("User-Agent", s.opt.UserAgent)
 	if referer != "" {
-		req.Header.Set("Referer", referer) // same host: boards check it
+		hdr.Set("Referer", referer) // same host: boards check it
 	}
-	sent := s.opt.Clock.Now()
-	resp, err := s.noFollow.Do(req)
+	pg, err := s.do(ctx, http.MethodPost, abs, []byte(vals.Encode()), hdr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("POST %s: %w: %v", abs, ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	body, err := parser.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("POST %s: %w: reading: %v", abs, ErrUnavailable, err)
-	}
-	// Sent..Received brackets the moment the board recorded the submission.
-	pg := &Page{URL: resp.Request.URL.String(), Status: resp.StatusCode, Header: resp.Header, Body: body,
-		Sent: sent, Received: s.opt.Clock.Now()}
-	pg.Doc, err = parser.Doc(body)
-	if err != nil {
-		return nil, err
 	}
 	return pg, nil
 }
@@ -408,8 +449,10 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 // Login logs in through the board's login form: fetch it (the cookies of
 // that GET carry the guest session the token is bound to), wait the
 // profile's form delay, submit with the fresh tokens, and check a page for
-// the logged-in marker. After a failure further attempts wait
-// LoginBackoff (doubling), so a wrong password cannot lock the account.
+// the logged-in marker. Only the board's wrong-password answer
+// (ErrLoginRefused) holds further attempts back, for LoginBackoff
+// (doubling), so a wrong password cannot lock the account; a stale token,
+// a truncated or unrecognised page or a 5xx is an ordinary failure.
 func (s *Session) Login(ctx context.Context) error {
 	s.loginMu.Lock()
 	defer s.loginMu.Unlock()
@@ -418,16 +461,17 @@ func (s *Session) Login(ctx context.Context) error {
 	}
 	now := s.opt.Clock.Now()
 	if !s.loginFail.IsZero() && now.Before(s.loginFail.Add(s.loginWait)) {
-		return fmt.Errorf("%w: last attempt failed; next attempt after %s", ErrLogin, s.loginFail.Add(s.loginWait).Format(time.RFC3339))
+		return fmt.Errorf("%w: the board refused the last attempt; next attempt after %s", ErrLogin, s.loginFail.Add(s.loginWait).Format(time.RFC3339))
 	}
 	err := s.login(ctx)
-	if err != nil && errors.Is(err, ErrLogin) {
+	switch {
+	case errors.Is(err, ErrLoginRefused):
 		s.loginFail = s.opt.Clock.Now()
 		if s.loginWait == 0 {
 			s.loginBackoff = retry.New(s.opt.LoginBackoff, 24*time.Hour)
 		}
 		s.loginWait = s.loginBackoff.Next()
-	} else if err == nil {
+	case err == nil:
 		s.loginFail, s.loginWait = time.Time{}, 0
 	}
 	return err
@@ -444,7 +488,8 @@ func (s *Session) login(ctx context.Context) error {
 	}
 	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
 	if err != nil {
-		return fmt.Errorf("%w: login page: %v", ErrLogin, err)
+		// A truncated or unexpected page: nothing was submitted.
+		return fmt.Errorf("login page: %w: %v", ErrUnavailable, err)
 	}
 	form.Values.Set(f.User, s.creds.Username)
 	form.Values.Set(f.Password, s.creds.Password)
@@ -465,6 +510,9 @@ func (s *Session) login(ctx context.Context) error {
 		return nil
 	}
 	boardErr := s.Parser.ErrorText(res.Doc)
+	if boardErr != "" && s.isRefusal(boardErr) {
+		return fmt.Errorf("%w as %q: %s", ErrLoginRefused, s.creds.Username, boardErr)
+	}
 	// Success is usually a redirect or a meta-refresh page: check a page.
 	check, err := s.get(ctx, s.Profile.URLs.Index)
 	if err != nil {
@@ -477,7 +525,15 @@ func (s *Session) login(ctx context.Context) error {
 	if boardErr == "" {
 		boardErr = "the board still shows a guest page"
 	}
+	// Not a wrong password (a stale token, a form the board wants again):
+	// an ordinary failure, tried again on the next poll.
 	return fmt.Errorf("%w as %q: %s", ErrLogin, s.creds.Username, boardErr)
+}
+
+// isRefusal: the board's error text is its answer to a wrong name or
+// password (the profile's login_refused_text; without one, any error).
+func (s *Session) isRefusal(boardErr string) bool {
+	return s.refused == nil || s.refused.MatchString(boardErr)
 }
 
 // formWait is the profile's delay between loading a form and submitting it

@@ -49,6 +49,9 @@ func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Mod
 	defer db.Close()
 	log := logger(c)
 	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}, log), Clock: clock.Real{}, Log: log}
+	if c.Command.Name == "run" {
+		m.Pool = &moderator.Pool{Workers: c.Int("workers"), Stagger: c.Duration("stagger")}
+	}
 	return fn(ctx, m)
 }
 
@@ -147,7 +150,9 @@ time (renewed every third of --lease), runs share the games evenly, and a run
 that dies loses its games to the others within one lease period.`,
 		Flags: append([]cli.Flag{dbFlag, &cli.BoolFlag{Name: "quiet", Usage: "log only warnings"},
 			&cli.DurationFlag{Name: "lease", Value: moderator.DefaultLease, Usage: "how long a game stays with this run after each renewal; a run that dies loses its games to the others within this time"},
-			&cli.StringFlag{Name: "http", Usage: "also serve the GM's web desk on this address (see 'forumgm web')"}}, deskFlags()...),
+			&cli.StringFlag{Name: "http", Usage: "also serve the GM's web desk on this address (see 'forumgm web')"},
+			&cli.IntFlag{Name: "workers", Value: 8, Usage: "games worked at once in this process (the rest wait their turn)"},
+			&cli.DurationFlag{Name: "stagger", Value: 100 * time.Millisecond, Usage: "the gap between two games' first polls at start-up"}}, deskFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Duration("lease") < 3*time.Second {
 				return cli.Exit("--lease must be at least 3s (it is renewed every third of it)", 2)

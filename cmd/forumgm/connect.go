@@ -12,11 +12,13 @@ import (
 	"github.com/forumgm/forumgm/moderator"
 )
 
-// connectForum wires a game's forum settings to a real connection. A long
-// first read of a thread reports its progress in the log.
+// connectForum wires a game's forum settings to a real connection, on the
+// session its board and bot account share with the process's other games.
+// A long first read of a thread reports its progress in the log.
 func connectForum(clk clock.Clock, log *slog.Logger) moderator.Connector {
+	sessions := &forumconn.Sessions{Clock: clk, Version: forumgm.Version}
 	return func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		c, err := forumconn.Connect(fc, clk, forumgm.Version)
+		c, err := sessions.Connect(fc)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,253 @@
+package forumconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/parser"
+	"github.com/forumgm/forumgm/poster"
+	"github.com/forumgm/forumgm/scraper"
+)
+
+// Sessions keeps one logged-in session per (board, bot account), shared by
+// every game played on it, and one pacer per board, shared by every
+// account on it: N games on one board make one login, one inbox read per
+// poll (when their polls meet), and never more requests than the board's
+// requests_per_second (the slowest any of its games asks for).
+type Sessions struct {
+	Clock   clock.Clock
+	Version string
+	// InboxAge is how old an inbox list may be for another game of the
+	// account to take it in its poll [5s]: one list serves every game
+	// polling within it. A game's deadline is resolved once a list asked
+	// for after it is in, so at most this late.
+	InboxAge time.Duration
+
+	mu       sync.Mutex
+	accounts map[string]*account
+	pacers   map[string]*scraper.Pacer
+}
+
+// account is one bot account on one board: what its games share.
+type account struct {
+	session *scraper.Session
+	scraper *scraper.Scraper
+	poster  *poster.Poster
+	parser  *parser.Parser
+	inbox   listing
+	// inboxAge: how old a shared inbox list may be (0: it must be asked
+	// for after the call, as for a game on its own).
+	inboxAge time.Duration
+	pmMu     sync.Mutex
+	pms      map[string]*pmRead // PMs read or being read, by id (a PM never changes)
+}
+
+// pmRead is one PM's read, shared by the games that want it at once.
+type pmRead struct {
+	done chan struct{}
+	pm   forum.PrivateMessage
+	err  error
+}
+
+// boardKey names a board: its URL without the trailing slash, any case.
+func boardKey(u string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(u), "/")) }
+
+// Connect returns a game's connection on the shared session of its board
+// and bot account, opening that session for the first game on it.
+func (ss *Sessions) Connect(fc gameconfig.ForumConfig) (*Conn, error) {
+	interval := time.Second
+	if fc.RequestsPerSecond > 0 {
+		interval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
+	}
+	board := boardKey(fc.URL)
+	key := board + "\x00" + strings.ToLower(strings.TrimSpace(fc.Bot))
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.accounts == nil {
+		ss.accounts, ss.pacers = map[string]*account{}, map[string]*scraper.Pacer{}
+	}
+	pc := ss.pacers[board]
+	if pc == nil {
+		pc = scraper.NewPacer(ss.Clock, interval)
+		ss.pacers[board] = pc
+	}
+	pc.SlowTo(interval) // the board's most cautious setting wins
+	a := ss.accounts[key]
+	if a == nil {
+		c, err := connect(fc, ss.Clock, ss.Version, pc)
+		if err != nil {
+			return nil, err
+		}
+		a = c.acct
+		a.inboxAge = ss.InboxAge
+		if a.inboxAge <= 0 {
+			a.inboxAge = 5 * time.Second
+		}
+		ss.accounts[key] = a
+	}
+	return a.conn(), nil
+}
+
+// Pacer is the pacer of a board (nil when no game on it has connected).
+func (ss *Sessions) Pacer(boardURL string) *scraper.Pacer {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.pacers[boardKey(boardURL)]
+}
+
+// Accounts is how many sessions (board, bot account) are open.
+func (ss *Sessions) Accounts() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.accounts)
+}
+
+func newAccount(s *scraper.Session, px *parser.Parser) *account {
+	return &account{session: s, scraper: scraper.New(s), poster: poster.New(s), parser: px, pms: map[string]*pmRead{}}
+}
+
+// conn is a game's view of the account: its own scraper (its own progress
+// report) on the shared session, poster and PM cache.
+func (a *account) conn() *Conn {
+	return &Conn{Session: a.session, Scraper: scraper.New(a.session), Poster: a.poster, parser: a.parser, acct: a}
+}
+
+// inboxList is an inbox list asked for no earlier than notBefore, shared
+// with every game of the account that can take it, and when it was asked
+// for.
+func (a *account) inboxList(ctx context.Context, notBefore time.Time) ([]forum.PMHeader, time.Time, error) {
+	return a.inbox.get(ctx, notBefore, a.scraper.InboxAt)
+}
+
+// readPM reads a PM once for all the account's games (a failed read is
+// forgotten, so the next poll tries again).
+func (a *account) readPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
+	a.pmMu.Lock()
+	r, ok := a.pms[id]
+	if !ok {
+		if len(a.pms) >= maxCachedPMs {
+			clear(a.pms) // ids only grow: the games' cursors are past the old ones
+		}
+		r = &pmRead{done: make(chan struct{})}
+		a.pms[id] = r
+	}
+	a.pmMu.Unlock()
+	if !ok {
+		r.pm, r.err = a.scraper.ReadPM(ctx, id)
+		if r.err != nil {
+			a.pmMu.Lock()
+			if a.pms[id] == r {
+				delete(a.pms, id)
+			}
+			a.pmMu.Unlock()
+		}
+		close(r.done)
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return forum.PrivateMessage{}, ctx.Err()
+	}
+	return r.pm, r.err
+}
+
+const maxCachedPMs = 2000
+
+// listing shares one folder list among the callers that want it. A caller
+// takes a list whose request went out no earlier than its notBefore: the
+// list then holds every PM that arrived before then. Callers arriving while
+// a request is queued or under way join it; a list already in may serve
+// callers that accept its age.
+type listing struct {
+	mu   sync.Mutex
+	cur  *batch // the request under way
+	last *batch // the newest list in
+}
+
+type batch struct {
+	done chan struct{}
+	hs   []forum.PMHeader
+	sent time.Time
+	err  error
+}
+
+func (l *listing) get(ctx context.Context, notBefore time.Time, fetch func(context.Context) ([]forum.PMHeader, time.Time, error)) ([]forum.PMHeader, time.Time, error) {
+	for {
+		l.mu.Lock()
+		if lb := l.last; lb != nil && !lb.sent.Before(notBefore) {
+			l.mu.Unlock()
+			return append([]forum.PMHeader(nil), lb.hs...), lb.sent, nil
+		}
+		b, lead := l.cur, false
+		if b == nil {
+			b, lead = &batch{done: make(chan struct{})}, true
+			l.cur = b
+		}
+		l.mu.Unlock()
+		if lead {
+			b.hs, b.sent, b.err = fetch(ctx)
+			l.mu.Lock()
+			l.cur = nil
+			if b.err == nil && (l.last == nil || b.sent.After(l.last.sent)) {
+				l.last = b
+			}
+			l.mu.Unlock()
+			close(b.done)
+			if b.err != nil {
+				return nil, time.Time{}, b.err
+			}
+		} else {
+			select {
+			case <-b.done:
+			case <-ctx.Done():
+				return nil, time.Time{}, ctx.Err()
+			}
+			if b.err != nil {
+				if errors.Is(b.err, context.Canceled) || errors.Is(b.err, context.DeadlineExceeded) {
+					continue // the leader gave up; this caller has not
+				}
+				return nil, time.Time{}, b.err
+			}
+		}
+		if !b.sent.Before(notBefore) {
+			return append([]forum.PMHeader(nil), b.hs...), b.sent, nil
+		}
+		// The list was asked for before this caller's bound: it may lack
+		// a PM the caller must see. Another request.
+	}
+}
+
+// connect opens a connection (and its account) with the game file's
+// settings on the given board pacer (nil: its own).
+func connect(fc gameconfig.ForumConfig, clk clock.Clock, version string, pc *scraper.Pacer) (*Conn, error) {
+	prof, err := fc.BoardProfile()
+	if err != nil {
+		return nil, err
+	}
+	creds, err := fc.Credentials()
+	if err != nil {
+		return nil, err
+	}
+	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version), Pacer: pc}
+	if fc.RequestsPerSecond > 0 {
+		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
+	}
+	c, err := Open(fc.URL, prof, creds, opt)
+	if err != nil {
+		return nil, fmt.Errorf("board %s: %w", fc.URL, err)
+	}
+	// Look further back for an interrupted send than a poster alone would:
+	// several games may share the bot's thread pages.
+	c.Poster.ScanPages = 3
+	if fc.FloodSeconds != nil {
+		c.Poster.SetFlood(time.Duration(*fc.FloodSeconds * float64(time.Second)))
+	}
+	return c, nil
+}

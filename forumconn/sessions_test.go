@@ -1,0 +1,124 @@
+package forumconn_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/gameconfig"
+)
+
+// Games on one board and bot account share one session: one login, one
+// inbox read for the games polling together, each PM opened once, and one
+// pacer for the board (the slowest requests_per_second of its games).
+func TestSessionsShared(t *testing.T) {
+	t.Setenv("FORUMGM_SHARED_PW", "s3cret")
+	sim := forumsim.New(forumsim.Options{Clock: clock.Real{}})
+	bot, _ := sim.AddUser("GMBot", "s3cret", true)
+	ann, _ := sim.AddUser("Ann", "a", false)
+	f := sim.AddForum("Games", "")
+	var threads []string
+	for _, title := range []string{"Game A", "Game B", "Game C"} {
+		id, _, err := sim.AddTopic(f, bot, title, "Welcome.")
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads = append(threads, itoa(id))
+	}
+	if _, err := sim.SendPM(ann, []int{bot}, "[a] orders", "PROSPER"); err != nil {
+		t.Fatal(err)
+	}
+	var logins, inboxReads, pmOpens atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.RawQuery
+		switch {
+		case r.Method == http.MethodPost && strings.Contains(q, "mode=login"):
+			logins.Add(1)
+		case strings.Contains(q, "folder=inbox"):
+			inboxReads.Add(1)
+		case strings.Contains(q, "mode=view"):
+			pmOpens.Add(1)
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "test"}
+	var conns []*forumconn.Conn
+	for i, th := range threads {
+		rps := 50.0
+		if i == 1 {
+			rps = 20 // the most cautious game sets the board's pace
+		}
+		c, err := ss.Connect(gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: th, Bot: "GMBot",
+			PasswordEnv: "FORUMGM_SHARED_PW", RequestsPerSecond: rps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if ss.Accounts() != 1 || conns[0].Session != conns[2].Session {
+		t.Fatalf("%d sessions for one account", ss.Accounts())
+	}
+	pc := ss.Pacer(srv.URL)
+	if pc.Interval() != 50*time.Millisecond {
+		t.Errorf("board interval %s, want the slowest game's 50ms", pc.Interval())
+	}
+	ctx := context.Background()
+	// Every game reads its thread (logging in once), then all poll the
+	// inbox together while the board's pacer holds requests back: one list.
+	for i, c := range conns {
+		if _, _, _, err := c.ReadThread(ctx, threads[i], nil, func(forum.Post) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc.Hold(time.Now().Add(100 * time.Millisecond))
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pms, _, err := c.NewPMs(ctx, nil)
+			if err != nil || len(pms) != 1 || pms[0].Subject != "[a] orders" {
+				t.Errorf("NewPMs: %d PMs, %v", len(pms), err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := logins.Load(); n != 1 {
+		t.Errorf("%d logins for three games on one account", n)
+	}
+	if n := inboxReads.Load(); n != 1 {
+		t.Errorf("%d inbox reads for three games polling together", n)
+	}
+	if n := pmOpens.Load(); n != 1 {
+		t.Errorf("one PM opened %d times", n)
+	}
+	// A game polling after that list went out reads the inbox again: its
+	// read must hold every PM that arrived before it began.
+	if _, _, err := conns[0].NewPMs(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := inboxReads.Load(); n != 2 {
+		t.Errorf("%d inbox reads after a later poll, want 2", n)
+	}
+	// The moderator's shared read takes a list up to InboxAge old, and
+	// says when it was asked for (its read is complete up to then only).
+	before := time.Now()
+	pms, _, listedAt, err := conns[1].NewPMsListed(ctx, nil)
+	if err != nil || len(pms) != 1 {
+		t.Fatalf("NewPMsListed: %d PMs, %v", len(pms), err)
+	}
+	if n := inboxReads.Load(); n != 2 || !listedAt.Before(before) {
+		t.Errorf("NewPMsListed within InboxAge: %d inbox reads (want 2), list of %s (want the earlier one)", n, listedAt)
+	}
+}

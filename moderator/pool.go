@@ -1,0 +1,98 @@
+package moderator
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/forumgm/forumgm/gameconfig"
+)
+
+// Pool shapes `forumgm run`'s work across all its games: at most Workers
+// ticks at once in the whole process, the games' first ticks spread
+// Stagger apart (a restart with many games does not log in and backfill
+// them all at once), and the games of one board and bot account polled on
+// one shared cycle, so their polls meet and one inbox list serves them all.
+// A nil Pool leaves every game on its own (tests, the demo).
+type Pool struct {
+	Workers int           // ticks at once [8]
+	Stagger time.Duration // between two games' first ticks [0: none]
+
+	once   sync.Once
+	sem    chan struct{}
+	mu     sync.Mutex
+	slot   time.Time            // the last first-tick slot handed out
+	epochs map[string]time.Time // a session's cycle start
+}
+
+func (p *Pool) init() {
+	p.once.Do(func() {
+		n := p.Workers
+		if n <= 0 {
+			n = 8
+		}
+		p.sem = make(chan struct{}, n)
+		p.epochs = map[string]time.Time{}
+	})
+}
+
+// Do runs one tick when a worker is free (nil: at once).
+func (p *Pool) Do(ctx context.Context, tick func() error) error {
+	if p == nil {
+		return tick()
+	}
+	p.init()
+	select {
+	case p.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-p.sem }()
+	return tick()
+}
+
+// firstWait is how long a game waits before its first tick: the next free
+// start-up slot, Stagger after the one before.
+func (p *Pool) firstWait(now time.Time) time.Duration {
+	if p == nil || p.Stagger <= 0 {
+		return 0
+	}
+	p.init()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := now
+	if next := p.slot.Add(p.Stagger); next.After(at) {
+		at = next
+	}
+	p.slot = at
+	return at.Sub(now)
+}
+
+// nextPoll is the wait until a game's next poll: the next turn of its
+// session's cycle (every poll from the session's first game's start), so
+// the games of one account poll together.
+func (p *Pool) nextPoll(session string, poll time.Duration, now time.Time) time.Duration {
+	if p == nil || poll <= 0 {
+		return poll
+	}
+	p.init()
+	p.mu.Lock()
+	epoch, ok := p.epochs[session]
+	if !ok {
+		epoch = now
+		p.epochs[session] = now
+	}
+	p.mu.Unlock()
+	wait := poll - now.Sub(epoch)%poll
+	if wait < poll/10 {
+		wait += poll // just past a turn: the next one, not a poll at once
+	}
+	return wait
+}
+
+// sessionKey names the session a game's forum settings share: the board
+// and the bot account.
+func sessionKey(fc gameconfig.ForumConfig) string {
+	return strings.ToLower(strings.TrimRight(fc.URL, "/")) + "\x00" + strings.ToLower(strings.TrimSpace(fc.Bot))
+}

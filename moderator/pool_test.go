@@ -1,0 +1,159 @@
+package moderator
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// The pool runs at most Workers ticks at once, however many games ask.
+func TestPoolBoundsTicks(t *testing.T) {
+	p := &Pool{Workers: 3}
+	var now, peak atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.Do(context.Background(), func() error {
+				n := now.Add(1)
+				for {
+					old := peak.Load()
+					if n <= old || peak.CompareAndSwap(old, n) {
+						break
+					}
+				}
+				time.Sleep(time.Millisecond)
+				now.Add(-1)
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	if got := peak.Load(); got != 3 {
+		t.Errorf("peak %d ticks at once, want 3", got)
+	}
+}
+
+// Games starting together get first ticks Stagger apart; a game starting
+// alone later goes at once.
+func TestPoolStaggersStart(t *testing.T) {
+	p := &Pool{Stagger: 100 * time.Millisecond}
+	var got []time.Duration
+	for i := 0; i < 4; i++ {
+		got = append(got, p.firstWait(start))
+	}
+	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("game %d waits %s, want %s", i, got[i], want[i])
+		}
+	}
+	if w := p.firstWait(start.Add(time.Hour)); w != 0 {
+		t.Errorf("a game starting an hour later waits %s", w)
+	}
+	if w := (*Pool)(nil).firstWait(start); w != 0 {
+		t.Errorf("no pool: waits %s", w)
+	}
+}
+
+// The games of one board and bot account poll on one cycle, whenever each
+// finished its last tick; another account keeps its own.
+func TestPoolSharedCycle(t *testing.T) {
+	p := &Pool{}
+	poll := 10 * time.Second
+	a := sessionKey(gameconfig.ForumConfig{URL: "http://board/", Bot: "GMBot"})
+	a2 := sessionKey(gameconfig.ForumConfig{URL: "http://BOARD", Bot: "gmbot"})
+	b := sessionKey(gameconfig.ForumConfig{URL: "http://board/", Bot: "Other"})
+	if a != a2 || a == b {
+		t.Fatalf("session keys %q %q %q", a, a2, b)
+	}
+	for _, tc := range []struct {
+		key  string
+		at   time.Duration // since start
+		want time.Duration
+	}{
+		{a, 0, 10 * time.Second}, // the cycle starts with the first game
+		{a, 3 * time.Second, 7 * time.Second},
+		{a, 9500 * time.Millisecond, 10500 * time.Millisecond}, // just before a turn: that turn is too close, the next
+		{a, 12 * time.Second, 8 * time.Second},
+		{b, 4 * time.Second, 10 * time.Second}, // its own cycle
+	} {
+		if got := p.nextPoll(tc.key, poll, start.Add(tc.at)); got != tc.want {
+			t.Errorf("at +%s: next poll in %s, want %s", tc.at, got, tc.want)
+		}
+	}
+	if got := (*Pool)(nil).nextPoll(a, poll, start); got != poll {
+		t.Errorf("no pool: %s", got)
+	}
+}
+
+// listedForum serves PMs from an inbox list asked for at a set time, as a
+// list shared by the games of one account is.
+type listedForum struct {
+	*fakeForum
+	listedAt time.Time
+}
+
+func (f *listedForum) NewPMsListed(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, time.Time, error) {
+	pms, next, err := f.NewPMs(ctx, cursor)
+	return pms, next, f.listedAt, err
+}
+
+// A read whose inbox list was asked for before the deadline is complete
+// only up to then: the deadline waits for a list asked for after it, and
+// the PMs are stamped no later than their list.
+func TestSharedInboxListHoldsDeadline(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	clk := clock.NewFake(start)
+	lf := &listedForum{fakeForum: &fakeForum{clk: clk}}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return lf, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 10}, Seed: 1, Start: start}
+	g, err := m.Create(ctx, "listed", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() *store.Game {
+		var row *store.Game
+		db.View(ctx, func(tx *store.Tx) error { row, err = tx.GameByID(g.ID); return err })
+		return row
+	}
+	lf.listedAt = clk.Now()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := status().Deadline
+	if deadline.IsZero() {
+		t.Fatal("no deadline")
+	}
+	lf.PMAt("Alice", "PROSPER", deadline.Add(-30*time.Second))
+	clk.Set(deadline.Add(5 * time.Second))
+	lf.listedAt = deadline.Add(-time.Minute)
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if row := status(); row.Status != Running || !row.Deadline.Equal(deadline) {
+		t.Fatalf("resolved on a list from before the deadline: %s, deadline %s", row.Status, row.Deadline)
+	}
+	var pm *store.Message
+	db.View(ctx, func(tx *store.Tx) error { pm, err = tx.MessageByForumID(g.ID, "pm", lf.inbox[0].ID); return err })
+	if err != nil || !pm.FirstSeen.Equal(lf.listedAt) {
+		t.Errorf("PM first seen %v (%v), want its list's time %s", pm, err, lf.listedAt)
+	}
+	lf.listedAt = deadline.Add(time.Second)
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if row := status(); row.Status == Running && row.Deadline.Equal(deadline) {
+		t.Errorf("not resolved once a list from after the deadline was in: %s, deadline %s", row.Status, row.Deadline)
+	}
+}

@@ -1,0 +1,169 @@
+package scraper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+)
+
+// loginBoard is a phpBB-shaped board for the login's failure modes: its
+// login POST answers as the test's mode says, then (mode "ok") logs in.
+type loginBoard struct {
+	mu    sync.Mutex
+	clk   *clock.Fake
+	mode  string // the next login POST's answer
+	posts []time.Time
+	gets  []time.Time
+	in    bool
+}
+
+const loginFormHTML = `<html><body><form id="login" method="post" action="ucp.php?mode=login">
+<input type="hidden" name="form_token" value="t1"><input name="username"><input name="password" type="password">
+</form></body></html>`
+
+func (b *loginBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r.Method == http.MethodPost {
+		b.posts = append(b.posts, b.clk.Now())
+		if r.Header.Get("User-Agent") != UserAgent("1.2.3") {
+			http.Error(w, "no user agent", http.StatusBadRequest)
+			return
+		}
+		switch b.mode {
+		case "wrong-password":
+			fmt.Fprint(w, strings.Replace(loginFormHTML, "<form", `<div class="error">You have specified an incorrect password. Please check your password and try again.</div><form`, 1))
+		case "stale-token":
+			fmt.Fprint(w, strings.Replace(loginFormHTML, "<form", `<div class="error">The submitted form was invalid. Try submitting again.</div><form`, 1))
+		case "5xx":
+			http.Error(w, "boom", http.StatusBadGateway)
+		case "429":
+			w.Header().Set("Retry-After", "20")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		default:
+			b.in = true
+			http.Redirect(w, r, "index.php", http.StatusFound)
+		}
+		return
+	}
+	b.gets = append(b.gets, b.clk.Now())
+	if b.mode == "truncated" && strings.Contains(r.URL.RawQuery, "mode=login") {
+		fmt.Fprint(w, loginFormHTML[:60]) // cut before the password field
+		return
+	}
+	if b.in {
+		fmt.Fprint(w, `<html><body><a href="ucp.php?mode=logout">Logout</a><p>index</p></body></html>`)
+		return
+	}
+	fmt.Fprint(w, loginFormHTML)
+}
+
+func newLoginRig(t *testing.T, mode string) (*loginBoard, *Session) {
+	t.Helper()
+	clk := clock.NewFake(t0)
+	b := &loginBoard{clk: clk, mode: mode}
+	srv := httptest.NewServer(b)
+	t.Cleanup(srv.Close)
+	prof, _ := forum.Builtin("phpbb")
+	prof.FormWaitSeconds = 0
+	s, err := NewSession(srv.URL+"/", prof, forum.Credentials{Username: "GMBot", Password: "pw"},
+		Options{Clock: clk, UserAgent: UserAgent("1.2.3"), MinInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, s
+}
+
+// Only the board's wrong-password answer holds further logins back; every
+// other failure is retried on the next attempt, and logs in once the board
+// is well again.
+func TestLoginLockoutOnlyOnWrongPassword(t *testing.T) {
+	for _, tc := range []struct {
+		mode    string
+		wantErr error
+		lockout bool
+	}{
+		{"wrong-password", ErrLoginRefused, true},
+		{"stale-token", ErrLogin, false},
+		{"truncated", ErrUnavailable, false},
+		{"5xx", ErrUnavailable, false},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			b, s := newLoginRig(t, tc.mode)
+			ctx := context.Background()
+			err := s.Login(ctx)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("login: %v, want %v", err, tc.wantErr)
+			}
+			if errors.Is(err, ErrLoginRefused) != tc.lockout {
+				t.Fatalf("refused = %v, want %v (%v)", !tc.lockout, tc.lockout, err)
+			}
+			b.mu.Lock()
+			b.mode = "ok"
+			before := len(b.posts) + len(b.gets)
+			b.mu.Unlock()
+			err = s.Login(ctx)
+			b.mu.Lock()
+			after := len(b.posts) + len(b.gets)
+			b.mu.Unlock()
+			if tc.lockout {
+				if err == nil || after != before {
+					t.Fatalf("a second login right after a wrong password: err %v, %d requests; want held back, none", err, after-before)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the login after an ordinary failure: %v", err)
+			}
+		})
+	}
+}
+
+// A 429 with Retry-After on the login POST holds every request to the
+// board, the next login's included, until it has passed.
+func TestLoginPostRetryAfter(t *testing.T) {
+	b, s := newLoginRig(t, "429")
+	ctx := context.Background()
+	err := s.Login(ctx)
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrLogin) {
+		t.Fatalf("login on a 429: %v, want ErrUnavailable (no lockout)", err)
+	}
+	b.mu.Lock()
+	refusedAt := b.posts[len(b.posts)-1]
+	b.mode = "ok"
+	b.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- s.Login(ctx) }()
+	// Nothing may reach the board before the 20 s are up.
+	for i := 0; i < 40; i++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			i = 40
+		default:
+			b.clk.Advance(time.Second)
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, at := range append(append([]time.Time{}, b.gets...), b.posts...) {
+		if at.After(refusedAt) && at.Before(refusedAt.Add(20*time.Second)) {
+			t.Errorf("request at +%s inside the 20 s Retry-After", at.Sub(refusedAt))
+		}
+	}
+	if !b.in {
+		t.Error("never logged in after the Retry-After")
+	}
+}
