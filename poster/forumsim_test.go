@@ -416,12 +416,13 @@ func TestForumsimUnmarkedPM(t *testing.T) {
 	}
 }
 
-// sentboxDown answers every read of the sent folder with a 404, as a board
-// whose folder page failed after the PM was taken.
+// sentboxDown answers every read of the sent folder (and of the outbox,
+// read first) with a 404, as a board whose folder pages failed after the
+// PM was taken.
 type sentboxDown struct{}
 
 func (sentboxDown) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodGet && strings.Contains(r.URL.RawQuery, "folder=sentbox") {
+	if r.Method == http.MethodGet && (strings.Contains(r.URL.RawQuery, "folder=sentbox") || strings.Contains(r.URL.RawQuery, "folder=outbox")) {
 		return &http.Response{StatusCode: http.StatusNotFound, Status: "404 Not Found", Header: http.Header{},
 			Body: http.NoBody, Request: r}, nil
 	}
