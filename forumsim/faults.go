@@ -466,13 +466,20 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 // truncatePage cuts a page short and closes it: before the last post of
-// a topic page (the handler marked where with postsEnd), else halfway at
-// a tag. What follows the cut (the footer, the bottom pagination) is gone.
+// a topic page (the handler marked where with truncateMark), else halfway
+// through the page's content (after the header, so the page still shows
+// who is logged in), at a tag. What follows the cut (the footer, the bottom
+// pagination) is gone.
 func truncatePage(body []byte) []byte {
 	cut := bytes.LastIndex(body, []byte(truncateMark))
 	if cut < 0 {
-		cut = len(body) / 2
-		if i := bytes.LastIndexByte(body[:cut], '<'); i > 0 {
+		from := bytes.Index(body, []byte(`<div id="page-body"`))
+		to := bytes.Index(body, []byte(`<div id="page-footer"`))
+		if from < 0 || to < from {
+			from, to = 0, len(body)
+		}
+		cut = from + (to-from)/2
+		if i := bytes.LastIndexByte(body[:cut], '<'); i > from {
 			cut = i
 		}
 	}

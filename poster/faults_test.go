@@ -3,6 +3,7 @@ package poster_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -111,4 +112,45 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// TestLostPMConfirmationOnCutPages: the same for a PM, whose marker check
+// reads the sent folder and the PM itself (its marker is its last line, the
+// first thing a cut loses). Exactly one PM reaches the recipient.
+func TestLostPMConfirmationOnCutPages(t *testing.T) {
+	for _, cut := range []string{"folder=sentbox", "mode=view"} {
+		t.Run(cut, func(t *testing.T) {
+			b := newBoard(t)
+			ctx := context.Background()
+			for _, r := range []forumsim.FaultRule{
+				{Kind: forumsim.FaultLost, Method: "POST", Path: "mode=compose", Count: 1},
+				{Kind: forumsim.FaultTruncate, Method: "GET", Path: cut},
+			} {
+				if err := b.sim.AddFault(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			to := forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}
+			key := "m1.role.alice"
+			id, err := poster.Patiently(ctx, b.clk, func() (string, error) {
+				return b.p.SendPM(ctx, to, key, "Your role", "You are [b]Town[/b].")
+			})
+			if n := len(b.sim.Inbox(b.alice)); n != 1 {
+				t.Fatalf("Alice has %d PMs, want 1 (SendPM = %q, %v)", n, id, err)
+			}
+			t.Logf("SendPM = %q, %v", id, err)
+			// A cut that spares the marker confirms the PM; else it is unknown.
+			if !errors.Is(err, poster.ErrIncomplete) && (err != nil || id != fmt.Sprint(b.sim.Inbox(b.alice)[0].ID)) {
+				t.Fatalf("SendPM on cut pages = %q, %v; want ErrIncomplete or the PM", id, err)
+			}
+			if b.sim.Faults().ByKind[forumsim.FaultTruncate] == 0 {
+				t.Fatal("no page was cut")
+			}
+			b.sim.ClearFaults()
+			got, ok, err := b.p.SentPMWithMarker(ctx, key)
+			if err != nil || !ok || got != fmt.Sprint(b.sim.Inbox(b.alice)[0].ID) {
+				t.Errorf("check on whole pages = %q, %v, %v", got, ok, err)
+			}
+		})
+	}
 }

@@ -437,7 +437,7 @@ func boardSays(s *scraper.Session, pg *scraper.Page) string {
 // no closing </html>), so the marker's absence there proves nothing.
 // Whether the submission went through is unknown: it is never resubmitted
 // on such a page, and the check is made again later.
-var ErrIncomplete = errors.New("the page came incomplete")
+var ErrIncomplete = scraper.ErrIncomplete
 
 // PostWithMarker looks for the bot's post carrying the marker key on the
 // last ScanPages pages of the topic and returns its id. A marker found is
@@ -483,7 +483,8 @@ func (p *Poster) mine(a forum.Author) bool {
 }
 
 // SentPMWithMarker looks for a sent PM carrying the marker key among the
-// newest ScanSent sent PMs and returns its id.
+// newest ScanSent sent PMs and returns its id. A folder or PM page cut
+// short is an ErrIncomplete error, not "not found".
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
 	hs, err := p.reader.Sent(ctx)
 	if err != nil {

@@ -166,18 +166,25 @@ func errText(sc *Scraper, pg *Page) string {
 
 // Inbox lists the PM inbox (its first page, newest first).
 func (sc *Scraper) Inbox(ctx context.Context) ([]forum.PMHeader, error) {
-	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox)
+	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox, false)
 }
 
+// ErrIncomplete: a page came cut short (parser.Complete), so what is not on
+// it may still be on the board. The marker checks' reads (Sent,
+// ReadSentPM, the poster's thread pages) refuse such pages with it.
+var ErrIncomplete = errors.New("the page came incomplete")
+
 // Sent lists the bot's sent PMs (the first page of the outbox, if the
-// engine has one, then of the sent folder), newest first in each.
+// engine has one, then of the sent folder), newest first in each. A
+// folder page cut short is ErrIncomplete: the marker check must not take
+// a PM missing from it as never sent.
 func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 	var out []forum.PMHeader
 	for _, rel := range []string{sc.Session.Profile.URLs.Outbox, sc.Session.Profile.URLs.Sent} {
 		if rel == "" {
 			continue
 		}
-		hs, err := sc.folder(ctx, rel)
+		hs, err := sc.folder(ctx, rel, true)
 		if err != nil {
 			return out, err
 		}
@@ -186,33 +193,40 @@ func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 	return out, nil
 }
 
-func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, error) {
+func (sc *Scraper) folder(ctx context.Context, rel string, whole bool) ([]forum.PMHeader, error) {
 	pg, err := sc.Session.Fetch(ctx, rel)
 	if err != nil {
 		return nil, fmt.Errorf("PM folder: %w", err)
+	}
+	if whole && !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+		return nil, fmt.Errorf("PM folder %s: %w", pg.URL, ErrIncomplete)
 	}
 	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
 }
 
 // ReadPM reads one PM by id.
 func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
-	return sc.readPM(ctx, sc.Session.Profile.URLs.ReadPM, id)
+	return sc.readPM(ctx, sc.Session.Profile.URLs.ReadPM, id, false)
 }
 
 // ReadSentPM reads one PM of the sent folder by id (the profile's
-// read_sent_pm URL, or ReadPM's where the engine has one URL for both).
+// read_sent_pm URL, or ReadPM's where the engine has one URL for both). A
+// page cut short is ErrIncomplete (the marker, its last line, may be cut).
 func (sc *Scraper) ReadSentPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
 	u := sc.Session.Profile.URLs.ReadSentPM
 	if u == "" {
 		u = sc.Session.Profile.URLs.ReadPM
 	}
-	return sc.readPM(ctx, u, id)
+	return sc.readPM(ctx, u, id, true)
 }
 
-func (sc *Scraper) readPM(ctx context.Context, tmpl, id string) (forum.PrivateMessage, error) {
+func (sc *Scraper) readPM(ctx context.Context, tmpl, id string, whole bool) (forum.PrivateMessage, error) {
 	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"pm": id}))
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
+	}
+	if whole && !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, ErrIncomplete)
 	}
 	m, ok := sc.Session.Parser.PMAt(pg.Doc, pg.Fetch())
 	if !ok {
