@@ -109,6 +109,11 @@ func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, vis
 		if err != nil {
 			return res, fmt.Errorf("thread %s page %d: %w", topic, page, err)
 		}
+		if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+			// A cut page may hold a post cut mid-body: its commands
+			// would be read short and never again. Read it whole later.
+			return res, fmt.Errorf("thread %s page %d: %w", topic, page, ErrIncomplete)
+		}
 		t := sc.Session.Parser.ThreadAt(pg.Doc, pg.Fetch())
 		res.PagesRead++
 		res.Pages = t.Pages
@@ -166,12 +171,14 @@ func errText(sc *Scraper, pg *Page) string {
 
 // Inbox lists the PM inbox (its first page, newest first).
 func (sc *Scraper) Inbox(ctx context.Context) ([]forum.PMHeader, error) {
-	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox, false)
+	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox)
 }
 
 // ErrIncomplete: a page came cut short (parser.Complete), so what is not on
-// it may still be on the board. The marker checks' reads (Sent,
-// ReadSentPM, the poster's thread pages) refuse such pages with it.
+// it may still be on the board, and what is may be cut. Every read here
+// refuses such a page with it (the caller reads again later): a PM or post
+// cut mid-body would lose commands for good, and the marker checks must
+// not take a message missing from a cut page as never sent.
 var ErrIncomplete = errors.New("the page came incomplete")
 
 // Sent lists the bot's sent PMs (the first page of the outbox, if the
@@ -184,7 +191,7 @@ func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 		if rel == "" {
 			continue
 		}
-		hs, err := sc.folder(ctx, rel, true)
+		hs, err := sc.folder(ctx, rel)
 		if err != nil {
 			return out, err
 		}
@@ -193,12 +200,12 @@ func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 	return out, nil
 }
 
-func (sc *Scraper) folder(ctx context.Context, rel string, whole bool) ([]forum.PMHeader, error) {
+func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, error) {
 	pg, err := sc.Session.Fetch(ctx, rel)
 	if err != nil {
 		return nil, fmt.Errorf("PM folder: %w", err)
 	}
-	if whole && !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
 		return nil, fmt.Errorf("PM folder %s: %w", pg.URL, ErrIncomplete)
 	}
 	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
@@ -206,7 +213,7 @@ func (sc *Scraper) folder(ctx context.Context, rel string, whole bool) ([]forum.
 
 // ReadPM reads one PM by id.
 func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
-	return sc.readPM(ctx, sc.Session.Profile.URLs.ReadPM, id, false)
+	return sc.readPM(ctx, sc.Session.Profile.URLs.ReadPM, id)
 }
 
 // ReadSentPM reads one PM of the sent folder by id (the profile's
@@ -217,15 +224,15 @@ func (sc *Scraper) ReadSentPM(ctx context.Context, id string) (forum.PrivateMess
 	if u == "" {
 		u = sc.Session.Profile.URLs.ReadPM
 	}
-	return sc.readPM(ctx, u, id, true)
+	return sc.readPM(ctx, u, id)
 }
 
-func (sc *Scraper) readPM(ctx context.Context, tmpl, id string, whole bool) (forum.PrivateMessage, error) {
+func (sc *Scraper) readPM(ctx context.Context, tmpl, id string) (forum.PrivateMessage, error) {
 	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"pm": id}))
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
 	}
-	if whole && !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, ErrIncomplete)
 	}
 	m, ok := sc.Session.Parser.PMAt(pg.Doc, pg.Fetch())
