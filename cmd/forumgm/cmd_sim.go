@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,7 +27,7 @@ func simCommand() *cli.Command {
 			&cli.IntFlag{Name: "posts-per-page", Value: 10, Usage: "posts per topic page"},
 			&cli.DurationFlag{Name: "flood", Value: 15 * time.Second, Usage: "flood interval between posts/PMs (0 turns it off)"},
 			&cli.StringFlag{Name: "password", Usage: "one password for every seeded user (default: random per user)"},
-			&cli.StringSliceFlag{Name: "fault", Usage: "inject a fault, repeatable: kind[,rate=0.1][,count=N][,skip=N][,method=POST][,path=mode=reply][,status=502][,retry=30s][,delay=2s]; kinds: 5xx 429 429-date slow reset truncate cut lost lost-reset expire-session expire-token flood"},
+			&cli.GenericFlag{Name: "fault", Value: &faultSpecs{}, Usage: "inject a fault, repeatable: kind[,rate=0.1][,count=N][,skip=N][,method=POST][,path=mode=reply][,status=502][,retry=30s][,delay=2s]; kinds: 5xx 429 429-date slow reset truncate cut lost lost-reset expire-session expire-token flood"},
 			&cli.Int64Flag{Name: "fault-seed", Value: 1, Usage: "seed of the random fault draws (same seed, same requests: same faults)"},
 			&cli.DurationFlag{Name: "down-for", Usage: "take the board down (HTTP 503, board disabled) for this long"},
 			&cli.DurationFlag{Name: "down-after", Usage: "with --down-for: how long after the start the downtime begins"},
@@ -46,7 +47,7 @@ func simCommand() *cli.Command {
 				flood = -1 // Options treats 0 as "default 15 s"
 			}
 			var rules []forumsim.FaultRule
-			for _, spec := range c.StringSlice("fault") {
+			for _, spec := range *c.Generic("fault").(*faultSpecs) {
 				r, err := forumsim.ParseFaultRule(spec)
 				if err != nil {
 					return cli.Exit("--fault: "+err.Error(), 2)
@@ -119,3 +120,14 @@ func describeFault(r forumsim.FaultRule) string {
 	}
 	return s
 }
+
+// faultSpecs collects repeated --fault values whole: a rule's own commas
+// must not split it, as cli.StringSliceFlag would.
+type faultSpecs []string
+
+func (f *faultSpecs) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+func (f *faultSpecs) String() string { return strings.Join(*f, " ") }
