@@ -389,7 +389,9 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		// you started" review. Resubmit on a fresh form.
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
 	}
-	// A message page, a redirect elsewhere: look for the marker.
+	// A message page, a redirect elsewhere: look for the marker. When
+	// the check cannot tell (an incomplete page, the board failing), the
+	// outcome stays unclear: never read as a refusal.
 	id, ok, cerr := check()
 	if cerr == nil && ok {
 		return answer{id: id}
@@ -406,6 +408,9 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 			why = fmt.Errorf("the board said it was sent (%s), but the marker check failed: %w", boardSays(p.Session, res), cerr)
 		}
 		return answer{sent: true, why: why}
+	}
+	if cerr != nil {
+		return answer{why: fmt.Errorf("no confirmation (HTTP %d), and the check failed: %w", res.Status, cerr), unclear: true}
 	}
 	if boxes != "" && res.Status < 300 {
 		return answer{rejected: boxes}
@@ -473,30 +478,45 @@ func boardSays(s *scraper.Session, pg *scraper.Page) string {
 	return fmt.Sprintf("HTTP %d", pg.Status)
 }
 
+// ErrIncomplete: a page the marker check read came cut short (no footer,
+// no closing </html>), so the marker's absence there proves nothing.
+// Whether the submission went through is unknown: it is never resubmitted
+// on such a page, and the check is made again later.
+var ErrIncomplete = scraper.ErrIncomplete
+
 // PostWithMarker looks for the bot's post carrying the marker key on the
-// last ScanPages pages of the topic and returns its id.
+// last ScanPages pages of the topic and returns its id. A marker found is
+// proof wherever it is; its absence counts only when every page read was
+// complete (parser.Complete): an incomplete page is read again, up to
+// three times, then the answer is ErrIncomplete.
 func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string, bool, error) {
-	last := forum.Expand(p.Session.Profile.URLs.LastPage, map[string]string{"topic": topic})
-	pg, err := p.Session.Fetch(ctx, last)
-	if err != nil {
-		return "", false, err
-	}
+	page := forum.Expand(p.Session.Profile.URLs.LastPage, map[string]string{"topic": topic})
 	for i := 0; ; i++ {
-		t := p.Session.Parser.Thread(pg.Doc)
-		// Newest first: the marker is most likely near the end.
-		for j := len(t.Posts) - 1; j >= 0; j-- {
-			post := t.Posts[j]
-			if p.mine(post.Author) && hasMarker(post.BodyHTML, key) {
-				return post.ID, true, nil
+		var t parser.Thread
+		for read := 1; ; read++ {
+			pg, err := p.Session.Fetch(ctx, page)
+			if err != nil {
+				return "", false, err
+			}
+			t = p.Session.Parser.Thread(pg.Doc)
+			// Newest first: the marker is most likely near the end.
+			for j := len(t.Posts) - 1; j >= 0; j-- {
+				post := t.Posts[j]
+				if p.mine(post.Author) && hasMarker(post.BodyHTML, key) {
+					return post.ID, true, nil
+				}
+			}
+			if p.Session.Parser.Complete(pg.Body, pg.Doc) {
+				break
+			}
+			if read == 3 {
+				return "", false, fmt.Errorf("marker %s in topic %s: %w (%s, read %d times)", key, topic, ErrIncomplete, pg.URL, read)
 			}
 		}
 		if i+1 >= max(p.ScanPages, 1) || t.Page <= 1 {
 			return "", false, nil
 		}
-		pg, err = p.Session.Fetch(ctx, p.Session.Profile.ThreadPageURL(topic, t.Page-1))
-		if err != nil {
-			return "", false, err
-		}
+		page = p.Session.Profile.ThreadPageURL(topic, t.Page-1)
 	}
 }
 

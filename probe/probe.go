@@ -267,6 +267,18 @@ func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.
 		p.add(c)
 		return t, pg.Doc, false
 	}
+	if !p.sess.Parser.Complete(pg.Body, pg.Doc) {
+		// Every read would refuse such a page as cut short: the game
+		// would never read its thread.
+		c.Status = Fail
+		c.Key = keyVal("selectors.page_end", p.prof.Selectors.PageEnd)
+		c.Detail = fmt.Sprintf("%d posts, but the page has no %s or no closing </html>, so the bot would take it as cut short", len(t.Posts), c.Key)
+		c.Fix = "set selectors.page_end to the theme's page footer (an element after every post), or to \"\" to check only </html>"
+		// The page's end, where a footer would be.
+		c.Found = "…" + strings.Join(strings.Fields(strings.ToValidUTF8(string(pg.Body[max(0, len(pg.Body)-240):]), "")), " ")
+		p.add(c)
+		return t, pg.Doc, true
+	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%d posts on page %d of %d", len(t.Posts), t.Page, t.Pages)
 	p.add(c)
 	return t, pg.Doc, true

@@ -215,6 +215,13 @@ func TestProbeFailures(t *testing.T) {
 	if c := check(t, r, "form.reply"); r.OK || c.Status != Fail || c.Key != `forms.reply.message "body"` || !strings.Contains(c.Found, "message") {
 		t.Errorf("missing field: %+v", c)
 	}
+	// A footer the theme does not have: every page would look cut short.
+	prof = builtin("phpbb")
+	prof.Selectors.PageEnd = "div#footer"
+	r = b.probe(t, prof, false)
+	if c := check(t, r, "thread.last"); r.OK || c.Status != Fail || c.Key != `selectors.page_end "div#footer"` || !strings.Contains(c.Found, "page-footer") {
+		t.Errorf("missing footer: %+v", c)
+	}
 }
 
 // TestReportJSON: the shape scripts read.
