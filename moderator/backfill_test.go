@@ -1,0 +1,267 @@
+package moderator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// pagedForum is fakeForum read page by page, as forumconn reads a board:
+// a cursor is the last page read, and a read starts again on it.
+type pagedForum struct {
+	*fakeForum
+	perPage int
+	fetches int // pages served
+}
+
+func (f *pagedForum) ReadThreadPages(ctx context.Context, thread string, cursor []byte,
+	page func(posts []forum.Post, next []byte, first, last string, n, pages int) error) error {
+	f.mu.Lock()
+	down, total := f.down, len(f.posts)
+	f.mu.Unlock()
+	if down {
+		return errDown
+	}
+	var cur struct {
+		Page int `json:"page"`
+	}
+	json.Unmarshal(cursor, &cur)
+	pages := max(1, (total+f.perPage-1)/f.perPage)
+	var buf []forum.Post
+	for n := max(cur.Page, 1); n <= pages; n++ {
+		f.fetches++
+		f.mu.Lock() // one page at a time, as a board serves them
+		buf = append(buf[:0], f.posts[min((n-1)*f.perPage, total):min(n*f.perPage, total)]...)
+		f.mu.Unlock()
+		next, _ := json.Marshal(map[string]int{"page": n})
+		first, last := "", ""
+		if len(buf) > 0 {
+			first, last = buf[0].ID, buf[len(buf)-1].ID
+		}
+		if n == pages && first != "" {
+			last = strconv.FormatInt(math.MaxInt64, 10)
+		}
+		if err := page(buf, next, first, last, n, pages); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newPagedGame(t testing.TB, db *store.DB, posts int) (*Moderator, *pagedForum, int64) {
+	t.Helper()
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &pagedForum{fakeForum: &fakeForum{clk: clk}, perPage: 10}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 1e5}, Seed: 1, Start: start}
+	g, err := m.Create(ctx, "long", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < posts; i++ {
+		text := fmt.Sprintf("chatter %d: who do we trust? [quote=Bob]not me[/quote]", i)
+		if i == 15 {
+			text = "We rise. [b]CIV: Fire[/b]"
+		}
+		ff.Post(ctx, []string{"Alice", "Bob"}[i%2], text)
+		clk.Advance(time.Second)
+	}
+	return m, ff, g.ID
+}
+
+func progressOf(t testing.TB, db *store.DB, id int64) store.ThreadProgress {
+	t.Helper()
+	var p store.ThreadProgress
+	if err := db.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		p, _, err = tx.ThreadProgressOf(id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func messagesOf(t testing.TB, db *store.DB, id int64) []store.Message {
+	t.Helper()
+	var out []store.Message
+	if err := db.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		out, err = tx.Messages(id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBackfillSpreadsOverPolls: a long first read records a bounded number
+// of pages per poll, one transaction each, and resumes where it stopped;
+// what it has read is applied (a command on page 2 is accepted at the
+// first poll) but nothing after its last post (a PM sent since waits), and
+// the progress is recorded for `forumgm status`.
+func TestBackfillSpreadsOverPolls(t *testing.T) {
+	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
+	maxPagesPerPoll = 3
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	m, ff, id := newPagedGame(t, db, 95)
+	ff.fakeForum.PM(ctx, "Alice", "PROSPER")
+
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 3, Pages: 10}) {
+		t.Fatalf("after one poll: %+v, want page 3 of 10", p)
+	}
+	posts, pm := 0, store.MessageNew
+	for _, msg := range messagesOf(t, db, id) {
+		if msg.Kind == "post" {
+			posts++
+		} else {
+			pm = msg.Status
+		}
+	}
+	if posts != 30 {
+		t.Errorf("%d posts recorded at the first poll, want 30 (3 pages)", posts)
+	}
+	if pm != store.MessageNew {
+		t.Errorf("the PM sent after the thread's last recorded post is %s, want it waiting", pm)
+	}
+	var civ int
+	db.View(ctx, func(tx *store.Tx) error {
+		cmds, err := tx.Commands(id, store.CommandFilter{})
+		for _, c := range cmds {
+			if c.Status == store.CommandAccepted {
+				civ++
+			}
+		}
+		return err
+	})
+	if civ != 1 {
+		t.Errorf("%d commands accepted at the first poll, want Bob's CIV on page 2", civ)
+	}
+	polls := 1
+	for progressOf(t, db, id).Behind() {
+		if polls++; polls > 10 {
+			t.Fatal("the backfill never ends")
+		}
+		if err := m.Tick(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 10 pages, 3 a poll, each poll starting again on the page it ended on.
+	if polls != 5 {
+		t.Errorf("caught up in %d polls, want 5", polls)
+	}
+	all := messagesOf(t, db, id)
+	posts = 0
+	for _, msg := range all {
+		if msg.Kind == "post" {
+			posts++
+		} else if msg.Status == store.MessageNew {
+			t.Errorf("the PM is still waiting once the thread is read")
+		}
+	}
+	if want := len(ff.posts); posts != want { // 95 and the bot's opening post
+		t.Errorf("%d posts recorded, want %d", posts, want)
+	}
+	// Caught up: a poll reads the last page only.
+	before := ff.fetches
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if n := ff.fetches - before; n != 1 {
+		t.Errorf("a caught-up poll read %d pages, want 1", n)
+	}
+}
+
+// BenchmarkBackfill records a 1,000-post and a 10,000-post thread (10
+// posts a page) through the moderator's paged read on SQLite, one poll
+// after another until caught up: "posts/s" each, "peak-heap-MiB" the
+// highest live heap seen between pages beyond what the set-up (the fake
+// board's posts) holds, and, on posts=10000,
+// "heap-x-1000" its peak heap over the 1,000-post thread's, measured in
+// the same run (target: at most 1.5, the heap flat in the thread's length):
+//
+//	go test -run '^$' -bench Backfill -benchtime 1x ./moderator
+func BenchmarkBackfill(b *testing.B) {
+	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
+	maxPagesPerPoll = 50
+	run := func(b *testing.B, posts int) (rate, peak float64) {
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			db := storetest.SQLite(b)
+			m, _, id := newPagedGame(b, db, posts)
+			runtime.GC()
+			var base runtime.MemStats
+			runtime.ReadMemStats(&base)
+			var high uint64
+			// The live heap (after a collection), sampled before every
+			// fifth page is recorded, over what the set-up (the fake
+			// board's own posts) holds; the sampling is not timed.
+			var sampling time.Duration
+			pages := 0
+			m.Crash = func(point string) error {
+				if point != "after-thread" {
+					return nil
+				}
+				if pages++; pages%5 != 0 {
+					return nil
+				}
+				t := time.Now()
+				var ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > base.HeapAlloc {
+					high = max(high, ms.HeapAlloc-base.HeapAlloc)
+				}
+				sampling += time.Since(t)
+				return nil
+			}
+			b.StartTimer()
+			s := time.Now()
+			for polls := 0; polls == 0 || progressOf(b, db, id).Behind(); polls++ {
+				if err := m.Tick(context.Background(), id); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total += time.Since(s) - sampling
+			b.StopTimer()
+			peak = max(peak, float64(high)/(1<<20))
+			debug.FreeOSMemory()
+		}
+		return float64(posts*b.N) / total.Seconds(), peak
+	}
+	var small float64
+	for _, posts := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("posts=%d", posts), func(b *testing.B) {
+			if posts == 10000 && small == 0 {
+				_, small = run(b, 1000)
+			}
+			rate, peak := run(b, posts)
+			if posts == 1000 {
+				small = peak
+			}
+			b.ReportMetric(rate, "posts/s")
+			b.ReportMetric(peak, "peak-heap-MiB")
+			if posts == 10000 {
+				b.ReportMetric(peak/small, "heap-x-1000")
+			}
+		})
+	}
+}
