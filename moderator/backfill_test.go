@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,6 +127,10 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 	}
 	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 3, Pages: 10}) {
 		t.Fatalf("after one poll: %+v, want page 3 of 10", p)
+	}
+	reps, err := m.Report(ctx, "long")
+	if err != nil || len(reps) != 1 || reps[0].ThreadRead == nil || !strings.HasPrefix(reps[0].ThreadRead.String(), "page 3 of 10") {
+		t.Fatalf("status after one poll: %+v, %v", reps, err)
 	}
 	posts, pm := 0, store.MessageNew
 	for _, msg := range messagesOf(t, db, id) {

@@ -33,6 +33,9 @@ type GameReport struct {
 	// Flood is the bot account's flood control as `forumgm run` last
 	// learned it (unknown until it has posted).
 	Flood forum.FloodStatus `json:"flood"`
+	// ThreadRead is how far the bot has read the thread (nil before its
+	// first read): a long first read runs over several polls.
+	ThreadRead *store.ThreadProgress `json:"thread_read,omitempty"`
 }
 
 // Report summarises games (all when name is "").
@@ -76,6 +79,11 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			}
 			if r.Flood, err = loadFlood(tx, l.row.ID); err != nil {
 				return err
+			}
+			if p, ok, err := tx.ThreadProgressOf(l.row.ID); err != nil {
+				return err
+			} else if ok {
+				r.ThreadRead = &p
 			}
 			for _, it := range items {
 				switch it.State {

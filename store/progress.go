@@ -10,7 +10,16 @@ import (
 // recorded and the thread's page count then. Page < Pages while a long
 // first read (a backfill) is still under way.
 type ThreadProgress struct {
-	Page, Pages int
+	Page  int `json:"page"`
+	Pages int `json:"pages"`
+}
+
+// String is the progress as `forumgm status` shows it.
+func (p ThreadProgress) String() string {
+	if p.Behind() {
+		return fmt.Sprintf("page %d of %d (a long first read, a batch of pages each poll)", p.Page, p.Pages)
+	}
+	return fmt.Sprintf("to the thread's last page (%d of %d)", p.Page, p.Pages)
 }
 
 // Behind reports whether the read has pages left to catch up on.
