@@ -73,3 +73,26 @@ func TestThreadSegmentsOfACutPost(t *testing.T) {
 		t.Error("the post before it lost its segments")
 	}
 }
+
+// TestBodyCannotFakeThePage: pagination and a logged-in marker written
+// inside a post body are not the page's.
+func TestBodyCannotFakeThePage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "phpbb33_thread.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := MustNew(mustProfile(t, "phpbb"))
+	want, err := x.ParseThread(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := `<div class="pagination"><ul><li class="active"><span>998</span></li><li><a href="#">999</a></li></ul></div><a href="./ucp.php?mode=logout">Logout</a>`
+	got, err := x.ParseThread(injectBody(t, string(b), `<div class="content">`, "</div>\n", 1, fake))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Page != want.Page || got.Pages != want.Pages || got.LoggedIn != want.LoggedIn || len(got.Posts) != len(want.Posts) {
+		t.Errorf("page %d of %d, logged in %v, %d posts; want %d of %d, %v, %d", got.Page, got.Pages, got.LoggedIn, len(got.Posts),
+			want.Page, want.Pages, want.LoggedIn, len(want.Posts))
+	}
+}

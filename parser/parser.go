@@ -159,68 +159,67 @@ func (x *Parser) Thread(doc *goquery.Document) Thread { return x.ThreadAt(doc, F
 // BenchmarkParseThreadPage).
 func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 	var (
-		posts         []*html.Node
+		posts, open   []*postNodes // every post; those the walk is inside
 		pageTime, cur *html.Node
 		links         []*html.Node
 		loggedIn      bool
-		walk          func(*html.Node)
+		walk          func(n *html.Node, inBody bool)
 	)
-	walk = func(n *html.Node) {
+	// The pagination, the logged-in marker and the board's clock are
+	// looked for outside post bodies only: what a player writes must not
+	// pass for them (and bodies are most of a page's nodes).
+	walk = func(n *html.Node, inBody bool) {
+		var mine *postNodes
 		if n.Type == html.ElementNode {
+			for _, p := range open {
+				p.match(x, n)
+				if p.body == n {
+					inBody = true
+				}
+			}
 			if x.post.Match(n) {
-				posts = append(posts, n)
+				// Even inside a body: markup left open there (a cut too deep
+				// post) takes the posts after it inside.
+				mine = &postNodes{node: n}
+				posts = append(posts, mine)
 			}
-			if pageTime == nil && x.pageTime.Match(n) {
-				pageTime = n
-			}
-			if cur == nil && x.pageCur.Match(n) {
-				cur = n
-			}
-			if x.pageLinks.Match(n) {
-				links = append(links, n)
-			}
-			if !loggedIn && x.loggedIn.Match(n) {
-				loggedIn = true
+			if !inBody {
+				if pageTime == nil && x.pageTime.Match(n) {
+					pageTime = n
+				}
+				if cur == nil && x.pageCur.Match(n) {
+					cur = n
+				}
+				if x.pageLinks.Match(n) {
+					links = append(links, n)
+				}
+				if !loggedIn && x.loggedIn.Match(n) {
+					loggedIn = true
+				}
 			}
 		}
+		if mine != nil {
+			open = append(open, mine)
+		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+			walk(c, inBody)
+		}
+		if mine != nil {
+			open = open[:len(open)-1]
 		}
 	}
 	for _, n := range doc.Nodes {
-		walk(n)
+		walk(n, false)
 	}
 	f = x.anchorAt(pageTime, f)
 	t := Thread{LoggedIn: loggedIn}
 	t.Page, t.Pages = pages(cur, links)
-	for _, n := range posts {
-		id := group(x.rePostID, nodeAttr(n, x.Profile.Selectors.PostIDAttr))
+	for _, pn := range posts {
+		id := group(x.rePostID, nodeAttr(pn.node, x.Profile.Selectors.PostIDAttr))
 		if id == "" {
 			continue // not a post node (a PM, a preview)
 		}
-		var author, tm, body, edit *html.Node
-		var in func(*html.Node)
-		in = func(n *html.Node) {
-			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				if c.Type != html.ElementNode {
-					continue
-				}
-				if author == nil && x.author.Match(c) {
-					author = c
-				}
-				if tm == nil && x.tm.Match(c) {
-					tm = c
-				}
-				if body == nil && x.body.Match(c) {
-					body = c
-				}
-				if edit == nil && x.edit.Match(c) {
-					edit = c
-				}
-				in(c)
-			}
-		}
-		in(n)
+		author, tm, body, edit := pn.author, pn.tm, pn.body, pn.edit
 		p := forum.Post{ID: id, Page: t.Page}
 		p.Author = x.authorOf(sel(doc, author))
 		p.Stamp = x.postTime(sel(doc, tm), f)
@@ -247,6 +246,28 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		t.segs = append(t.segs, segs)
 	}
 	return t
+}
+
+// postNodes are a post's node and the first of each of its parts, in
+// document order (none: nil).
+type postNodes struct {
+	node, author, tm, body, edit *html.Node
+}
+
+// match takes n, a descendant of the post's node, for each part not found yet.
+func (p *postNodes) match(x *Parser, n *html.Node) {
+	if p.author == nil && x.author.Match(n) {
+		p.author = n
+	}
+	if p.tm == nil && x.tm.Match(n) {
+		p.tm = n
+	}
+	if p.body == nil && x.body.Match(n) {
+		p.body = n
+	}
+	if p.edit == nil && x.edit.Match(n) {
+		p.edit = n
+	}
 }
 
 // sel wraps one node (or none) as a selection.
