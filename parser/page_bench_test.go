@@ -24,6 +24,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/parser"
 )
 
@@ -91,9 +92,9 @@ func BenchmarkParseThreadPage(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for k := 0; k < 3; k++ {
 			j := (i + k) % 3
-			s := threadCPU()
+			s := benchratio.ThreadCPU()
 			fns[j]()
-			*sums[j] += threadCPU() - s
+			*sums[j] += benchratio.ThreadCPU() - s
 		}
 	}
 	b.StopTimer()
