@@ -163,27 +163,25 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		pageTime, cur *html.Node
 		links         []*html.Node
 		loggedIn      bool
-		walk          func(n *html.Node, inBody bool)
+		walk          func(n *html.Node, inPost bool)
 	)
 	// The pagination, the logged-in marker and the board's clock are
-	// looked for outside post bodies only: what a player writes must not
-	// pass for them (and bodies are most of a page's nodes).
-	walk = func(n *html.Node, inBody bool) {
+	// looked for outside posts only: what a player writes must not pass
+	// for them, no engine puts them inside a post, and posts are most of
+	// a page's nodes.
+	walk = func(n *html.Node, inPost bool) {
 		var mine *postNodes
 		if n.Type == html.ElementNode {
 			for _, p := range open {
 				p.match(x, n)
-				if p.body == n {
-					inBody = true
-				}
 			}
 			if x.post.Match(n) {
-				// Even inside a body: markup left open there (a cut too deep
-				// post) takes the posts after it inside.
-				mine = &postNodes{node: n}
+				// Even inside a post: markup left open in a body (a cut too
+				// deep post) takes the posts after it inside.
+				mine = &postNodes{node: n, id: group(x.rePostID, nodeAttr(n, x.Profile.Selectors.PostIDAttr))}
 				posts = append(posts, mine)
 			}
-			if !inBody {
+			if !inPost {
 				if pageTime == nil && x.pageTime.Match(n) {
 					pageTime = n
 				}
@@ -201,8 +199,9 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		if mine != nil {
 			open = append(open, mine)
 		}
+		inPost = inPost || mine != nil && mine.id != ""
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, inBody)
+			walk(c, inPost)
 		}
 		if mine != nil {
 			open = open[:len(open)-1]
@@ -215,7 +214,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 	t := Thread{LoggedIn: loggedIn}
 	t.Page, t.Pages = pages(cur, links)
 	for _, pn := range posts {
-		id := group(x.rePostID, nodeAttr(pn.node, x.Profile.Selectors.PostIDAttr))
+		id := pn.id
 		if id == "" {
 			continue // not a post node (a PM, a preview)
 		}
@@ -251,6 +250,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 // postNodes are a post's node and the first of each of its parts, in
 // document order (none: nil).
 type postNodes struct {
+	id                           string // "" when the node is no post (a PM, a preview)
 	node, author, tm, body, edit *html.Node
 }
 
