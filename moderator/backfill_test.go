@@ -268,3 +268,37 @@ func BenchmarkBackfill(b *testing.B) {
 	b.ReportMetric(peak, "peak-heap-MiB")
 	b.ReportMetric(peak/small, "heap-x-1000")
 }
+
+// TestPagedReadSeesEdits: an edit on the page a paged read starts on
+// replaces the post's commands, as with a whole read.
+func TestPagedReadSeesEdits(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	m, ff, id := newPagedGame(t, db, 0)
+	if err := m.Tick(ctx, id); err != nil { // the opening post
+		t.Fatal(err)
+	}
+	for i := 0; i < 12; i++ {
+		ff.Post(ctx, "Bob", fmt.Sprintf("chatter %d", i))
+	}
+	ff.Post(ctx, "Alice", "I pick [b]CIV: Fire[/b]")
+	post := ff.lastID()
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	ff.edit(post, "Changed my mind: [b]CIV: Water[/b]")
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]store.CommandStatus{}
+	db.View(ctx, func(tx *store.Tx) error {
+		cs, err := tx.Commands(id, store.CommandFilter{Player: "Alice"})
+		for _, c := range cs {
+			statuses[c.Text] = c.Status
+		}
+		return err
+	})
+	if statuses["CIV: Fire"] != store.CommandSuperseded || statuses["CIV: Water"] != store.CommandAccepted {
+		t.Errorf("command statuses after an edit: %v", statuses)
+	}
+}
