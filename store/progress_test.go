@@ -50,4 +50,3 @@ func TestThreadProgress(t *testing.T) {
 		}
 	})
 }
-
