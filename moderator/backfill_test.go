@@ -302,3 +302,46 @@ func TestPagedReadSeesEdits(t *testing.T) {
 		t.Errorf("command statuses after an edit: %v", statuses)
 	}
 }
+
+// TestBackfillResumesAfterACrash: a crash between two pages of a backfill
+// loses nothing: the pages recorded stay, the next poll goes on from the
+// last of them, and every post is recorded once.
+func TestBackfillResumesAfterACrash(t *testing.T) {
+	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
+	maxPagesPerPoll = 3
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	m, ff, id := newPagedGame(t, db, 55)
+	calls := 0
+	m.Crash = func(point string) error {
+		if point == "after-thread" {
+			if calls++; calls == 2 {
+				return ErrCrash
+			}
+		}
+		return nil
+	}
+	if err := m.Tick(ctx, id); err == nil {
+		t.Fatal("the crash did not stop the tick")
+	}
+	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 1, Pages: 6}) {
+		t.Fatalf("after the crash: %+v, want page 1 of 6 recorded", p)
+	}
+	for polls := 0; progressOf(t, db, id).Behind() || polls == 0; polls++ {
+		if polls > 5 {
+			t.Fatal("the backfill never ends")
+		}
+		if err := m.Tick(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	for _, msg := range messagesOf(t, db, id) {
+		if msg.Kind == "post" {
+			seen[msg.ForumID]++
+		}
+	}
+	if want := ff.gen + len(ff.posts); len(seen) != want {
+		t.Errorf("%d posts recorded, want %d", len(seen), want)
+	}
+}
