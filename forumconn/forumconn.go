@@ -76,6 +76,40 @@ func (c *Conn) ReadThread(ctx context.Context, thread string, cursor []byte, vis
 	return next, res.From, last, nil
 }
 
+// ReadThreadPages is ReadThread recorded page by page, so a long first
+// read is never held whole and can stop and resume: page is called after
+// each page with its posts, the cursor after it, the post ids the page
+// covers (last is past every id on the thread's last page, as ReadThread's),
+// the page's number and the thread's page count (posts is reused once page
+// returns). An error from page stops the read and is returned.
+func (c *Conn) ReadThreadPages(ctx context.Context, thread string, cursor []byte,
+	page func(posts []forum.Post, next []byte, first, last string, n, pages int) error) error {
+	var cur scraper.Cursor
+	if len(cursor) > 0 {
+		if err := json.Unmarshal(cursor, &cur); err != nil {
+			return fmt.Errorf("thread cursor: %w", err)
+		}
+	}
+	var posts []forum.Post
+	_, err := c.Scraper.ReadThreadPages(ctx, thread, cur, func(p forum.Post) error {
+		posts = append(posts, p)
+		return nil
+	}, func(res scraper.Result) error {
+		next, _ := json.Marshal(res.Cursor)
+		first, last, n := "", "", res.Cursor.Page
+		if len(posts) > 0 {
+			first, last = posts[0].ID, posts[len(posts)-1].ID
+		}
+		if res.ToEnd && first != "" {
+			last = strconv.FormatInt(math.MaxInt64, 10)
+		}
+		err := page(posts, next, first, last, n, res.Pages)
+		posts = posts[:0]
+		return err
+	})
+	return err
+}
+
 type pmCursor struct {
 	Last string `json:"last"`
 }

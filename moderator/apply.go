@@ -16,22 +16,36 @@ import (
 // first whenever a message comes after its deadline, and at the end resolves
 // whatever is due as of readAt (the read was complete up to then).
 func (m *Moderator) process(ctx context.Context, l *loaded, f Forum, readAt time.Time) error {
+	if l.behind && l.readTo.Before(readAt) {
+		// A backfill under way: the thread is known only up to its last
+		// recorded post, so nothing later is applied or resolved yet.
+		readAt = l.readTo
+	}
 	msgs, err := m.unread(ctx, l.row.ID)
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", l.row.Name, err)
 	}
-	for _, msg := range msgs {
-		if msg.Stamp.After(readAt) == forum.Yes {
+	for len(msgs) > 0 {
+		n := 0
+		for n < len(msgs) && n < applyBatch && msgs[n].Stamp.After(readAt) != forum.Yes {
+			n++
+		}
+		if n == 0 {
 			// Stamped after the read began (a board clock ahead of ours):
 			// what was made before it is not known complete yet. Next tick.
 			break
 		}
-		if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return m.apply(tx, l.row.ID, f, msg) }); err != nil {
-			return fmt.Errorf("apply %s: %s %s: %w", l.row.Name, msg.Kind, msg.ForumID, err)
+		batch := msgs[:n]
+		if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return m.apply(tx, l.row.ID, f, batch) }); err != nil {
+			return fmt.Errorf("apply %s: %s %s…: %w", l.row.Name, batch[0].Kind, batch[0].ForumID, err)
 		}
 		if err := m.crash("after-message"); err != nil {
 			return err
 		}
+		if n < len(msgs) && n < applyBatch {
+			break // the next one is stamped after the read began
+		}
+		msgs = msgs[n:]
 	}
 	var s *step
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
@@ -65,19 +79,33 @@ func (m *Moderator) unread(ctx context.Context, id int64) ([]store.Message, erro
 	return orderMessages(msgs), nil
 }
 
-// apply reads one message's commands and applies them: load, compute,
-// save once.
-func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msg store.Message) error {
+// applyBatch bounds the messages applied in one transaction. Loading and
+// saving a game's step costs as much as its state is long, so a step per
+// message made a long backfill's apply cost grow with the game; a batch
+// shares one load and one save and stays a bounded transaction.
+const applyBatch = 50
+
+// apply reads the commands of a run of messages (in forum order) and
+// applies them: load, compute, save once.
+func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msgs []store.Message) error {
 	s, err := m.begin(tx, id) // locks the game: one applier at a time
 	if err != nil {
 		return err
 	}
-	if cur, err := tx.Message(msg.ID); err != nil || cur.Status != store.MessageNew {
-		return err // already applied (by another process) or gone
-	}
-	applied, err := applyMessage(s, f, msg)
-	if err != nil {
-		return err
+	applied := false
+	for _, msg := range msgs {
+		cur, err := tx.Message(msg.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != store.MessageNew {
+			continue // already applied (by another process)
+		}
+		ok, err := applyMessage(s, f, msg)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", msg.Kind, msg.ForumID, err)
+		}
+		applied = applied || ok
 	}
 	if err := m.commit(tx, s); err != nil {
 		return err

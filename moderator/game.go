@@ -20,6 +20,11 @@ type loaded struct {
 	state rules.State
 	unit  *time.Duration // deadlineUnit, once looked up
 	loc   *time.Location // the board's time zone (see zone)
+	// behind is set by a read that stopped before the thread's end (a long
+	// backfill spread over polls); readTo is then as far as the thread is
+	// known complete: the time of the last post it recorded.
+	behind bool
+	readTo time.Time
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {

@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -29,6 +30,9 @@ type threadRead struct {
 // by when that list was asked for instead. It returns the time the read is
 // complete up to: readAt, or that list's time when earlier.
 func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Time) (time.Time, error) {
+	if pr, ok := f.(pageReader); ok {
+		return m.readPaged(ctx, l, f, pr, readAt)
+	}
 	th, err := readThread(ctx, l, f)
 	if err != nil {
 		return readAt, fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
@@ -98,6 +102,173 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 			"game", l.row.Name, "message", u)
 	}
 	return complete, nil
+}
+
+// pageReader is a Forum that reads a thread page by page (forumconn.Conn):
+// the page callback gets each page's posts (reused after it returns), the
+// cursor after the page, the post ids it covers, its number and the
+// thread's page count; an error from it stops the read.
+type pageReader interface {
+	ReadThreadPages(ctx context.Context, thread string, cursor []byte,
+		page func(posts []forum.Post, next []byte, first, last string, n, pages int) error) error
+}
+
+// maxPagesPerPoll bounds the thread pages one poll records. A long first
+// read (a game started in a sign-up thread of hundreds of pages) goes on
+// from where it stopped at the next poll, and the game's deadlines,
+// receipts and sends run in between instead of waiting for its end.
+var maxPagesPerPoll = 20
+
+var errPollFull = errors.New("enough thread pages for one poll")
+
+// readPaged is read for a page reader: each thread page is recorded in its
+// own transaction with the cursor after it (memory stays one page whatever
+// the thread's length, and a crash loses at most that page's work), at
+// most maxPagesPerPoll of them; then the new PMs in one more. A read that
+// stops before the thread's end leaves l behind: process applies and
+// resolves only up to the last post recorded.
+func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageReader, readAt time.Time) (time.Time, error) {
+	var (
+		unreadable []string
+		read       int
+		prevLast   string // the last post of the page before: deletions between pages
+		newest     time.Time
+		start      = -1
+	)
+	l.behind, l.readTo = false, time.Time{}
+	err := pr.ReadThreadPages(ctx, l.forum.Thread, l.row.ThreadCursor, func(posts []forum.Post, next []byte, first, last string, n, pages int) error {
+		if err := m.crash("after-thread"); err != nil {
+			return err
+		}
+		th := threadRead{posts: posts, next: next, first: first, last: last}
+		if prevLast != "" {
+			th.first = prevLast
+			th.posts = append(posts[:len(posts):len(posts)], forum.Post{ID: prevLast})
+		}
+		err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+			s, err := m.begin(tx, l.row.ID)
+			if err != nil {
+				return err
+			}
+			r, err := m.newIntake(tx, s, f, readAt, l.row.LastRead)
+			if err != nil {
+				return err
+			}
+			defer func() { unreadable = append(unreadable, r.unreadable...) }()
+			for _, p := range posts {
+				if err := r.post(p); err != nil {
+					return err
+				}
+			}
+			if err := m.deletions(tx, s, th); err != nil {
+				return err
+			}
+			if err := m.edits(r); err != nil {
+				return err
+			}
+			if err := tx.SetThreadProgress(l.row.ID, store.ThreadProgress{Page: n, Pages: pages}); err != nil {
+				return err
+			}
+			s.l.row.ThreadCursor = next
+			return m.commit(tx, s)
+		})
+		if err != nil {
+			return storeError{fmt.Errorf("recording page %d: %w", n, err)}
+		}
+		read++
+		if start < 0 {
+			start = n
+		}
+		for _, p := range posts {
+			if st := stampOf(p.Stamp, p.Time); st.Known() && st.Earliest.After(newest) {
+				newest = st.Earliest
+			}
+		}
+		if len(posts) > 0 {
+			prevLast = posts[len(posts)-1].ID
+		}
+		if pages-start >= 2 {
+			m.log().Info("thread backfill", "game", l.row.Name, "page", fmt.Sprintf("%d of %d", n, pages))
+		}
+		if n < pages && read >= maxPagesPerPoll {
+			l.behind, l.readTo = true, newest
+			return errPollFull
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errPollFull) {
+		var se storeError
+		if errors.As(err, &se) {
+			return readAt, storeError{fmt.Errorf("read %s: the thread: %w", l.row.Name, err)}
+		}
+		return readAt, fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
+	}
+	if l.behind {
+		m.log().Info("thread backfill goes on at the next poll", "game", l.row.Name, "pages_this_poll", read)
+	}
+	pmAt := readAt
+	var pms []forum.PrivateMessage
+	var pmNext []byte
+	if il, ok := f.(InboxLister); ok {
+		pms, pmNext, pmAt, err = il.NewPMsListed(ctx, l.row.PMCursor)
+		pmAt = pmAt.UTC().Truncate(time.Microsecond)
+	} else {
+		pms, pmNext, err = f.NewPMs(ctx, l.row.PMCursor)
+	}
+	if err != nil {
+		return readAt, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
+	}
+	complete := readAt
+	if pmAt.Before(complete) {
+		complete = pmAt
+	}
+	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
+		s, err := m.begin(tx, l.row.ID)
+		if err != nil {
+			return err
+		}
+		r, err := m.newIntake(tx, s, f, readAt, l.row.LastRead)
+		if err != nil {
+			return err
+		}
+		defer func() { unreadable = append(unreadable, r.unreadable...) }()
+		if len(pms) > 0 {
+			r.seen = pmAt // the PMs were made before their list was asked for
+			err := m.routePMs(r, pms)
+			r.seen = readAt
+			if err != nil {
+				return err
+			}
+		}
+		if err := m.edits(r); err != nil {
+			return err
+		}
+		s.l.row.PMCursor, s.l.row.LastRead = pmNext, complete
+		if err := m.readOK(tx, s, readAt); err != nil {
+			return err
+		}
+		return m.commit(tx, s)
+	})
+	if err != nil {
+		return readAt, storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
+	}
+	for _, u := range unreadable {
+		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
+			"game", l.row.Name, "message", u)
+	}
+	return complete, nil
+}
+
+// newIntake starts recording one read's messages in a step.
+func (m *Moderator) newIntake(tx *store.Tx, s *step, f Forum, readAt, lastRead time.Time) (*intake, error) {
+	r := &intake{tx: tx, s: s, f: f, seen: readAt, lastRead: lastRead, prev: map[string]*store.Message{}}
+	if p, ok := boardProfile(s.l.forum); ok && p.MergeSeparator != "" {
+		var err error
+		if r.merge, err = regexp.Compile(p.MergeSeparator); err != nil {
+			return nil, fmt.Errorf("the profile's merge_separator: %w", err)
+		}
+	}
+	return r, nil
 }
 
 // readThread reads the thread's new posts (and the cursor's page again, for

@@ -36,6 +36,9 @@ type GameReport struct {
 	// ForumHealth is how the bot's reads of the board are going: the last
 	// good read, the last error and since when reads fail, the next try.
 	ForumHealth store.Health `json:"forum_health"`
+	// ThreadRead is how far the bot has read the thread (nil before its
+	// first read): a long first read runs over several polls.
+	ThreadRead *store.ThreadProgress `json:"thread_read,omitempty"`
 }
 
 // HealthText is the forum health in one line for a GM, times in the
@@ -114,6 +117,11 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			}
 			if r.ForumHealth, err = tx.Health(l.row.ID); err != nil {
 				return err
+			}
+			if p, ok, err := tx.ThreadProgressOf(l.row.ID); err != nil {
+				return err
+			} else if ok {
+				r.ThreadRead = &p
 			}
 			for _, it := range items {
 				switch it.State {

@@ -41,12 +41,13 @@ func FuzzParseThreadPage(f *testing.F) {
 			if th.Page < 1 || th.Pages < th.Page {
 				t.Fatalf("page %d of %d", th.Page, th.Pages)
 			}
-			for _, p := range th.Posts {
+			for i, p := range th.Posts {
 				if p.ID == "" {
 					t.Fatal("post without id")
 				}
 				checkSegments(t, x.Segments(p.BodyHTML))
 				checkSegments(t, x.Lines(p.BodyHTML))
+				checkSegments(t, th.Segments(i))
 			}
 			_, _ = x.MakeReport(page)
 		}

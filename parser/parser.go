@@ -33,6 +33,9 @@ type Parser struct {
 	inRow, inLink, inFrom, inTime, inUnread                                                       goquery.Matcher
 	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                                  goquery.Matcher
 	captcha                                                                                       goquery.Matcher
+	// withAuthorID and withTimeAttr match any node carrying the profile's
+	// AuthorIDAttr / TimeAttr (compiled once, not per post).
+	withAuthorID, withTimeAttr goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
 }
@@ -95,6 +98,17 @@ func New(p forum.Profile) (*Parser, error) {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 		}
 	}
+	x.withAuthorID, x.withTimeAttr = nothing{}, nothing{}
+	if a := s.AuthorIDAttr; a != "" {
+		if x.withAuthorID, err = compileSel("author_id_attr", "["+a+"]"); err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+	}
+	if a := s.TimeAttr; a != "" {
+		if x.withTimeAttr, err = compileSel("time_attr", "["+a+"]"); err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+	}
 	for _, c := range []struct {
 		dst **regexp.Regexp
 		re  string
@@ -129,6 +143,7 @@ type Thread struct {
 	Page     int  `json:"page"`
 	Pages    int  `json:"pages"`
 	LoggedIn bool `json:"logged_in"`
+	segs     [][]string
 }
 
 // Thread parses a thread page with no fetch time: relative post times
@@ -136,31 +151,156 @@ type Thread struct {
 func (x *Parser) Thread(doc *goquery.Document) Thread { return x.ThreadAt(doc, Fetch{}) }
 
 // ThreadAt parses a thread page fetched at f; each post carries the stamp
-// its time allows (relative times resolved against f).
+// its time allows (relative times resolved against f), and the thread each
+// post's command segments (Thread.Segments).
+//
+// It walks the page's tree once for the page-wide nodes (posts, pagination,
+// the logged-in marker, the board's clock), then each post's subtree once
+// for its parts: no selector is compiled per post and no body is parsed
+// again for its segments (a page is read every poll, see
+// BenchmarkParseThreadPage).
 func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
-	f = x.anchor(doc, f)
-	t := Thread{LoggedIn: x.LoggedIn(doc)}
-	t.Page, t.Pages = x.pagination(doc)
-	doc.FindMatcher(x.post).Each(func(_ int, s *goquery.Selection) {
-		id := group(x.rePostID, attr(s, x.Profile.Selectors.PostIDAttr))
+	var (
+		posts, open   []*postNodes // every post; those the walk is inside
+		pageTime, cur *html.Node
+		links         []*html.Node
+		loggedIn      bool
+		walk          func(n *html.Node, inPost bool)
+	)
+	// The pagination, the logged-in marker and the board's clock are
+	// looked for outside posts only: what a player writes must not pass
+	// for them, no engine puts them inside a post, and posts are most of
+	// a page's nodes.
+	walk = func(n *html.Node, inPost bool) {
+		var mine *postNodes
+		if n.Type == html.ElementNode {
+			for _, p := range open {
+				p.match(x, n)
+			}
+			if x.post.Match(n) {
+				// Even inside a post: markup left open in a body (a cut too
+				// deep post) takes the posts after it inside.
+				mine = &postNodes{node: n, id: group(x.rePostID, nodeAttr(n, x.Profile.Selectors.PostIDAttr))}
+				posts = append(posts, mine)
+			}
+			if !inPost {
+				if pageTime == nil && x.pageTime.Match(n) {
+					pageTime = n
+				}
+				if cur == nil && x.pageCur.Match(n) {
+					cur = n
+				}
+				if x.pageLinks.Match(n) {
+					links = append(links, n)
+				}
+				if !loggedIn && x.loggedIn.Match(n) {
+					loggedIn = true
+				}
+			}
+		}
+		if mine != nil {
+			open = append(open, mine)
+		}
+		inPost = inPost || mine != nil && mine.id != ""
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inPost)
+		}
+		if mine != nil {
+			open = open[:len(open)-1]
+		}
+	}
+	for _, n := range doc.Nodes {
+		walk(n, false)
+	}
+	f = x.anchorAt(pageTime, f)
+	t := Thread{LoggedIn: loggedIn}
+	t.Page, t.Pages = pages(cur, links)
+	for _, pn := range posts {
+		id := pn.id
 		if id == "" {
-			return // not a post node (a PM, a preview)
+			continue // not a post node (a PM, a preview)
 		}
+		author, tm, body, edit := pn.author, pn.tm, pn.body, pn.edit
 		p := forum.Post{ID: id, Page: t.Page}
-		p.Author = x.authorOf(s.FindMatcher(x.author).First())
-		p.Stamp = x.postTime(s.FindMatcher(x.tm).First(), f)
+		p.Author = x.authorOf(sel(doc, author))
+		p.Stamp = x.postTime(sel(doc, tm), f)
 		p.Time = p.Stamp.Earliest
-		if b := s.FindMatcher(x.body).First(); b.Length() > 0 {
-			p.BodyHTML, _ = b.Html()
-			p.BodyHTML = readableBody(p.BodyHTML)
+		var segs []string
+		if body != nil {
+			p.BodyHTML = innerHTML(body)
+			if wasCut(p.BodyHTML) {
+				p.BodyHTML = readableBody(p.BodyHTML)
+			} else {
+				w := &walker{x: x}
+				for c := body.FirstChild; c != nil; c = c.NextSibling {
+					w.walk(c, false)
+				}
+				w.flush()
+				segs = w.out
+			}
 		}
-		if e := s.FindMatcher(x.edit).First(); e.Length() > 0 {
+		if edit != nil {
 			p.Edited = true
-			p.EditNotice = collapse(e.Text())
+			p.EditNotice = collapse(sel(doc, edit).Text())
 		}
 		t.Posts = append(t.Posts, p)
-	})
+		t.segs = append(t.segs, segs)
+	}
 	return t
+}
+
+// postNodes are a post's node and the first of each of its parts, in
+// document order (none: nil).
+type postNodes struct {
+	id                           string // "" when the node is no post (a PM, a preview)
+	node, author, tm, body, edit *html.Node
+}
+
+// match takes n, a descendant of the post's node, for each part not found yet.
+func (p *postNodes) match(x *Parser, n *html.Node) {
+	if p.author == nil && x.author.Match(n) {
+		p.author = n
+	}
+	if p.tm == nil && x.tm.Match(n) {
+		p.tm = n
+	}
+	if p.body == nil && x.body.Match(n) {
+		p.body = n
+	}
+	if p.edit == nil && x.edit.Match(n) {
+		p.edit = n
+	}
+}
+
+// sel wraps one node (or none) as a selection.
+func sel(doc *goquery.Document, n *html.Node) *goquery.Selection {
+	if n == nil {
+		return doc.FindNodes()
+	}
+	return doc.FindNodes(n)
+}
+
+// innerHTML renders a node's children, as goquery's Html does.
+func innerHTML(n *html.Node) string {
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			return ""
+		}
+	}
+	return b.String()
+}
+
+func nodeAttr(n *html.Node, name string) string {
+	if name == "" || n == nil {
+		return ""
+	}
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == name {
+			return a.Val
+		}
+	}
+	return ""
 }
 
 // ParseThread is Thread on raw bytes.
@@ -179,12 +319,20 @@ func (x *Parser) ParseThreadAt(page []byte, f Fetch) (Thread, error) {
 // shows it (Selectors.PageTime): PHP renders it from the same time() as
 // the relative stamps, so no skew or request time blurs them.
 func (x *Parser) anchor(doc *goquery.Document, f Fetch) Fetch {
+	var n *html.Node
+	if s := doc.FindMatcher(x.pageTime); s.Length() > 0 {
+		n = s.Nodes[0]
+	}
+	return x.anchorAt(n, f)
+}
+
+// anchorAt is anchor with the page-time node found (nil: none).
+func (x *Parser) anchorAt(n *html.Node, f Fetch) Fetch {
 	a := x.Profile.Selectors.TimeAttr
 	if a == "" {
 		a = "datetime"
 	}
-	n := doc.FindMatcher(x.pageTime).First()
-	if v := attr(n, a); v != "" {
+	if v := nodeAttr(n, a); v != "" {
 		if t, err := time.Parse(time.RFC3339, strings.TrimSpace(v)); err == nil {
 			return Fetch{Sent: t, Received: t, board: true}
 		}
@@ -192,17 +340,21 @@ func (x *Parser) anchor(doc *goquery.Document, f Fetch) Fetch {
 	return f
 }
 
-func (x *Parser) pagination(doc *goquery.Document) (page, pages int) {
+// pages reads the pagination: the current page's node (nil: none, page 1)
+// and the page links.
+func pages(cur *html.Node, links []*html.Node) (page, pages int) {
 	page = 1
-	if n, err := strconv.Atoi(collapse(doc.FindMatcher(x.pageCur).First().Text())); err == nil && n > 0 {
-		page = n
+	if cur != nil {
+		if n, err := strconv.Atoi(collapse(nodeText(cur))); err == nil && n > 0 {
+			page = n
+		}
 	}
 	pages = page
-	doc.FindMatcher(x.pageLinks).Each(func(_ int, s *goquery.Selection) {
-		if n, err := strconv.Atoi(collapse(s.Text())); err == nil && n > pages {
+	for _, l := range links {
+		if n, err := strconv.Atoi(collapse(nodeText(l))); err == nil && n > pages {
 			pages = n
 		}
-	})
+	}
 	return page, pages
 }
 
@@ -218,6 +370,22 @@ func (x *Parser) Complete(raw []byte, doc *goquery.Document) bool {
 		return false
 	}
 	return strings.TrimSpace(x.Profile.Selectors.PageEnd) == "" || doc.FindMatcher(x.pageEnd).Length() > 0
+}
+
+// nodeText is a node's text, as goquery's Text.
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(n)
+	return b.String()
 }
 
 // LoggedIn reports whether the page shows the profile's logged-in marker.
@@ -254,7 +422,7 @@ func (x *Parser) authorOf(s *goquery.Selection) forum.Author {
 		a.ID = id
 		return a
 	}
-	s.Find("[" + idAttr + "]").EachWithBreak(func(_ int, l *goquery.Selection) bool {
+	s.FindMatcher(x.withAuthorID).EachWithBreak(func(_ int, l *goquery.Selection) bool {
 		a.ID = group(x.reAuthorID, attr(l, idAttr))
 		return a.ID == ""
 	})
@@ -268,7 +436,7 @@ func (x *Parser) postTime(s *goquery.Selection, f Fetch) forum.Stamp {
 		return forum.UnreadableStamp("", fmt.Errorf("unreadable time: no time node (selector %q) in the post", x.Profile.Selectors.Time))
 	}
 	if a := x.Profile.Selectors.TimeAttr; a != "" {
-		for _, n := range append([]*goquery.Selection{s}, s.Find("["+a+"]")) {
+		for _, n := range append([]*goquery.Selection{s}, s.FindMatcher(x.withTimeAttr)) {
 			if v := strings.TrimSpace(attr(n.First(), a)); v != "" {
 				if t, err := time.Parse(time.RFC3339, v); err == nil {
 					return forum.ExactStamp(t, v)
@@ -534,3 +702,13 @@ func group(re *regexp.Regexp, s string) string {
 
 // collapse joins whitespace runs into single spaces and trims.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Segments are the command segments of the i-th post, read from the page's
+// own tree (the same as Parser.Segments of its BodyHTML; none for a post
+// that had to be cut, see deep.go). Nil for a Thread not made by ThreadAt.
+func (t Thread) Segments(i int) []string {
+	if i < 0 || i >= len(t.segs) {
+		return nil
+	}
+	return t.segs[i]
+}

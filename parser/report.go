@@ -87,8 +87,8 @@ func (x *Parser) MakeReportAt(page []byte, f Fetch) (Report, error) {
 		t := x.ThreadAt(doc, f)
 		r.Page, r.Pages = t.Page, t.Pages
 		r.Posts = []ReportPost{}
-		for _, p := range t.Posts {
-			segs := x.Segments(p.BodyHTML)
+		for i, p := range t.Posts {
+			segs := t.Segments(i)
 			if segs == nil {
 				segs = []string{}
 			}

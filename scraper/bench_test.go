@@ -1,13 +1,15 @@
-// Benchmarks, reported as ratios to a baseline timed in the same run (the
-// machines are noisy, absolute times are not comparable):
+// Benchmarks, reported as ratios or counts (the machines are noisy,
+// absolute times are not comparable between runs):
 //
-//	go test -run '^$' -bench . ./scraper
+//	go test -run '^$' -bench PollUnchanged ./scraper
 //
-// BenchmarkPollUnchanged reads a 200-post thread (20 pages) on a local
-// forumsim board: "requests/poll" is what polling it unchanged from the
-// last cursor costs (it must be 1; the benchmark fails otherwise) and
-// "poll/backfill" is the time of such a poll over a full read from the
-// start.
+// BenchmarkPollUnchanged/pages=10, /pages=100, /pages=1000 poll a thread
+// of that many pages (10 posts each) on a local forumsim board, unchanged
+// since the last read: "requests/op" is what one poll costs. It must be the
+// same at every length (a poll reads from the last known page, not page 1),
+// and is 1; the benchmark fails otherwise. "poll/page" is the time of a
+// poll over that of fetching and parsing one thread page, timed alternately
+// in the same run (about 1 at every length).
 package scraper_test
 
 import (
@@ -25,9 +27,16 @@ import (
 )
 
 func BenchmarkPollUnchanged(b *testing.B) {
-	const posts = 200
+	for _, pages := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) { benchPoll(b, pages) })
+	}
+}
+
+func benchPoll(b *testing.B, pages int) {
+	const perPage = 10
+	posts := pages * perPage
 	clk := clock.NewFake(time.Date(2026, 3, 2, 18, 0, 0, 0, time.UTC))
-	sim := forumsim.New(forumsim.Options{Clock: clk})
+	sim := forumsim.New(forumsim.Options{Clock: clk, PostsPerPage: perPage})
 	must := func(id int, err error) int {
 		b.Helper()
 		if err != nil {
@@ -42,7 +51,7 @@ func BenchmarkPollUnchanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 1; i < posts; i++ {
-		clk.Advance(time.Minute)
+		clk.Advance(time.Second)
 		must(sim.Post(topic, alice, fmt.Sprintf("post %d [quote=GMBot]Welcome[/quote] [b]VOTE: Bob[/b] and some chatter", i)))
 	}
 	srv := httptest.NewServer(sim)
@@ -63,27 +72,34 @@ func BenchmarkPollUnchanged(b *testing.B) {
 		}
 		return res
 	}
-	// A first full read logs in and gives the cursor polls start from.
-	full := read(scraper.Cursor{})
-	if full.Seen != posts || !full.ToEnd {
-		b.Fatalf("backfill saw %d posts: %+v", full.Seen, full)
+	// The last read of a backfill ends on the last page: its cursor is what
+	// polls start from. (Reading the first pages is the backfill benchmark's
+	// business, not this one's.)
+	last := read(scraper.Cursor{Page: pages})
+	if !last.ToEnd || last.Pages != pages || last.Seen != perPage {
+		b.Fatalf("last page: %+v, want page %d of %d with %d posts", last, pages, pages, perPage)
 	}
+	pageURL := s.Profile.ThreadPageURL(topicID, pages)
 	polls, pollRequests := 0, 0
 	ratio := benchratio.Alternate(b, func() {
-		if res := read(scraper.Cursor{}); res.Seen != posts {
-			b.Fatalf("backfill saw %d posts", res.Seen)
+		pg, err := s.Fetch(ctx, pageURL)
+		if err != nil {
+			b.Fatal(err)
 		}
+		s.Parser.ThreadAt(pg.Doc, pg.Fetch())
 	}, func() {
 		n := sim.Requests()
-		read(full.Cursor)
+		if res := read(last.Cursor); res.Seen != perPage || !res.ToEnd {
+			b.Fatalf("poll: %+v", res)
+		}
 		pollRequests += sim.Requests() - n
 		polls++
 	})
 	b.StopTimer()
 	perPoll := float64(pollRequests) / float64(polls)
 	if perPoll != 1 {
-		b.Fatalf("an unchanged poll cost %.2f requests, want 1", perPoll)
+		b.Fatalf("an unchanged poll of %d pages cost %.2f requests, want 1", pages, perPoll)
 	}
-	b.ReportMetric(perPoll, "requests/poll")
-	b.ReportMetric(ratio, "poll/backfill")
+	b.ReportMetric(perPoll, "requests/op")
+	b.ReportMetric(ratio, "poll/page")
 }

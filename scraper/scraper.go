@@ -103,6 +103,15 @@ func BodyHash(bodyHTML string) string {
 // visit stops the read; the result's cursor is then at the last post
 // visited.
 func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, visit func(forum.Post) error) (Result, error) {
+	return sc.ReadThreadPages(ctx, topic, cur, visit, nil)
+}
+
+// ReadThreadPages is ReadThread that also calls page after each page's
+// posts were visited (pageDone), with the result so far (its Cursor is after that
+// page, ToEnd set on the last page): a caller can record a long read page
+// by page and stop it (an error from pageDone ends the read) to resume later
+// from that cursor.
+func (sc *Scraper) ReadThreadPages(ctx context.Context, topic string, cur Cursor, visit func(forum.Post) error, pageDone func(Result) error) (Result, error) {
 	res := Result{Cursor: cur}
 	page := max(cur.Page, 1)
 	stepBack, clamped := true, false
@@ -156,8 +165,13 @@ func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, vis
 		if sc.Progress != nil {
 			sc.Progress(res.PagesRead, t.Pages)
 		}
-		if t.Page >= t.Pages {
-			res.ToEnd = true
+		res.ToEnd = t.Page >= t.Pages
+		if pageDone != nil {
+			if err := pageDone(res); err != nil {
+				return res, err
+			}
+		}
+		if res.ToEnd {
 			return res, nil
 		}
 		page = t.Page + 1

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -49,13 +50,19 @@ type DB struct {
 	dsn    string
 	w      *sqlx.DB // read-write; on SQLite exactly one connection
 	r      *sqlx.DB // read-only; may be w
+	// wStmts and rStmts are the prepared statements of w and r.
+	wStmts, rStmts *stmtCache
+	once           sync.Once
 }
 
 // Tx is one transaction. Its methods are the store's API.
 type Tx struct {
 	tx     *sqlx.Tx
 	driver string
-	fence  *Fence // from the context of DB.Tx (WithFence); nil: unfenced
+	fence  *Fence                // from the context of DB.Tx (WithFence); nil: unfenced
+	cache  *stmtCache            // the pool's prepared statements
+	stmts  map[string]*sqlx.Stmt // those bound to this transaction
+	missed []string              // queries run unprepared, to prepare after it
 }
 
 // Open opens (creating if needed) the store named by dsn:
@@ -184,6 +191,8 @@ func (db *DB) DSN() string { return db.dsn }
 
 // Close closes the store.
 func (db *DB) Close() error {
+	db.wStmts.close()
+	db.rStmts.close()
 	err := db.w.Close()
 	if db.r != db.w {
 		if e := db.r.Close(); err == nil {
@@ -196,7 +205,22 @@ func (db *DB) Close() error {
 // Tx runs fn in one read-write transaction, committed when fn returns nil
 // and rolled back when it returns an error or panics (the panic goes on).
 func (db *DB) Tx(ctx context.Context, fn func(*Tx) error) error {
-	return run(ctx, db.w, db.driver, nil, fn)
+	return run(ctx, db.w, db.statements(db.w), db.driver, nil, fn)
+}
+
+// statements is the statement cache of pool x (w or r), made on first use.
+func (db *DB) statements(x *sqlx.DB) *stmtCache {
+	db.once.Do(func() {
+		db.wStmts = newStmtCache(db.w)
+		db.rStmts = db.wStmts
+		if db.r != db.w {
+			db.rStmts = newStmtCache(db.r)
+		}
+	})
+	if x == db.w {
+		return db.wStmts
+	}
+	return db.rStmts
 }
 
 // View runs fn in one read-only transaction (a consistent snapshot).
@@ -207,21 +231,25 @@ func (db *DB) View(ctx context.Context, fn func(*Tx) error) error {
 	}
 	// SQLite files: the reader pool is query_only. In-memory: the one
 	// connection (read-only is not enforced there).
-	return run(ctx, db.r, db.driver, opts, fn)
+	return run(ctx, db.r, db.statements(db.r), db.driver, opts, fn)
 }
 
-func run(ctx context.Context, x *sqlx.DB, driver string, opts *sql.TxOptions, fn func(*Tx) error) (err error) {
+func run(ctx context.Context, x *sqlx.DB, cache *stmtCache, driver string, opts *sql.TxOptions, fn func(*Tx) error) (err error) {
 	stx, err := x.BeginTxx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("starting a database transaction: %w", unavailable(err))
 	}
 	done := false
+	tx := &Tx{tx: stx, driver: driver, cache: cache, fence: FenceFrom(ctx)}
 	defer func() {
 		if !done {
 			_ = stx.Rollback()
 		}
+		if cache != nil && len(tx.missed) > 0 {
+			cache.prepare(tx.missed)
+		}
 	}()
-	if err := fn(&Tx{tx: stx, driver: driver, fence: FenceFrom(ctx)}); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
 	done = true
@@ -255,15 +283,27 @@ func (tx *Tx) rebind(q string) string {
 }
 
 func (tx *Tx) exec(q string, args ...any) (sql.Result, error) {
-	return tx.tx.Exec(tx.rebind(q), args...)
+	q = tx.rebind(q)
+	if s := tx.stmt(q); s != nil {
+		return s.Exec(args...)
+	}
+	return tx.tx.Exec(q, args...)
 }
 
 func (tx *Tx) get(dest any, q string, args ...any) error {
-	return tx.tx.Get(dest, tx.rebind(q), args...)
+	q = tx.rebind(q)
+	if s := tx.stmt(q); s != nil {
+		return s.Get(dest, args...)
+	}
+	return tx.tx.Get(dest, q, args...)
 }
 
 func (tx *Tx) sel(dest any, q string, args ...any) error {
-	return tx.tx.Select(dest, tx.rebind(q), args...)
+	q = tx.rebind(q)
+	if s := tx.stmt(q); s != nil {
+		return s.Select(dest, args...)
+	}
+	return tx.tx.Select(dest, q, args...)
 }
 
 // insertID runs an INSERT … RETURNING id. ok is false when ON CONFLICT DO

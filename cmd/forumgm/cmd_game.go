@@ -259,6 +259,9 @@ func printReport(r moderator.GameReport) {
 	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
 	fmt.Printf("  flood:    %s\n", r.Flood)
 	fmt.Printf("  forum:    %s\n", r.HealthText())
+	if r.ThreadRead != nil {
+		fmt.Printf("  read:     %s\n", r.ThreadRead)
+	}
 }
 
 func list(xs []string) string {

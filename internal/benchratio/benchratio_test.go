@@ -37,3 +37,22 @@ func TestAlternateUsesBN(t *testing.T) {
 		t.Errorf("work ran %d times, benchmark N = %d", calls, res.N)
 	}
 }
+
+func TestThreadCPUCountsWorkNotSleep(t *testing.T) {
+	runtimeLock(t)
+	s := ThreadCPU()
+	time.Sleep(30 * time.Millisecond)
+	slept := ThreadCPU() - s
+	s = ThreadCPU()
+	x := 0
+	for d := time.Now(); time.Since(d) < 30*time.Millisecond; {
+		x++
+	}
+	busy := ThreadCPU() - s
+	if busy <= 0 || x == 0 {
+		t.Fatalf("30 ms of work counted %v", busy)
+	}
+	if runtimeGOOS == "linux" && slept > busy/2 {
+		t.Errorf("a 30 ms sleep counted %v, 30 ms of work %v", slept, busy)
+	}
+}

@@ -8,6 +8,7 @@ package nations
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/forumgm/forumgm/rules"
@@ -147,7 +148,35 @@ func (s *State) OutIDs() []string {
 	return out
 }
 
-func (s *State) clone() *State { return rules.Clone[*State](Game{}, s) }
+// clone copies what a step may change and shares the history: resolved
+// rounds are never changed once appended, so a command costs the same at
+// round 400 as at round 2 (a JSON round trip per command made a long game
+// quadratic). History is clipped so an append never writes into an array
+// an older state still reads.
+func (s *State) clone() *State {
+	c := *s
+	if s.Seats != nil {
+		c.Seats = s.Seats.Copy()
+	}
+	c.Settings.Awards = slices.Clone(s.Settings.Awards)
+	c.VP = cloneMap(s.VP)
+	c.Civ = cloneMap(s.Civ)
+	c.OutRound = cloneMap(s.OutRound)
+	c.Orders = cloneMap(s.Orders)
+	c.Next = cloneMap(s.Next)
+	c.Tallies = cloneMap(s.Tallies)
+	c.History = slices.Clip(s.History)
+	return &c
+}
+
+// cloneMap copies a map of plain values; never nil (as Decode leaves them).
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
 
 // Decode implements rules.Game.
 func (Game) Decode(data []byte) (rules.State, error) {

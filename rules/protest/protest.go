@@ -11,6 +11,7 @@ package protest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -148,7 +149,37 @@ func (Game) Decode(data []byte) (rules.State, error) {
 	return &s, nil
 }
 
-func (g Game) clone(s rules.State) *State { return rules.Clone(g, s.(*State)) }
+// clone copies what a step may change and shares what only grows: the
+// history, the reveals and each player's scan results are never changed
+// once appended (and are clipped, so an append never writes into an array
+// an older state still reads), the terrain never after setup. A command
+// then costs the same late in a long game as early (a JSON round trip per
+// command made a long game quadratic).
+func (g Game) clone(st rules.State) *State {
+	s := st.(*State)
+	c := *s
+	if s.Seats != nil {
+		c.Seats = s.Seats.Copy()
+	}
+	c.Sites = slices.Clone(s.Sites)
+	c.Revealed = slices.Clip(s.Revealed)
+	c.History = slices.Clip(s.History)
+	c.Winners = slices.Clone(s.Winners)
+	if s.Players != nil {
+		c.Players = make(map[string]*Player, len(s.Players))
+		for id, p := range s.Players {
+			if p == nil {
+				c.Players[id] = nil
+				continue
+			}
+			np := *p
+			np.Scans = slices.Clone(p.Scans)
+			np.Results = slices.Clip(p.Results)
+			c.Players[id] = &np
+		}
+	}
+	return &c
+}
 
 // maxPlayers bounds min_players and max_players (a forum thread, not a
 // stadium).

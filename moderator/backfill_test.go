@@ -1,0 +1,347 @@
+package moderator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/bbcode"
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/storetest"
+)
+
+// pagedForum is fakeForum read page by page, as forumconn reads a board:
+// a cursor is the last page read, and a read starts again on it. The
+// thread's first gen posts are made up when a page is served (so a long
+// thread takes no memory of its own: the benchmark's heap is the
+// moderator's), the bot's own posts follow them.
+type pagedForum struct {
+	*fakeForum
+	gen     int
+	perPage int
+	fetches int // pages served
+}
+
+// made is the i-th made-up post (0-based): players' chatter a second
+// apart from the game's start, Bob's civilisation on the second page.
+func (f *pagedForum) made(i int) forum.Post {
+	text := fmt.Sprintf("chatter %d: who do we trust? [quote=Bob]not me[/quote]", i)
+	if i == 15 {
+		text = "We rise. [b]CIV: Fire[/b]"
+	}
+	who := []string{"Alice", "Bob"}[i%2]
+	st := f.stamp(start.Add(time.Duration(i+1) * time.Second))
+	return forum.Post{ID: strconv.Itoa(i + 1), Author: forum.Author{Name: who, ID: "u-" + who}, Time: st.Earliest, Stamp: st,
+		BodyHTML: bbcode.Render(text, bbcode.Options{})}
+}
+
+func (f *pagedForum) ReadThreadPages(ctx context.Context, thread string, cursor []byte,
+	page func(posts []forum.Post, next []byte, first, last string, n, pages int) error) error {
+	f.mu.Lock()
+	down, total := f.down, f.gen+len(f.posts)
+	f.mu.Unlock()
+	if down {
+		return errDown
+	}
+	var cur struct {
+		Page int `json:"page"`
+	}
+	json.Unmarshal(cursor, &cur)
+	pages := max(1, (total+f.perPage-1)/f.perPage)
+	var buf []forum.Post
+	for n := max(cur.Page, 1); n <= pages; n++ {
+		f.fetches++
+		buf = buf[:0]
+		for i := (n - 1) * f.perPage; i < min(n*f.perPage, total); i++ {
+			if i < f.gen {
+				buf = append(buf, f.made(i))
+				continue
+			}
+			f.mu.Lock()
+			buf = append(buf, f.posts[i-f.gen])
+			f.mu.Unlock()
+		}
+		next, _ := json.Marshal(map[string]int{"page": n})
+		first, last := "", ""
+		if len(buf) > 0 {
+			first, last = buf[0].ID, buf[len(buf)-1].ID
+		}
+		if n == pages && first != "" {
+			last = strconv.FormatInt(math.MaxInt64, 10)
+		}
+		if err := page(buf, next, first, last, n, pages); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newPagedGame(t testing.TB, db *store.DB, posts int) (*Moderator, *pagedForum, int64) {
+	t.Helper()
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &pagedForum{fakeForum: &fakeForum{clk: clk, nextID: posts}, gen: posts, perPage: 10}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 1e5}, Seed: 1, Start: start}
+	g, err := m.Create(ctx, "long", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Duration(posts+1) * time.Second) // the posts are made
+	return m, ff, g.ID
+}
+
+func progressOf(t testing.TB, db *store.DB, id int64) store.ThreadProgress {
+	t.Helper()
+	var p store.ThreadProgress
+	if err := db.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		p, _, err = tx.ThreadProgressOf(id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func messagesOf(t testing.TB, db *store.DB, id int64) []store.Message {
+	t.Helper()
+	var out []store.Message
+	if err := db.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		out, err = tx.Messages(id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBackfillSpreadsOverPolls: a long first read records a bounded number
+// of pages per poll, one transaction each, and resumes where it stopped;
+// what it has read is applied (a command on page 2 is accepted at the
+// first poll) but nothing after its last post (a PM sent since waits), and
+// the progress is recorded for `forumgm status`.
+func TestBackfillSpreadsOverPolls(t *testing.T) {
+	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
+	maxPagesPerPoll = 3
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	m, ff, id := newPagedGame(t, db, 95)
+	ff.fakeForum.PM(ctx, "Alice", "PROSPER")
+
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 3, Pages: 10}) {
+		t.Fatalf("after one poll: %+v, want page 3 of 10", p)
+	}
+	reps, err := m.Report(ctx, "long")
+	if err != nil || len(reps) != 1 || reps[0].ThreadRead == nil || !strings.HasPrefix(reps[0].ThreadRead.String(), "page 3 of 10") {
+		t.Fatalf("status after one poll: %+v, %v", reps, err)
+	}
+	posts, pm := 0, store.MessageNew
+	for _, msg := range messagesOf(t, db, id) {
+		if msg.Kind == "post" {
+			posts++
+		} else {
+			pm = msg.Status
+		}
+	}
+	if posts != 30 {
+		t.Errorf("%d posts recorded at the first poll, want 30 (3 pages)", posts)
+	}
+	if pm != store.MessageNew {
+		t.Errorf("the PM sent after the thread's last recorded post is %s, want it waiting", pm)
+	}
+	var civ int
+	db.View(ctx, func(tx *store.Tx) error {
+		cmds, err := tx.Commands(id, store.CommandFilter{})
+		for _, c := range cmds {
+			if c.Status == store.CommandAccepted {
+				civ++
+			}
+		}
+		return err
+	})
+	if civ != 1 {
+		t.Errorf("%d commands accepted at the first poll, want Bob's CIV on page 2", civ)
+	}
+	polls := 1
+	for progressOf(t, db, id).Behind() {
+		if polls++; polls > 10 {
+			t.Fatal("the backfill never ends")
+		}
+		if err := m.Tick(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 10 pages, 3 a poll, each poll starting again on the page it ended on.
+	if polls != 5 {
+		t.Errorf("caught up in %d polls, want 5", polls)
+	}
+	all := messagesOf(t, db, id)
+	posts = 0
+	for _, msg := range all {
+		if msg.Kind == "post" {
+			posts++
+		} else if msg.Status == store.MessageNew {
+			t.Errorf("the PM is still waiting once the thread is read")
+		}
+	}
+	if want := ff.gen + len(ff.posts); posts != want { // 95 and the bot's opening post
+		t.Errorf("%d posts recorded, want %d", posts, want)
+	}
+	// Caught up: a poll reads the last page only.
+	before := ff.fetches
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if n := ff.fetches - before; n != 1 {
+		t.Errorf("a caught-up poll read %d pages, want 1", n)
+	}
+}
+
+// BenchmarkBackfill records a 10,000-post thread (10 posts a page)
+// through the moderator's paged read on SQLite, poll after poll until
+// caught up, and a 1,000-post one in the same run: "posts/s" is the
+// 10,000-post rate, "peak-heap-MiB" the highest live heap (after a
+// collection, sampled every fifth page) while reading it, and
+// "heap-x-1000" that peak over the 1,000-post thread's (target: at most
+// 1.5, the heap flat in the thread's length):
+//
+//	go test -run '^$' -bench Backfill -benchtime 1x ./moderator
+func BenchmarkBackfill(b *testing.B) {
+	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
+	maxPagesPerPoll = 50
+	// run backfills a thread of posts posts and returns its rate and peak
+	// live heap; the sampling is not timed.
+	run := func(posts int) (rate, peakMiB float64) {
+		db := storetest.SQLite(b)
+		m, _, id := newPagedGame(b, db, posts)
+		var high uint64
+		var sampling time.Duration
+		pages := 0
+		m.Crash = func(point string) error {
+			if point != "after-thread" {
+				return nil
+			}
+			if pages++; pages%5 != 0 {
+				return nil
+			}
+			t := time.Now()
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			high = max(high, ms.HeapAlloc)
+			sampling += time.Since(t)
+			return nil
+		}
+		s := time.Now()
+		for polls := 0; polls == 0 || progressOf(b, db, id).Behind(); polls++ {
+			if err := m.Tick(context.Background(), id); err != nil {
+				b.Fatal(err)
+			}
+		}
+		total := time.Since(s) - sampling
+		db.Close()
+		debug.FreeOSMemory()
+		return float64(posts) / total.Seconds(), float64(high) / (1 << 20)
+	}
+	var rate, peak, small float64
+	for i := 0; i < b.N; i++ {
+		_, s := run(1000)
+		r, p := run(10000)
+		rate, peak, small = rate+r, max(peak, p), max(small, s)
+	}
+	b.ReportMetric(rate/float64(b.N), "posts/s")
+	b.ReportMetric(peak, "peak-heap-MiB")
+	b.ReportMetric(peak/small, "heap-x-1000")
+}
+
+// TestPagedReadSeesEdits: an edit on the page a paged read starts on
+// replaces the post's commands, as with a whole read.
+func TestPagedReadSeesEdits(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	m, ff, id := newPagedGame(t, db, 0)
+	if err := m.Tick(ctx, id); err != nil { // the opening post
+		t.Fatal(err)
+	}
+	for i := 0; i < 12; i++ {
+		ff.Post(ctx, "Bob", fmt.Sprintf("chatter %d", i))
+	}
+	ff.Post(ctx, "Alice", "I pick [b]CIV: Fire[/b]")
+	post := ff.lastID()
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	ff.edit(post, "Changed my mind: [b]CIV: Water[/b]")
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]store.CommandStatus{}
+	db.View(ctx, func(tx *store.Tx) error {
+		cs, err := tx.Commands(id, store.CommandFilter{Player: "Alice"})
+		for _, c := range cs {
+			statuses[c.Text] = c.Status
+		}
+		return err
+	})
+	if statuses["CIV: Fire"] != store.CommandSuperseded || statuses["CIV: Water"] != store.CommandAccepted {
+		t.Errorf("command statuses after an edit: %v", statuses)
+	}
+}
+
+// TestBackfillResumesAfterACrash: a crash between two pages of a backfill
+// loses nothing: the pages recorded stay, the next poll goes on from the
+// last of them, and every post is recorded once.
+func TestBackfillResumesAfterACrash(t *testing.T) {
+	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
+	maxPagesPerPoll = 3
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	m, ff, id := newPagedGame(t, db, 55)
+	calls := 0
+	m.Crash = func(point string) error {
+		if point == "after-thread" {
+			if calls++; calls == 2 {
+				return ErrCrash
+			}
+		}
+		return nil
+	}
+	if err := m.Tick(ctx, id); err == nil {
+		t.Fatal("the crash did not stop the tick")
+	}
+	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 1, Pages: 6}) {
+		t.Fatalf("after the crash: %+v, want page 1 of 6 recorded", p)
+	}
+	for polls := 0; progressOf(t, db, id).Behind() || polls == 0; polls++ {
+		if polls > 5 {
+			t.Fatal("the backfill never ends")
+		}
+		if err := m.Tick(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	for _, msg := range messagesOf(t, db, id) {
+		if msg.Kind == "post" {
+			seen[msg.ForumID]++
+		}
+	}
+	if want := ff.gen + len(ff.posts); len(seen) != want {
+		t.Errorf("%d posts recorded, want %d", len(seen), want)
+	}
+}
