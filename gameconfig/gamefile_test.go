@@ -92,6 +92,11 @@ func TestGameFileErrors(t *testing.T) {
 		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},
 		{"time zone", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, time_zone: Mars/Olympus}\nplayers: [a]\n", "time zone \"Mars/Olympus\""},
 		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb"},
+		{"public url scheme", okMyBB + "players: [a]\npublic_url: ftp://desk.example.org\n", "http:// or https://"},
+		{"public url relative", okMyBB + "players: [a]\npublic_url: desk.example.org\n", "http:// or https://"},
+		{"public url user", okMyBB + "players: [a]\npublic_url: https://gm:pw@desk.example.org\n", "user or password"},
+		{"public url query", okMyBB + "players: [a]\npublic_url: https://desk.example.org/?a=1\n", "query"},
+		{"public url bbcode", okMyBB + "players: [a]\npublic_url: 'https://desk.example.org/[/img]'\n", "brackets"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")
@@ -168,5 +173,19 @@ func TestGameFileProfile(t *testing.T) {
 		if _, err := LoadGameFile(write(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.src, err, c.want)
 		}
+	}
+}
+
+// TestGameFilePublicURL: a good public_url is kept (without its trailing
+// slash) and reaches the game's config.
+func TestGameFilePublicURL(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "g.yaml")
+	os.WriteFile(p, []byte(okMyBB+"players: [a]\npublic_url: https://desk.example.org/forumgm/\n"), 0o644)
+	gf, err := LoadGameFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc, _, _ := gf.Configs(time.Now()); gc.PublicURL != "https://desk.example.org/forumgm" {
+		t.Errorf("public URL %q", gc.PublicURL)
 	}
 }

@@ -33,6 +33,9 @@ type GameReport struct {
 	// Flood is the bot account's flood control as `forumgm run` last
 	// learned it (unknown until it has posted).
 	Flood forum.FloodStatus `json:"flood"`
+	// PublicURL is the game's public_url: its posts link the map pictures
+	// of the desk's public page there, which the desk therefore serves.
+	PublicURL string `json:"public_url,omitempty"`
 }
 
 // Report summarises games (all when name is "").
@@ -65,7 +68,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game
 			names(l.state.Roster(), &st)
-			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL()}
+			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL(), PublicURL: l.cfg.PublicURL}
 			if !st.Deadline.IsZero() {
 				r.DeadlineText = rules.When(st.Deadline, l.zone())
 			}

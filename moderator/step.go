@@ -23,6 +23,7 @@ type step struct {
 	notes          []note    // problems to log once the step is saved
 	queued         int       // outbox items so far: numbers the markers
 	resolved       []string  // phases this step resolved (for the log)
+	pictured       int       // the last turn whose map picture a post carries (see withPicture)
 	ch             store.Changes
 }
 
@@ -47,7 +48,7 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	return &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}, nil
+	return &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state)}, nil
 }
 
 // note is a problem a step met, logged after it is saved.
@@ -108,6 +109,7 @@ func (s *step) finish() error {
 // emit records a referee step's events and queues its messages.
 func (s *step) emit(phase string, r referee.Step, at time.Time) {
 	g := s.l.row
+	r = s.withPicture(r)
 	r = s.withDeadline(phase, r, at)
 	for _, e := range r.Events {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
