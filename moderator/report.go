@@ -36,6 +36,9 @@ type GameReport struct {
 	// PublicURL is the game's public_url: its posts link the map pictures
 	// of the desk's public page there, which the desk therefore serves.
 	PublicURL string `json:"public_url,omitempty"`
+	// StepError is why the game's steps are failing (nil while they
+	// succeed): what `forumgm run` met at its last try, and since when.
+	StepError *store.StepError `json:"step_error,omitempty"`
 }
 
 // Report summarises games (all when name is "").
@@ -78,6 +81,9 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 				return err
 			}
 			if r.Flood, err = loadFlood(tx, l.row.ID); err != nil {
+				return err
+			}
+			if r.StepError, err = tx.StepError(l.row.ID); err != nil {
 				return err
 			}
 			for _, it := range items {

@@ -83,8 +83,10 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) {
 	}
 	poll := fc.Poll()
 	backoff := retry.New(poll, max(poll, 5*time.Minute))
+	cleared := false
 	for ctx.Err() == nil {
 		err := m.safeTick(ctx, g.ID)
+		m.noteStep(ctx, g.ID, err, &cleared)
 		wait := poll
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()

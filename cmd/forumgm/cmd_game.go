@@ -239,6 +239,9 @@ func printReport(r moderator.GameReport) {
 	}
 	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
 	fmt.Printf("  flood:    %s\n", r.Flood)
+	if e := r.StepError; e != nil {
+		fmt.Printf("  failing:  %s (%d failed %s since %s)\n", e.Error, e.Failures, map[bool]string{true: "step", false: "steps"}[e.Failures == 1], rules.When(e.Since, r.Zone))
+	}
 }
 
 func list(xs []string) string {
