@@ -3,7 +3,6 @@ package forumconn_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/store"
@@ -25,23 +25,15 @@ func TestLongPMReceiptOnForumsim(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
-	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true})
-	bot, _ := sim.AddUser("GMBot", "s3cret", true)
-	alice, _ := sim.AddUser("Alice", "a", false)
-	bob, _ := sim.AddUser("Bob", "b", false)
-	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "Nations starts here.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true}, "GMBot", "s3cret", true, []string{"Alice", "Bob"}, "Nations starts here.")
+	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
 	t.Setenv("FORUMGM_SIM_PW", "s3cret")
 	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
 		return forumconn.Connect(fc, clk, "test")
 	}}
 	zero := 0.0
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
-	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_SIM_PW", FloodSeconds: &zero}
+	fc := gameconfig.ForumConfig{URL: th.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_SIM_PW", FloodSeconds: &zero}
 	g, err := m.Create(ctx, "long", "nations", gc, fc, []store.Player{
 		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)}, {Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
 	if err != nil {

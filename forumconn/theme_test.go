@@ -3,7 +3,6 @@ package forumconn_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
@@ -31,19 +31,11 @@ func TestGameOnRenamedTheme(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
-	sim := forumsim.New(forumsim.Options{Clock: clk, Theme: forumsim.RenamedTheme, FloodInterval: -1, NoPostReview: true})
-	bot, _ := sim.AddUser("GM Bot", "s3cret", true)
-	alice, _ := sim.AddUser("Alice", "a", false)
-	bob, _ := sim.AddUser("Bob", "b", false)
-	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "Sign-ups closed.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	th := simtest.NewThread(t, forumsim.Options{Clock: clk, Theme: forumsim.RenamedTheme, FloodInterval: -1, NoPostReview: true}, "GM Bot", "s3cret", true, []string{"Alice", "Bob"}, "Sign-ups closed.")
+	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
 	t.Setenv("FORUMGM_THEME_PW", "s3cret")
 	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
+	fc := gameconfig.ForumConfig{URL: th.URL + "/", Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
 		PasswordEnv: "FORUMGM_THEME_PW", FloodSeconds: &zero, RequestsPerSecond: 1000}
 
 	// The built-in profile: the thread holds no post it recognises.

@@ -8,6 +8,7 @@ package gameconfig
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -32,6 +33,11 @@ type GameConfig struct {
 	// confirmed on the board (the moderator then moves Start to when it
 	// went up): a thread post with a larger id belongs to the game.
 	OpeningPost string `json:"opening_post,omitempty"`
+	// PublicURL is the web desk's address as players reach it
+	// (https://desk.example.org), set when the GM opens the game's public
+	// page: posts that show a map then carry its picture, served by the
+	// desk at PublicURL/p/NAME/map/TURN.png. Checked by CheckPublicURL.
+	PublicURL string `json:"public_url,omitempty"`
 }
 
 // Rules turns it into the engine's config.
@@ -203,4 +209,31 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 		return c, fmt.Errorf("no password_env or password_file for the bot account %q", f.Bot)
 	}
 	return c, nil
+}
+
+// CheckPublicURL checks the web desk's public address and returns it
+// without a trailing slash: an absolute http or https URL with no user,
+// query or fragment, and nothing that would end a BBCode tag early, since
+// it goes into [url] and [img] tags of the bot's posts.
+func CheckPublicURL(raw string) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", fmt.Errorf("public_url %q: %s", raw, why)
+	}
+	if strings.ContainsAny(raw, "[]\"'<> \t\r\n") {
+		return bad("brackets, quotes and spaces are not allowed")
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return bad(err.Error())
+	case u.Scheme != "http" && u.Scheme != "https":
+		return bad("must start with http:// or https://")
+	case u.Host == "":
+		return bad("has no host")
+	case u.User != nil:
+		return bad("must not hold a user or password")
+	case u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(raw, "?#"):
+		return bad("must not have a query or fragment")
+	}
+	return strings.TrimRight(raw, "/"), nil
 }

@@ -30,6 +30,9 @@ type GameFile struct {
 	Setup   map[string]any      `yaml:"setup"`
 	Seed    *int64              `yaml:"seed"`
 	Start   *time.Time          `yaml:"start"`
+	// PublicURL is where the web desk serves this game's public page
+	// (see GameConfig.PublicURL); empty: no pictures in the posts.
+	PublicURL string `yaml:"public_url"`
 }
 
 // PlayerSpec is a player: a forum user name, or {name, id} with the forum
@@ -115,6 +118,13 @@ func LoadGameFile(path string) (*GameFile, error) {
 	if err := checkPlayers(gf.Players); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	if gf.PublicURL != "" {
+		u, err := CheckPublicURL(gf.PublicURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		gf.PublicURL = u
+	}
 	return &gf, nil
 }
 
@@ -166,7 +176,7 @@ func isUserID(s string) bool {
 // Configs turns a game file into what Create takes. A game without a seed
 // gets a fresh random one, recorded with it.
 func (gf *GameFile) Configs(now time.Time) (GameConfig, ForumConfig, []store.Player) {
-	gc := GameConfig{Aliases: gf.Aliases, Options: gf.Options, Setup: gf.Setup, Start: now.UTC()}
+	gc := GameConfig{Aliases: gf.Aliases, Options: gf.Options, Setup: gf.Setup, Start: now.UTC(), PublicURL: gf.PublicURL}
 	if gf.Start != nil {
 		gc.Start = gf.Start.UTC()
 	}

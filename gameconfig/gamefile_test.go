@@ -94,6 +94,11 @@ func TestGameFileErrors(t *testing.T) {
 		{"engine", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: vbulletin, password_env: P}\nplayers: [a]\n", "one of phpbb"},
 		{"outage extension not a bool", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, outage_extension: maybe}\nplayers: [a]\n", "`maybe` into bool"},
 		{"outage extension misspelt", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, outage_extensions: false}\nplayers: [a]\n", "outage_extensions"},
+		{"public url scheme", okMyBB + "players: [a]\npublic_url: ftp://desk.example.org\n", "http:// or https://"},
+		{"public url relative", okMyBB + "players: [a]\npublic_url: desk.example.org\n", "http:// or https://"},
+		{"public url user", okMyBB + "players: [a]\npublic_url: https://gm:pw@desk.example.org\n", "user or password"},
+		{"public url query", okMyBB + "players: [a]\npublic_url: https://desk.example.org/?a=1\n", "query"},
+		{"public url bbcode", okMyBB + "players: [a]\npublic_url: 'https://desk.example.org/[/img]'\n", "brackets"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(dir, "g.yaml")
@@ -190,5 +195,19 @@ func TestOutageExtensionOption(t *testing.T) {
 		if got := gf.Forum.ExtendsForOutages(); got != want {
 			t.Errorf("%q: extends %v, want %v", src, got, want)
 		}
+	}
+}
+
+// TestGameFilePublicURL: a good public_url is kept (without its trailing
+// slash) and reaches the game's config.
+func TestGameFilePublicURL(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "g.yaml")
+	os.WriteFile(p, []byte(okMyBB+"players: [a]\npublic_url: https://desk.example.org/forumgm/\n"), 0o644)
+	gf, err := LoadGameFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc, _, _ := gf.Configs(time.Now()); gc.PublicURL != "https://desk.example.org/forumgm" {
+		t.Errorf("public URL %q", gc.PublicURL)
 	}
 }

@@ -40,7 +40,7 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 			ps[i] = p
 		}
 		s := &step{l: &loaded{row: row, game: eng, cfg: gc, forum: fc, state: setup.State},
-			players: ps, playersChanged: len(ps) > 0, opened: gc.Start}
+			players: ps, playersChanged: len(ps) > 0, opened: gc.Start, pictured: -1}
 		s.emit("setup", setup, m.now())
 		// The first deadline on the board's unit too (a whole minute where
 		// stamps are to the minute).

@@ -3,7 +3,6 @@ package moderator
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -28,7 +28,8 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: 20 * time.Minute, NoPostReview: true})
+	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: 20 * time.Minute, NoPostReview: true}, "GMBot", "gm-pass", false, []string{"Alice", "Bob"}, "The game starts here.")
+	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
 	must := func(id int, err error) int {
 		t.Helper()
 		if err != nil {
@@ -36,15 +37,6 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 		}
 		return id
 	}
-	bot := must(sim.AddUser("GMBot", "gm-pass", false))
-	alice := must(sim.AddUser("Alice", "a", false))
-	bob := must(sim.AddUser("Bob", "b", false))
-	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "The game starts here.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
 	t.Setenv("FORUMGM_FLOOD_TEST_PW", "gm-pass")
 
 	m := &Moderator{DB: db, Clock: clk, MaxAttempts: 3, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
@@ -55,7 +47,7 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 		return c, nil
 	}}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: start}
-	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_FLOOD_TEST_PW"}
+	fc := gameconfig.ForumConfig{URL: th.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_FLOOD_TEST_PW"}
 	g, err := m.Create(ctx, "flood", "nations", gc, fc, []store.Player{
 		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)},
 		{Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})

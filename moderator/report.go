@@ -39,6 +39,12 @@ type GameReport struct {
 	// ThreadRead is how far the bot has read the thread (nil before its
 	// first read): a long first read runs over several polls.
 	ThreadRead *store.ThreadProgress `json:"thread_read,omitempty"`
+	// PublicURL is the game's public_url: its posts link the map pictures
+	// of the desk's public page there, which the desk therefore serves.
+	PublicURL string `json:"public_url,omitempty"`
+	// StepError is why the game's steps are failing (nil while they
+	// succeed): what `forumgm run` met at its last try, and since when.
+	StepError *store.StepError `json:"step_error,omitempty"`
 }
 
 // HealthText is the forum health in one line for a GM, times in the
@@ -103,7 +109,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game
 			names(l.state.Roster(), &st)
-			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL()}
+			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL(), PublicURL: l.cfg.PublicURL}
 			if !st.Deadline.IsZero() {
 				r.DeadlineText = rules.When(st.Deadline, l.zone())
 			}
@@ -122,6 +128,9 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 				return err
 			} else if ok {
 				r.ThreadRead = &p
+			}
+			if r.StepError, err = tx.StepError(l.row.ID); err != nil {
+				return err
 			}
 			for _, it := range items {
 				switch it.State {

@@ -262,8 +262,10 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	if m.sleep(ctx, m.Pool.firstWait(m.now())) != nil {
 		return
 	}
+	cleared := false
 	for ctx.Err() == nil {
 		err := m.Pool.Do(ctx, func() error { return m.safeTick(ctx, g.ID) })
+		m.noteStep(ctx, g.ID, err, &cleared)
 		if errors.Is(err, store.ErrLeaseLost) {
 			m.log().Warn("lost the game's lease to another runner; stopping work on it", "game", g.Name, "err", err)
 			m.Forget(g.ID)

@@ -23,6 +23,7 @@ type step struct {
 	notes          []note    // problems to log once the step is saved
 	queued         int       // outbox items so far: numbers the markers
 	resolved       []string  // phases this step resolved (for the log)
+	pictured       int       // the last turn whose map picture a post carries (see withPicture)
 	ch             store.Changes
 
 	// outage is an outage not acted on yet (nil: none); outageDone says
@@ -52,7 +53,7 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount}
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state)}
 	if h, err := tx.Health(id); err != nil {
 		return nil, err
 	} else if h.Outage() {
@@ -130,6 +131,7 @@ func (s *step) finish() error {
 // emit records a referee step's events and queues its messages.
 func (s *step) emit(phase string, r referee.Step, at time.Time) {
 	g := s.l.row
+	r = s.withPicture(r)
 	r = s.withDeadline(phase, r, at)
 	for _, e := range r.Events {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})

@@ -174,6 +174,8 @@ type Drawer interface {
 	Game
 	// Draw pictures s after its turn-th resolution (0: as the game opened).
 	Draw(s State, turn int) ([]Picture, error)
+	// Turns is how many turns of s are resolved: Draw takes 0 to Turns.
+	Turns(s State) int
 }
 
 // Picture is one image of a game's map.

@@ -14,6 +14,7 @@ import (
 	"github.com/forumgm/forumgm/internal/browsertest"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules/protest"
+	"github.com/forumgm/forumgm/store"
 )
 
 // TestDeskInBrowser drives the desk in a real headless Chromium: log in,
@@ -124,6 +125,37 @@ func TestDeskInBrowser(t *testing.T) {
 		shot(p.name)
 	}
 
+	// A game whose steps fail says why at the top of the games list.
+	var gameID int64
+	if err := r.DB.View(context.Background(), func(tx *store.Tx) error {
+		g, err := tx.Game("desk-protest")
+		if g != nil {
+			gameID = g.ID
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	failing := func(msg string) error {
+		return r.DB.Tx(context.Background(), func(tx *store.Tx) error {
+			if msg == "" {
+				return tx.ClearStepError(gameID)
+			}
+			return tx.RecordStepError(gameID, msg, time.Now())
+		})
+	}
+	if err := failing("posting the reply: the board says: You cannot make another post so soon after your last."); err != nil {
+		t.Fatal(err)
+	}
+	do("a failing game", chromedp.Navigate(r.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".card .steperror")))
+	if e := texts(".card .steperror"); len(e) != 1 || !strings.Contains(e[0], "Moderation is failing: posting the reply") {
+		t.Errorf("the games list shows the step error as %q", e)
+	}
+	shot("step-error")
+	if err := failing(""); err != nil {
+		t.Fatal(err)
+	}
+
 	// The public page, as a player opens it: no session, no hidden site.
 	do("log out", chromedp.Navigate(r.srv.URL+"/"), chromedp.Click(chromedp.CSS(".logout button")), chromedp.WaitVisible(chromedp.CSS("#password")))
 	do("public page", chromedp.Navigate(r.srv.URL+"/p/desk-protest"), chromedp.WaitVisible(chromedp.CSS(".bigmap img")))
@@ -156,6 +188,13 @@ func TestDeskInBrowser(t *testing.T) {
 		t.Error("the public page shows GM parts")
 	}
 	shot("public")
+
+	// The picture a turn post shows with [img]: the browser renders it.
+	do("map picture", chromedp.Navigate(r.srv.URL+"/p/desk-protest/map/3.png"), chromedp.WaitReady(chromedp.CSS("img")))
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.images.length === 1 && document.images[0].complete && document.images[0].naturalWidth > 0`))
+	if err != nil || !shown {
+		t.Errorf("the public PNG of turn 3 does not show in the browser (%v)", err)
+	}
 }
 
 // waitFor evaluates a predicate until it holds. Unlike chromedp.Poll it

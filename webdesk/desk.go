@@ -86,7 +86,12 @@ func New(cfg Config) (*Desk, error) {
 
 func (d *Desk) now() time.Time { return d.cfg.Now() }
 
-func (d *Desk) public(name string) bool { return d.cfg.AllPublic || d.cfg.Public[name] }
+// public says whether a game's public page is served: the GM opened it
+// with --public, or gave the game a public_url (its posts then show the
+// map pictures served from that page, which must not be broken links).
+func (d *Desk) public(rep moderator.GameReport) bool {
+	return d.cfg.AllPublic || d.cfg.Public[rep.Name] || rep.PublicURL != ""
+}
 
 // Handler is the desk's routes behind its security headers.
 func (d *Desk) Handler() http.Handler {

@@ -1,8 +1,10 @@
 package webdesk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -458,6 +460,44 @@ func TestDeskProtestMaps(t *testing.T) {
 	if resp, _ := anon.get(t, "/p/desk-protest/map/2-gm.svg"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the GM picture through the public page: %s, want 404", resp.Status)
 	}
+	for _, pic := range []string{"2-gm.png", "2.PNG", "02.png", "-1.png", "99.png"} {
+		if resp, _ := anon.get(t, "/p/desk-protest/map/"+pic); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s through the public page: %s, want 404", pic, resp.Status)
+		}
+	}
+
+	// The PNG the turn posts show with [img]: the public picture, pixel
+	// for pixel, and no hidden site on it (each hidden site's centre has
+	// the colour of the public picture, never the GM's mark).
+	pubPNG, gmPNG, err := protest.PicturesPNG(st, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, got := anon.get(t, "/p/desk-protest/map/2.png")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || got != string(pubPNG) {
+		t.Fatalf("public PNG: %s %s; equal to the public picture: %v", resp.Status, resp.Header.Get("Content-Type"), got == string(pubPNG))
+	}
+	served, err := png.Decode(strings.NewReader(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gmImg, err := png.Decode(bytes.NewReader(gmPNG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, site := range st.Sites {
+		if revealed[site] {
+			continue
+		}
+		h, err := st.Map.Parse(site)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := st.Map.Center(h, 12)
+		if served.At(int(x), int(y)) == gmImg.At(int(x), int(y)) {
+			t.Errorf("the public PNG marks the hidden site %s as the GM picture does", site)
+		}
+	}
 	if resp, _ := anon.get(t, "/game/desk-protest/map/2-gm.svg"); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("the GM picture without logging in: %s, want the login", resp.Status)
 	}
@@ -534,5 +574,23 @@ func TestTreeEscapes(t *testing.T) {
 	got := string(tree(map[string]any{"<b>": []any{"<script>", 1.0, map[string]any{"x": "&"}}}))
 	if strings.Contains(got, "<script>") || strings.Contains(got, "<b>") || !strings.Contains(got, "&lt;script&gt;") || !strings.Contains(got, "&amp;") {
 		t.Errorf("tree does not escape: %s", got)
+	}
+}
+
+// TestPublicByGameFile: a game with public_url has its public page served
+// without --public (its posts link pictures there); others stay off.
+func TestPublicByGameFile(t *testing.T) {
+	d := &Desk{cfg: Config{Public: map[string]bool{"opened": true}}}
+	for _, tc := range []struct {
+		rep  moderator.GameReport
+		want bool
+	}{
+		{moderator.GameReport{Name: "closed"}, false},
+		{moderator.GameReport{Name: "opened"}, true},
+		{moderator.GameReport{Name: "pictured", PublicURL: "https://desk.example.org"}, true},
+	} {
+		if got := d.public(tc.rep); got != tc.want {
+			t.Errorf("%s: public %v, want %v", tc.rep.Name, got, tc.want)
+		}
 	}
 }

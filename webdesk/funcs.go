@@ -11,10 +11,13 @@ import (
 
 	"github.com/forumgm/forumgm/bbcode"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/rules"
 )
 
 var funcs = template.FuncMap{
 	"stamp":  stamp,
+	"when":   rules.When,
+	"zone":   zoneName,
 	"until":  until,
 	"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"bbcode": func(s string) template.HTML { return template.HTML(bbcode.Render(s, bbcode.Options{NoAutolink: true})) },
@@ -28,13 +31,27 @@ var funcs = template.FuncMap{
 	"dl":     func(r moderator.GameReport, now time.Time) deadline { return deadline{r, now} },
 }
 
-// stamp is how the desk writes a time: the server's local time zone, with
-// the zone named so a GM elsewhere is not misled.
-func stamp(t time.Time) string {
+// stamp is how the desk writes a time: as the game's posts do (rules.When),
+// in the game's board time zone with the zone named, to the second. The
+// zone is the game's (GameReport.Zone); a time without one is in UTC, never
+// the server's local zone, which the GM and players do not share.
+func stamp(t time.Time, zone ...*time.Location) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.Local().Format("Mon 2 Jan 2006 15:04:05 MST")
+	loc := time.UTC
+	if len(zone) > 0 && zone[0] != nil {
+		loc = zone[0]
+	}
+	return t.In(loc).Format("Mon 2 Jan 2006, 15:04:05 MST")
+}
+
+// zoneName names a board's time zone ("Europe/Berlin", "UTC-5").
+func zoneName(loc *time.Location) string {
+	if loc == nil {
+		return "UTC"
+	}
+	return loc.String()
 }
 
 // until is the time left before t, as the countdown script also writes it.
@@ -77,13 +94,19 @@ func list(xs []string) string {
 // tree renders plain JSON values (objects, arrays, strings, numbers) as
 // nested tables, for any game's state or view. Every string is escaped
 // here, as html/template would.
-func tree(v any) template.HTML {
+// A string that is a time (RFC 3339, as states keep them) is written as
+// stamp writes it, in zone (the game's board time zone) when given.
+func tree(v any, zone ...*time.Location) template.HTML {
 	var b strings.Builder
-	writeTree(&b, v)
+	var loc *time.Location
+	if len(zone) > 0 {
+		loc = zone[0]
+	}
+	writeTree(&b, v, loc)
 	return template.HTML(b.String())
 }
 
-func writeTree(b *strings.Builder, v any) {
+func writeTree(b *strings.Builder, v any, loc *time.Location) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {
@@ -98,7 +121,7 @@ func writeTree(b *strings.Builder, v any) {
 		b.WriteString(`<table class="tree">`)
 		for _, k := range keys {
 			fmt.Fprintf(b, `<tr><th>%s</th><td>`, html.EscapeString(k))
-			writeTree(b, x[k])
+			writeTree(b, x[k], loc)
 			b.WriteString(`</td></tr>`)
 		}
 		b.WriteString(`</table>`)
@@ -110,7 +133,7 @@ func writeTree(b *strings.Builder, v any) {
 		if scalars(x) {
 			parts := make([]string, len(x))
 			for i, e := range x {
-				parts[i] = html.EscapeString(scalar(e))
+				parts[i] = html.EscapeString(scalar(e, loc))
 			}
 			b.WriteString(strings.Join(parts, ", "))
 			return
@@ -118,12 +141,12 @@ func writeTree(b *strings.Builder, v any) {
 		b.WriteString(`<ol class="tree">`)
 		for _, e := range x {
 			b.WriteString(`<li>`)
-			writeTree(b, e)
+			writeTree(b, e, loc)
 			b.WriteString(`</li>`)
 		}
 		b.WriteString(`</ol>`)
 	default:
-		b.WriteString(html.EscapeString(scalar(x)))
+		b.WriteString(html.EscapeString(scalar(x, loc)))
 	}
 }
 
@@ -137,11 +160,14 @@ func scalars(xs []any) bool {
 	return true
 }
 
-func scalar(v any) string {
+func scalar(v any, loc *time.Location) string {
 	switch x := v.(type) {
 	case nil:
 		return "—"
 	case string:
+		if t, err := time.Parse(time.RFC3339Nano, x); err == nil && strings.Contains(x, "T") {
+			return stamp(t, loc)
+		}
 		return x
 	case float64:
 		if x == float64(int64(x)) {

@@ -39,7 +39,7 @@ func (d *Desk) games(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	var rows []gameRow
 	for _, g := range rs {
-		rows = append(rows, gameRow{R: g, H: hs[g.Name], Public: d.public(g.Name)})
+		rows = append(rows, gameRow{R: g, H: hs[g.Name], Public: d.public(g)})
 	}
 	d.render(w, http.StatusOK, "games", d.gmPage(s, "Games", "", "games", struct {
 		Rows []gameRow
@@ -89,7 +89,7 @@ func (d *Desk) audit(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	q := r.URL.Query()
-	p := auditPage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()},
+	p := auditPage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()},
 		Player: q.Get("player"), Phase: q.Get("phase"), Status: q.Get("status"), Current: g.Status.Phase,
 		Statuses: []store.CommandStatus{store.CommandAccepted, store.CommandRejected, store.CommandIgnored, store.CommandSuperseded, store.CommandVoided}}
 	all, _, err := d.m.Audit(r.Context(), g.Report.Name, moderator.AuditFilter{})
@@ -180,7 +180,7 @@ func (d *Desk) history(w http.ResponseWriter, r *http.Request, s *session) {
 	if !ok {
 		return
 	}
-	p := historyPage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()}}
+	p := historyPage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()}}
 	p.Phases = phases(g.Events, g.State.Roster())
 	for _, it := range g.Outbox {
 		o := outItem{OutboxItem: it}
@@ -225,7 +225,7 @@ func (d *Desk) state(w http.ResponseWriter, r *http.Request, s *session) {
 	if !ok {
 		return
 	}
-	p := statePage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()}, Players: g.Players, Extra: g.Status.Extra, Config: g.Config}
+	p := statePage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()}, Players: g.Players, Extra: g.Status.Extra, Config: g.Config}
 	p.State = jsonValue(g.State)
 	d.render(w, http.StatusOK, "state", d.gmPage(s, g.Report.Name+": GM-only state", g.Report.Name, "state", p))
 }
@@ -246,6 +246,7 @@ func jsonValue(v any) any {
 type mapPic struct {
 	Turn       int
 	Public, GM []byte // SVG
+	PublicPNG  []byte // the public picture as PNG, for [img] in the posts
 }
 
 // drawAll draws every turn of a game with a map (rules.Drawer): turn 0
@@ -272,12 +273,13 @@ func (d *Desk) drawAll(name string, eng rules.Game, st rules.State) ([]mapPic, e
 		}
 		mp := mapPic{Turn: turn}
 		for _, p := range pics {
-			if p.Format != "svg" {
-				continue
-			}
-			if p.GM {
+			switch {
+			case p.Format == "png" && !p.GM:
+				mp.PublicPNG = p.Data
+			case p.Format != "svg":
+			case p.GM:
 				mp.GM = p.Data
-			} else {
+			default:
 				mp.Public = p.Data
 			}
 		}
@@ -309,19 +311,24 @@ func (d *Desk) mapsPage(w http.ResponseWriter, r *http.Request, s *session) {
 	for i, p := range pics {
 		rev[len(pics)-1-i] = p
 	}
-	p := mapsPage{GameHead: GameHead{D: g, Public: d.public(g.Report.Name), Now: d.now()}, HasMap: has, Turns: rev}
+	p := mapsPage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()}, HasMap: has, Turns: rev}
 	d.render(w, http.StatusOK, "maps", d.gmPage(s, g.Report.Name+": maps", g.Report.Name, "maps", p))
 }
 
-// parsePic reads "3.svg" (the public picture of turn 3) or "3-gm.svg".
-func parsePic(s string) (turn int, gm bool, ok bool) {
-	s, found := strings.CutSuffix(s, ".svg")
-	if !found {
-		return 0, false, false
+// parsePic reads "3.svg" (the public picture of turn 3), "3-gm.svg" (the
+// GM's) or "3.png" (the public one as PNG: the posts' [img]; there is no GM
+// PNG to serve).
+func parsePic(s string) (turn int, gm, png bool, ok bool) {
+	s, png = strings.CutSuffix(s, ".png")
+	if !png {
+		var found bool
+		if s, found = strings.CutSuffix(s, ".svg"); !found {
+			return 0, false, false, false
+		}
+		s, gm = strings.CutSuffix(s, "-gm")
 	}
-	s, gm = strings.CutSuffix(s, "-gm")
 	n, err := strconv.Atoi(s)
-	return n, gm, err == nil && n >= 0
+	return n, gm, png, err == nil && n >= 0 && strconv.Itoa(n) == s
 }
 
 func (d *Desk) gmMap(w http.ResponseWriter, r *http.Request, _ *session) {
@@ -333,7 +340,7 @@ func (d *Desk) gmMap(w http.ResponseWriter, r *http.Request, _ *session) {
 }
 
 func (d *Desk) serveMap(w http.ResponseWriter, r *http.Request, name string, eng rules.Game, st rules.State, gmAllowed bool) {
-	turn, gm, ok := parsePic(r.PathValue("pic"))
+	turn, gm, png, ok := parsePic(r.PathValue("pic"))
 	if !ok || (gm && !gmAllowed) {
 		http.NotFound(w, r)
 		return
@@ -346,6 +353,15 @@ func (d *Desk) serveMap(w http.ResponseWriter, r *http.Request, name string, eng
 	data := pics[turn].Public
 	if gm {
 		data = pics[turn].GM
+	}
+	if png {
+		// Boards show the posts' [img] from here: the public picture
+		// only, cacheable for a while (a turn's picture never changes).
+		w.Header().Set("Content-Type", "image/png")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
+		w.Write(pics[turn].PublicPNG)
+		return
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
 	// An SVG opened on its own is a document: no script in it may run.
@@ -372,14 +388,9 @@ type score struct {
 }
 
 func (d *Desk) publicGame(w http.ResponseWriter, r *http.Request) (*moderator.GameReport, rules.Game, rules.State, []store.OutboxItem, bool) {
-	name := r.PathValue("name")
-	if !d.public(name) {
-		http.NotFound(w, r) // the same answer as for no such game
-		return nil, nil, nil, nil, false
-	}
-	g, err := d.m.Desk(r.Context(), name)
-	if err != nil {
-		http.NotFound(w, r)
+	g, err := d.m.Desk(r.Context(), r.PathValue("name"))
+	if err != nil || !d.public(g.Report) {
+		http.NotFound(w, r) // the same answer for a game not public and no such game
 		return nil, nil, nil, nil, false
 	}
 	var posts []store.OutboxItem

@@ -262,6 +262,9 @@ func printReport(r moderator.GameReport) {
 	if r.ThreadRead != nil {
 		fmt.Printf("  read:     %s\n", r.ThreadRead)
 	}
+	if e := r.StepError; e != nil {
+		fmt.Printf("  failing:  %s (%d failed %s since %s)\n", e.Error, e.Failures, map[bool]string{true: "step", false: "steps"}[e.Failures == 1], rules.When(e.Since, r.Zone))
+	}
 }
 
 func list(xs []string) string {

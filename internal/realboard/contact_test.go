@@ -4,34 +4,16 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/scraper"
 )
-
-// connect opens the bot's connection to a real board the way forumgm run
-// does (built-in profile, real login), only with quicker request pacing.
-func connect(t *testing.T, b *realboard.Board) *forumconn.Conn {
-	t.Helper()
-	prof, ok := forum.Builtin(b.Engine)
-	if !ok {
-		t.Fatalf("no built-in profile %s", b.Engine)
-	}
-	c, err := forumconn.Open(b.URL, prof, forum.Credentials{Username: b.Bot.Name, Password: b.Bot.Password},
-		scraper.Options{MinInterval: 20 * time.Millisecond, Retries: 2, Backoff: 200 * time.Millisecond,
-			Logf: func(f string, a ...any) { t.Logf("scraper: "+f, a...) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // TestFirstContact runs the project's forum code against each real board:
 // the bot logs in, reads a three-page thread (authors, ids, times, bold
@@ -59,7 +41,7 @@ func firstContact(t *testing.T, engine string) {
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Minute)
 	b := realboard.Start(t, engine, realboard.Options{Players: []string{"Alice", "Bob", "Carol"}})
-	c := connect(t, b)
+	c := boardtest.Connect(t, b, b.Bot)
 
 	// 24 player posts after the opening post: 25 posts, three pages of 10.
 	// Authors take turns (MyBB merges a member's consecutive posts).
@@ -142,30 +124,7 @@ func firstContact(t *testing.T, engine string) {
 	}
 
 	// A player's PM to the bot, read from the inbox.
-	bob := b.Player("Bob")
-	sent := b.PM(t, bob, b.Bot, "orders", "INVADE Alice\nDEFEND")
-	pms, _, err := c.NewPMs(ctx, nil)
-	if err != nil {
-		t.Fatalf("inbox: %v", err)
-	}
-	var pm *forum.PrivateMessage
-	for i := range pms {
-		if pms[i].ID == strconv.Itoa(sent) {
-			pm = &pms[i]
-		}
-	}
-	if pm == nil {
-		t.Fatalf("PM %d not in the inbox read: %+v", sent, pms)
-	}
-	if pm.From.Name != bob.Name || pm.From.ID != bob.IDString() || pm.Subject != "orders" {
-		t.Errorf("PM from %+v subject %q; want Bob (%d), orders", pm.From, pm.Subject, bob.ID)
-	}
-	if lines := c.Lines(pm.BodyHTML); strings.Join(lines, "|") != "INVADE Alice|DEFEND" {
-		t.Errorf("PM lines %q", lines)
-	}
-	if pm.Time.Before(start) || pm.Time.After(time.Now().UTC().Add(time.Minute)) {
-		t.Errorf("PM time %v, want about now", pm.Time)
-	}
+	boardtest.CheckInboxPM(t, ctx, c, b, start)
 }
 
 // countPosts counts the thread's posts carrying the marker key, in the

@@ -91,6 +91,15 @@ func (Game) Draw(s rules.State, turn int) ([]rules.Picture, error) {
 	}, nil
 }
 
+// Turns implements rules.Drawer: the turns resolved so far.
+func (Game) Turns(s rules.State) int {
+	st, ok := s.(*State)
+	if !ok {
+		return 0
+	}
+	return len(st.History)
+}
+
 // draw works out the public and the GM picture of turn and renders both.
 func draw(s rules.State, turn int, render func(picture) ([]byte, error)) (public, gm []byte, err error) {
 	st, ok := s.(*State)

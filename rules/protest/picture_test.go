@@ -196,4 +196,10 @@ func TestDraw(t *testing.T) {
 	if _, err := (Game{}).Draw(n, 2); err == nil {
 		t.Error("drew an unplayed turn")
 	}
+	if got := (Game{}).Turns(n); got != 1 {
+		t.Errorf("Turns after one resolution: %d, want 1", got)
+	}
+	if got := (Game{}).Turns(s); got != 0 {
+		t.Errorf("Turns before any resolution: %d, want 0", got)
+	}
 }

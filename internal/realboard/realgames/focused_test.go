@@ -13,6 +13,7 @@ import (
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules/nations"
@@ -299,7 +300,7 @@ func TestFlood(t *testing.T) {
 				return time.Since(t0)
 			}
 
-			c := connect(t, b, b.Bot) // its flood status unknown, tried as exempt: the board must say otherwise
+			c := boardtest.Connect(t, b, b.Bot) // its flood status unknown, tried as exempt: the board must say otherwise
 			send(c, "post", "flood.t/1")
 			// phpBB: a PM right after a post is refused; MyBB: a second
 			// post (PM flood is counted apart).
@@ -316,16 +317,16 @@ func TestFlood(t *testing.T) {
 				t.Errorf("after the refusal the poster knows %v, want a limit of about %v", fl, interval)
 			}
 			if engine == realboard.MyBB {
-				c = connect(t, b, b.Bot) // MyBB counts PMs apart from posts: start unknown again
+				c = boardtest.Connect(t, b, b.Bot) // MyBB counts PMs apart from posts: start unknown again
 				send(c, "pm", "flood.t/3")
-				c = connect(t, b, b.Bot)
+				c = boardtest.Connect(t, b, b.Bot)
 				if d := send(c, "pm", "flood.t/4"); d < interval-2*time.Second {
 					t.Errorf("a PM right after a PM took %v; the board's PM flood limit is %v", d, interval)
 				}
 			}
 
 			b.ExemptBot(t)
-			c = connect(t, b, b.Bot)
+			c = boardtest.Connect(t, b, b.Bot)
 			t0 := time.Now()
 			for i, kind := range []string{"post", "pm", "post", "pm"} {
 				if i == 2 {
@@ -448,7 +449,7 @@ func TestInboxAndSentFolder(t *testing.T) {
 			b := realboard.Start(t, engine, realboard.Options{Players: []string{"Alice", "Bob"}})
 			b.ExemptBot(t)
 			alice, bob := b.Player("Alice"), b.Player("Bob")
-			c := connect(t, b, b.Bot)
+			c := boardtest.Connect(t, b, b.Bot)
 
 			// Bob's through the engine's PM code; Alice's below through
 			// her form, not flooded by one just before.

@@ -24,36 +24,18 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules"
-	"github.com/forumgm/forumgm/scraper"
 	"github.com/forumgm/forumgm/store"
 )
-
-// connect opens an account's connection to a board the way forumgm run
-// does (built-in profile, real login through the board's form), with quick
-// request pacing.
-func connect(t testing.TB, b *realboard.Board, a realboard.Account) *forumconn.Conn {
-	t.Helper()
-	prof, ok := forum.Builtin(b.Engine)
-	if !ok {
-		t.Fatalf("no built-in profile %s", b.Engine)
-	}
-	c, err := forumconn.Open(b.URL, prof, forum.Credentials{Username: a.Name, Password: a.Password},
-		scraper.Options{MinInterval: 20 * time.Millisecond, Retries: 2, Backoff: 200 * time.Millisecond,
-			Logf: func(f string, args ...any) { t.Logf(a.Name+": "+f, args...) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // player is a player's own session on the board: what they post and PM
 // goes through the board's forms, unmarked (players' posts carry no bot
 // marker).
 func player(t testing.TB, b *realboard.Board, a realboard.Account, flood time.Duration) *forumconn.Conn {
-	c := connect(t, b, a)
+	c := boardtest.Connect(t, b, a)
 	c.Poster.Unmarked = true
 	c.Poster.SetFlood(flood)
 	// phpBB's post review sends a reply back with the form when someone

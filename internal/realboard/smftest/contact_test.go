@@ -13,27 +13,11 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/scraper"
 )
-
-// connect opens the bot's connection the way forumgm run does (built-in
-// smf profile, real login), with quicker request pacing.
-func connect(t *testing.T, b *realboard.Board, who realboard.Account) *forumconn.Conn {
-	t.Helper()
-	prof, ok := forum.Builtin("smf")
-	if !ok {
-		t.Fatal("no built-in smf profile")
-	}
-	c, err := forumconn.Open(b.URL, prof, forum.Credentials{Username: who.Name, Password: who.Password},
-		scraper.Options{MinInterval: 20 * time.Millisecond, Retries: 2, Backoff: 200 * time.Millisecond,
-			Logf: func(f string, a ...any) { t.Logf("scraper: "+f, a...) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 type want struct{ id, author, authorID, seg string }
 
@@ -48,7 +32,7 @@ func TestFirstContact(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Minute)
 	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: []string{"Alice", "Bob", "Carol"}})
-	c := connect(t, b, b.Bot)
+	c := boardtest.Connect(t, b, b.Bot)
 
 	t0 := time.Now()
 	if err := c.Session.Login(ctx); err != nil {
@@ -153,30 +137,7 @@ func TestFirstContact(t *testing.T) {
 	}
 
 	// A player's PM to the bot, read from the inbox.
-	bob := b.Player("Bob")
-	sent := b.PM(t, bob, b.Bot, "orders", "INVADE Alice\nDEFEND")
-	pms, _, err := c.NewPMs(ctx, nil)
-	if err != nil {
-		t.Fatalf("inbox: %v", err)
-	}
-	var pm *forum.PrivateMessage
-	for i := range pms {
-		if pms[i].ID == strconv.Itoa(sent) {
-			pm = &pms[i]
-		}
-	}
-	if pm == nil {
-		t.Fatalf("PM %d not in the inbox read: %+v", sent, pms)
-	}
-	if pm.From.Name != bob.Name || pm.From.ID != bob.IDString() || pm.Subject != "orders" {
-		t.Errorf("PM from %+v subject %q; want Bob (%d), orders", pm.From, pm.Subject, bob.ID)
-	}
-	if lines := c.Lines(pm.BodyHTML); strings.Join(lines, "|") != "INVADE Alice|DEFEND" {
-		t.Errorf("PM lines %q", lines)
-	}
-	if pm.Time.Before(start) || pm.Time.After(time.Now().UTC().Add(time.Minute)) {
-		t.Errorf("PM time %v, want about now", pm.Time)
-	}
+	boardtest.CheckInboxPM(t, ctx, c, b, start)
 
 	// Edits through the board's own edit form: within 90 s of posting no
 	// mark (edit_wait_time); once the post is older, a mark.
@@ -238,7 +199,7 @@ func readPost(t *testing.T, c *forumconn.Conn, b *realboard.Board, id string) fo
 func TestFloodRefusal(t *testing.T) {
 	ctx := context.Background()
 	b := realboard.Start(t, realboard.SMF, realboard.Options{})
-	c := connect(t, b, b.Bot)
+	c := boardtest.Connect(t, b, b.Bot)
 	flood := "INSERT INTO {prefix}log_floodcontrol (ip, log_time, log_type) VALUES ('127.0.0.1', EXTRACT(EPOCH FROM now())::int, 'post') ON CONFLICT (ip, log_type) DO UPDATE SET log_time = EXCLUDED.log_time"
 	submit := func(text string) *scraper.Page {
 		pg, err := c.Session.Fetch(ctx, fmt.Sprintf("index.php?action=post;topic=%d.0", b.ThreadID))

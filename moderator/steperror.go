@@ -1,0 +1,61 @@
+package moderator
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/forumgm/forumgm/store"
+)
+
+// noteStep records how a game's step went, for the desk and `status`: a
+// failure adds to the game's run of step errors, a success ends the run.
+// cleared says the run is known to be over, so a healthy game costs no
+// write per poll; the worker starts with it false, since a run may be left
+// from an earlier process.
+func (m *Moderator) noteStep(ctx context.Context, id int64, stepErr error, cleared *bool) {
+	if ctx.Err() != nil {
+		return // stopping: a cancelled step is no failure
+	}
+	if stepErr == nil && *cleared {
+		return
+	}
+	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+		if stepErr == nil {
+			return tx.ClearStepError(id)
+		}
+		return tx.RecordStepError(id, GMError(stepErr), m.now())
+	})
+	if err != nil {
+		m.log().Warn("recording the step's outcome", "game_id", id, "err", err)
+		return
+	}
+	*cleared = stepErr == nil
+}
+
+// secretParam matches the values of query parameters and form fields that
+// hold a session or a password (phpBB's sid, MyBB's my_post_key, SMF's
+// session token, …): an error that quotes a URL must not hand them to
+// whoever reads the desk.
+var secretParam = regexp.MustCompile(`(?i)\b(sid|s|phpsessid|sessionid|session|my_post_key|logoutkey|sesc|token|csrf|form_token|creation_time|password|passwd|pass|pw|api_key|key)=([^&\s"'<>;,)]*[^&\s"'<>;,):])`)
+
+// internalPrefix is a package name an error starts with ("store: ",
+// "scraper: "): noise to a GM.
+var internalPrefix = regexp.MustCompile(`(?:^|: )(?:store|scraper|poster|parser|forumconn|moderator|referee|webdesk|gameconfig): `)
+
+// GMError is err as a GM reads it on the desk: no session ids, tokens or
+// passwords, no internal package prefixes, at most 500 characters.
+func GMError(err error) string {
+	s := err.Error()
+	s = secretParam.ReplaceAllString(s, "$1=…")
+	s = internalPrefix.ReplaceAllStringFunc(s, func(p string) string {
+		if strings.HasPrefix(p, ": ") {
+			return ": "
+		}
+		return ""
+	})
+	if r := []rune(s); len(r) > 500 {
+		s = string(r[:499]) + "…"
+	}
+	return s
+}
