@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package boardtest holds what the real-board tests share (the phpBB and
 // MyBB tests in internal/realboard, the SMF ones in smftest, the games in
 // realgames): the bot's or a player's connection made as forumgm run makes
