@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/referee"
@@ -18,6 +19,10 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}
+	// At the store's precision, as every time the journal keeps: a phase
+	// resolved at a deadline counted from Start must replay to the same
+	// instant.
+	gc.Start = gc.Start.Truncate(time.Microsecond)
 	if gc.Instance == "" {
 		gc.Instance = instanceToken()
 	}
