@@ -137,6 +137,10 @@ type Selectors struct {
 	// are numbered page links (the highest number is the page count).
 	PageCurrent string `yaml:"page_current"`
 	PageLinks   string `yaml:"page_links"`
+	// PageEnd is the board's page footer, rendered after every post: a
+	// page without it was cut short, so a marker's absence there proves
+	// nothing (empty: only the closing </html> is checked).
+	PageEnd string `yaml:"page_end"`
 	// LoggedIn is present only on pages seen by a logged-in account.
 	LoggedIn string `yaml:"logged_in"`
 	// Error is a board error or notice box (login failure, form errors).
@@ -409,6 +413,7 @@ func phpBB() Profile {
 			EditNotice:     "div.notice",
 			PageCurrent:    "div.pagination li.active span, div.pagination > span > strong",
 			PageLinks:      "div.pagination li a, div.pagination li.active span, div.pagination > span > a, div.pagination > span > strong",
+			PageEnd:        "div#page-footer",
 			LoggedIn:       `a[href*="mode=logout"], div.header-profile`,
 			Error:          "div.error, p.error, .panel .inner .error, #message p",
 			Bold:           BoldSelector,
@@ -499,6 +504,7 @@ func myBB() Profile {
 			EditNotice:     "span.edited_post",
 			PageCurrent:    "div.pagination span.pagination_current",
 			PageLinks:      "div.pagination a, div.pagination span.pagination_current",
+			PageEnd:        "div#footer",
 			LoggedIn:       "a.logout",
 			Error:          "div.error, .error",
 			Bold:           BoldSelector,
@@ -591,6 +597,7 @@ func smf() Profile {
 			EditNotice:     "span.modified.mvisible",
 			PageCurrent:    "div.pagelinks span.current_page",
 			PageLinks:      "div.pagelinks a.nav_page, div.pagelinks span.current_page",
+			PageEnd:        "div#footer",
 			LoggedIn:       `a[href*="action=logout"]`,
 			Error:          "#fatal_error div.windowbg, div.errorbox, #errors",
 			Captcha:        `input[name$="_vv[code]"], input[name*="_vv[q]"]`,

@@ -44,10 +44,13 @@ const (
 // maxPostChars is phpBB's max_post_chars.
 const maxPostChars = 60000
 
-// ServeHTTP routes by the script name, so the board works under any path.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve routes by the script name, so the board works under any path;
+// fx are the faults the handlers play out for this request.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, fx reqFaults) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.fx = fx
+	defer func() { s.fx = reqFaults{} }()
 	s.requests++
 	if r.Method == http.MethodPost {
 		if err := parseForm(r); err != nil {
@@ -206,6 +209,9 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 	fmt.Fprintf(&b, "<div class=\"action-bar bar-top\">\n<a href=\"./posting.php?mode=reply&amp;t=%d\" class=\"button\" title=\"Post a reply\"><span>Post Reply</span></a>\n%s</div>\n\n", t.ID, pag)
 	end := min(start+per, total)
 	for i, id := range t.posts[start:end] {
+		if s.fx.truncate && start+i == end-1 {
+			b.WriteString(truncateMark)
+		}
 		b.WriteString(s.renderPost(se, t, s.posts[id], i))
 	}
 	fmt.Fprintf(&b, "<div class=\"action-bar bar-bottom\">\n<a href=\"./posting.php?mode=reply&amp;t=%d\" class=\"button\" title=\"Post a reply\"><span>Post Reply</span></a>\n%s</div>\n", t.ID, pag)
@@ -642,6 +648,9 @@ func checkMessage(msg string) []string {
 
 // flooded is phpBB's flood check on user_lastpost_time (posts and PMs share it).
 func (s *Server) flooded(u *User) bool {
+	if s.fx.flood {
+		return true
+	}
 	if u.Exempt || s.opt.FloodInterval <= 0 || u.lastPost.IsZero() {
 		return false
 	}

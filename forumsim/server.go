@@ -133,6 +133,8 @@ type Server struct {
 	nextID   struct{ user, forum, topic, post, pm int }
 	guest    *User // phpBB's ANONYMOUS (user id 1)
 	requests int
+	fx       reqFaults // the request being served (under mu)
+	flt      faults
 }
 
 // Errors of the in-process API.

@@ -121,7 +121,7 @@ func (s *Server) tokenFields(se *session, form string) string {
 func (s *Server) checkToken(se *session, form string, r *http.Request) (string, bool) {
 	created, err := strconv.ParseInt(r.PostFormValue("creation_time"), 10, 64)
 	tok := r.PostFormValue("form_token")
-	if err != nil || tok == "" {
+	if err != nil || tok == "" || s.fx.badToken {
 		return "", false
 	}
 	diff := s.now().Unix() - created

@@ -4,6 +4,7 @@
 package parser
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,11 +28,11 @@ type Parser struct {
 	skew    time.Duration
 	layouts []layout
 
-	post, author, tm, tmTitle, tmStrip, body, edit, pageCur, pageLinks, loggedIn, errBox goquery.Matcher
-	bold, quote, spoiler, code, strike                                                   goquery.Matcher
-	inRow, inLink, inFrom, inTime, inUnread                                              goquery.Matcher
-	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                         goquery.Matcher
-	captcha                                                                              goquery.Matcher
+	post, author, tm, tmTitle, tmStrip, body, edit, pageCur, pageLinks, pageEnd, loggedIn, errBox goquery.Matcher
+	bold, quote, spoiler, code, strike                                                            goquery.Matcher
+	inRow, inLink, inFrom, inTime, inUnread                                                       goquery.Matcher
+	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                                  goquery.Matcher
+	captcha                                                                                       goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
 }
@@ -78,6 +79,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.tmTitle, "time_title", s.TimeTitle}, {&x.tmStrip, "time_strip", s.TimeStrip},
 		{&x.body, "body", s.Body}, {&x.edit, "edit_notice", s.EditNotice},
 		{&x.pageCur, "page_current", s.PageCurrent}, {&x.pageLinks, "page_links", s.PageLinks},
+		{&x.pageEnd, "page_end", s.PageEnd},
 		{&x.loggedIn, "logged_in", s.LoggedIn}, {&x.errBox, "error", s.Error},
 		{&x.bold, "bold", s.Bold}, {&x.quote, "quote", s.Quote}, {&x.spoiler, "spoiler", s.Spoiler},
 		{&x.code, "code", s.Code}, {&x.strike, "strike", s.Strike},
@@ -202,6 +204,20 @@ func (x *Parser) pagination(doc *goquery.Document) (page, pages int) {
 		}
 	})
 	return page, pages
+}
+
+// Complete reports whether a fetched page arrived whole: its raw bytes
+// hold the closing </html> near the end (a raw cut has none) and the
+// profile's page_end footer is there (a page cut short and closed — by a
+// proxy, or by the HTML parser itself — lacks it, since the footer comes
+// after every post). Only a complete page can show that something is NOT
+// on it.
+func (x *Parser) Complete(raw []byte, doc *goquery.Document) bool {
+	tail := raw[max(0, len(raw)-4096):]
+	if !bytes.Contains(bytes.ToLower(tail), []byte("</html>")) {
+		return false
+	}
+	return strings.TrimSpace(x.Profile.Selectors.PageEnd) == "" || doc.FindMatcher(x.pageEnd).Length() > 0
 }
 
 // LoggedIn reports whether the page shows the profile's logged-in marker.

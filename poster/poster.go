@@ -357,8 +357,14 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		// you started" review. Resubmit on a fresh form.
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
 	}
-	// A message page, a redirect elsewhere: look for the marker.
-	if id, ok, err := check(); err == nil && ok {
+	// A message page, a redirect elsewhere: look for the marker. When
+	// the check cannot tell (an incomplete page, the board failing), the
+	// outcome stays unclear: never read as a refusal.
+	id, ok, err := check()
+	if err != nil {
+		return answer{why: fmt.Errorf("no confirmation (HTTP %d), and the check failed: %w", res.Status, err), unclear: true}
+	}
+	if ok {
 		return answer{id: id}
 	}
 	if t := p.Session.Parser.ErrorText(res.Doc); t != "" && res.Status < 300 {
@@ -427,30 +433,45 @@ func boardSays(s *scraper.Session, pg *scraper.Page) string {
 	return fmt.Sprintf("HTTP %d", pg.Status)
 }
 
+// ErrIncomplete: a page the marker check read came cut short (no footer,
+// no closing </html>), so the marker's absence there proves nothing.
+// Whether the submission went through is unknown: it is never resubmitted
+// on such a page, and the check is made again later.
+var ErrIncomplete = scraper.ErrIncomplete
+
 // PostWithMarker looks for the bot's post carrying the marker key on the
-// last ScanPages pages of the topic and returns its id.
+// last ScanPages pages of the topic and returns its id. A marker found is
+// proof wherever it is; its absence counts only when every page read was
+// complete (parser.Complete): an incomplete page is read again, up to
+// three times, then the answer is ErrIncomplete.
 func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string, bool, error) {
-	last := forum.Expand(p.Session.Profile.URLs.LastPage, map[string]string{"topic": topic})
-	pg, err := p.Session.Fetch(ctx, last)
-	if err != nil {
-		return "", false, err
-	}
+	page := forum.Expand(p.Session.Profile.URLs.LastPage, map[string]string{"topic": topic})
 	for i := 0; ; i++ {
-		t := p.Session.Parser.Thread(pg.Doc)
-		// Newest first: the marker is most likely near the end.
-		for j := len(t.Posts) - 1; j >= 0; j-- {
-			post := t.Posts[j]
-			if p.mine(post.Author) && hasMarker(post.BodyHTML, key) {
-				return post.ID, true, nil
+		var t parser.Thread
+		for read := 1; ; read++ {
+			pg, err := p.Session.Fetch(ctx, page)
+			if err != nil {
+				return "", false, err
+			}
+			t = p.Session.Parser.Thread(pg.Doc)
+			// Newest first: the marker is most likely near the end.
+			for j := len(t.Posts) - 1; j >= 0; j-- {
+				post := t.Posts[j]
+				if p.mine(post.Author) && hasMarker(post.BodyHTML, key) {
+					return post.ID, true, nil
+				}
+			}
+			if p.Session.Parser.Complete(pg.Body, pg.Doc) {
+				break
+			}
+			if read == 3 {
+				return "", false, fmt.Errorf("marker %s in topic %s: %w (%s, read %d times)", key, topic, ErrIncomplete, pg.URL, read)
 			}
 		}
 		if i+1 >= max(p.ScanPages, 1) || t.Page <= 1 {
 			return "", false, nil
 		}
-		pg, err = p.Session.Fetch(ctx, p.Session.Profile.ThreadPageURL(topic, t.Page-1))
-		if err != nil {
-			return "", false, err
-		}
+		page = p.Session.Profile.ThreadPageURL(topic, t.Page-1)
 	}
 }
 
@@ -462,7 +483,8 @@ func (p *Poster) mine(a forum.Author) bool {
 }
 
 // SentPMWithMarker looks for a sent PM carrying the marker key among the
-// newest ScanSent sent PMs and returns its id.
+// newest ScanSent sent PMs and returns its id. A folder or PM page cut
+// short is an ErrIncomplete error, not "not found".
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
 	hs, err := p.reader.Sent(ctx)
 	if err != nil {

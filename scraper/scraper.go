@@ -109,6 +109,11 @@ func (sc *Scraper) ReadThread(ctx context.Context, topic string, cur Cursor, vis
 		if err != nil {
 			return res, fmt.Errorf("thread %s page %d: %w", topic, page, err)
 		}
+		if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+			// A cut page may hold a post cut mid-body: its commands
+			// would be read short and never again. Read it whole later.
+			return res, fmt.Errorf("thread %s page %d: %w", topic, page, ErrIncomplete)
+		}
 		t := sc.Session.Parser.ThreadAt(pg.Doc, pg.Fetch())
 		res.PagesRead++
 		res.Pages = t.Pages
@@ -169,8 +174,17 @@ func (sc *Scraper) Inbox(ctx context.Context) ([]forum.PMHeader, error) {
 	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox)
 }
 
+// ErrIncomplete: a page came cut short (parser.Complete), so what is not on
+// it may still be on the board, and what is may be cut. Every read here
+// refuses such a page with it (the caller reads again later): a PM or post
+// cut mid-body would lose commands for good, and the marker checks must
+// not take a message missing from a cut page as never sent.
+var ErrIncomplete = errors.New("the page came incomplete")
+
 // Sent lists the bot's sent PMs (the first page of the outbox, if the
-// engine has one, then of the sent folder), newest first in each.
+// engine has one, then of the sent folder), newest first in each. A
+// folder page cut short is ErrIncomplete: the marker check must not take
+// a PM missing from it as never sent.
 func (sc *Scraper) Sent(ctx context.Context) ([]forum.PMHeader, error) {
 	var out []forum.PMHeader
 	for _, rel := range []string{sc.Session.Profile.URLs.Outbox, sc.Session.Profile.URLs.Sent} {
@@ -191,6 +205,9 @@ func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, er
 	if err != nil {
 		return nil, fmt.Errorf("PM folder: %w", err)
 	}
+	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+		return nil, fmt.Errorf("PM folder %s: %w", pg.URL, ErrIncomplete)
+	}
 	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
 }
 
@@ -200,7 +217,8 @@ func (sc *Scraper) ReadPM(ctx context.Context, id string) (forum.PrivateMessage,
 }
 
 // ReadSentPM reads one PM of the sent folder by id (the profile's
-// read_sent_pm URL, or ReadPM's where the engine has one URL for both).
+// read_sent_pm URL, or ReadPM's where the engine has one URL for both). A
+// page cut short is ErrIncomplete (the marker, its last line, may be cut).
 func (sc *Scraper) ReadSentPM(ctx context.Context, id string) (forum.PrivateMessage, error) {
 	u := sc.Session.Profile.URLs.ReadSentPM
 	if u == "" {
@@ -213,6 +231,9 @@ func (sc *Scraper) readPM(ctx context.Context, tmpl, id string) (forum.PrivateMe
 	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"pm": id}))
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
+	}
+	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, ErrIncomplete)
 	}
 	m, ok := sc.Session.Parser.PMAt(pg.Doc, pg.Fetch())
 	if !ok {

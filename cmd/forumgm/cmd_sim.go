@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,6 +27,10 @@ func simCommand() *cli.Command {
 			&cli.IntFlag{Name: "posts-per-page", Value: 10, Usage: "posts per topic page"},
 			&cli.DurationFlag{Name: "flood", Value: 15 * time.Second, Usage: "flood interval between posts/PMs (0 turns it off)"},
 			&cli.StringFlag{Name: "password", Usage: "one password for every seeded user (default: random per user)"},
+			&cli.GenericFlag{Name: "fault", Value: &faultSpecs{}, Usage: "inject a fault, repeatable: kind[,rate=0.1][,count=N][,skip=N][,method=POST][,path=mode=reply][,status=502][,retry=30s][,delay=2s]; kinds: 5xx 429 429-date slow reset truncate cut lost lost-reset expire-session expire-token flood"},
+			&cli.Int64Flag{Name: "fault-seed", Value: 1, Usage: "seed of the random fault draws (same seed, same requests: same faults)"},
+			&cli.DurationFlag{Name: "down-for", Usage: "take the board down (HTTP 503, board disabled) for this long"},
+			&cli.DurationFlag{Name: "down-after", Usage: "with --down-for: how long after the start the downtime begins"},
 			&cli.StringFlag{Name: "theme", Value: "prosilver", Usage: "the board's style: prosilver, or renamed (posts div.topic-entry, authors span.poster-name: needs examples/renamed-theme.profile.yaml)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -41,7 +46,23 @@ func simCommand() *cli.Command {
 			if flood <= 0 {
 				flood = -1 // Options treats 0 as "default 15 s"
 			}
+			var rules []forumsim.FaultRule
+			for _, spec := range *c.Generic("fault").(*faultSpecs) {
+				r, err := forumsim.ParseFaultRule(spec)
+				if err != nil {
+					return cli.Exit("--fault: "+err.Error(), 2)
+				}
+				rules = append(rules, r)
+			}
 			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme})
+			if err := s.SetFaults(c.Int64("fault-seed"), rules...); err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			if d := c.Duration("down-for"); d > 0 {
+				// The seeding below goes through the in-process API, so a
+				// board down from the start still gets its demo thread.
+				defer time.AfterFunc(c.Duration("down-after"), func() { s.DownFor(d) }).Stop()
+			}
 			var pw func(string) string
 			if p := c.String("password"); p != "" {
 				pw = func(string) string { return p }
@@ -68,6 +89,12 @@ func simCommand() *cli.Command {
 				}
 				fmt.Fprintf(out, "  %d  %-16s %s%s\n", u.ID, u.Name, u.Password, note)
 			}
+			for _, r := range rules {
+				fmt.Fprintf(out, "fault: %s\n", describeFault(r))
+			}
+			if d := c.Duration("down-for"); d > 0 {
+				fmt.Fprintf(out, "down for %s, %s after the start\n", d, c.Duration("down-after"))
+			}
 			fmt.Fprintln(out, "press Ctrl-C to stop")
 			ctx, cancel := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer cancel()
@@ -78,3 +105,29 @@ func simCommand() *cli.Command {
 		},
 	}
 }
+
+// describeFault is one --fault rule as the startup banner shows it.
+func describeFault(r forumsim.FaultRule) string {
+	s := string(r.Kind)
+	if r.Rate > 0 {
+		s += fmt.Sprintf(" rate %g", r.Rate)
+	}
+	if r.Count > 0 {
+		s += fmt.Sprintf(" count %d", r.Count)
+	}
+	if r.Method != "" || r.Path != "" {
+		s += fmt.Sprintf(" on %s %q", r.Method, r.Path)
+	}
+	return s
+}
+
+// faultSpecs collects repeated --fault values whole: a rule's own commas
+// must not split it, as cli.StringSliceFlag would.
+type faultSpecs []string
+
+func (f *faultSpecs) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+func (f *faultSpecs) String() string { return strings.Join(*f, " ") }

@@ -220,7 +220,7 @@ func (b *Board) page(w http.ResponseWriter, sid string, u *user, title, body str
 	} else {
 		head = `<span class="welcome">Hello There, Guest! <a href="member.php?action=login" class="login">Login</a></span>`
 	}
-	fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>Fake MyBB - %s</title></head><body><div id="container"><div id="header"><div id="panel"><div class="upper"><div class="wrapper">%s</div></div></div></div><div id="content"><div class="wrapper">%s</div></div></div></body></html>`,
+	fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>Fake MyBB - %s</title></head><body><div id="container"><div id="header"><div id="panel"><div class="upper"><div class="wrapper">%s</div></div></div></div><div id="content"><div class="wrapper">%s</div></div><div id="footer"><div class="lower"><span id="copyright">Powered By MyBB</span></div></div></div></body></html>`,
 		html.EscapeString(title), head, body)
 }
 
