@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
@@ -48,9 +49,12 @@ func TestSoak(t *testing.T) {
 	if testing.Short() && long == 0 {
 		t.Skip("plays whole games in real time")
 	}
-	cfg := soakConfig{perKind: 1, speed: 1, seed: 1}
+	// The short form: one game of each kind, fewer faults and kills (each
+	// restart logs in and reads again, and each post or PM waits a second
+	// for its form, so those set the pace).
+	cfg := soakConfig{perKind: 1, speed: 1, seed: 1, faults: 0.5, minLife: 6000, maxLife: 20000}
 	if long > 0 {
-		cfg = soakConfig{perKind: 2, speed: 1, duration: long, seed: time.Now().UnixNano()}
+		cfg = soakConfig{perKind: 2, speed: 1, duration: long, seed: time.Now().UnixNano(), faults: 1, minLife: 3000, maxLife: 12000}
 	}
 	sum := runSoak(t, cfg)
 	t.Logf("seed %d", cfg.seed)
@@ -65,16 +69,49 @@ type soakConfig struct {
 	speed    float64       // the demo tables' speed
 	duration time.Duration // 0: one game per slot; else keep starting games until then
 	seed     int64
+	faults   float64 // random faults on every board at this multiple of soakFaults' rates (0: none), and boards down now and then
+	// A runner lives between these many milliseconds before its kill -9
+	// (one time in five less than 2 s: killed while starting).
+	minLife, maxLife int
+}
+
+// soakFaults are the random faults on each board, on every request (the
+// players' too: a move lost to one is the game's business), at rates that
+// leave the games playable in real time: about one request in twelve
+// fails somehow, and a post or PM's confirmation is lost one time in ten.
+func soakFaults(scale float64) []forumsim.FaultRule {
+	var rules []forumsim.FaultRule
+	for _, k := range []forumsim.FaultKind{forumsim.Fault5xx, forumsim.Fault429, forumsim.Fault429Date, forumsim.FaultReset,
+		forumsim.FaultTruncate, forumsim.FaultCut, forumsim.FaultSession, forumsim.FaultToken} {
+		rules = append(rules, forumsim.FaultRule{Kind: k, Rate: 0.01 * scale, RetryAfter: time.Second})
+	}
+	return append(rules,
+		forumsim.FaultRule{Kind: forumsim.FaultSlow, Rate: 0.005 * scale, Delay: 1500 * time.Millisecond},
+		forumsim.FaultRule{Kind: forumsim.FaultLost, Method: "POST", Path: "posting.php", Rate: 0.05 * scale},
+		forumsim.FaultRule{Kind: forumsim.FaultLostReset, Method: "POST", Path: "posting.php", Rate: 0.05 * scale},
+		forumsim.FaultRule{Kind: forumsim.FaultLost, Method: "POST", Path: "mode=compose", Rate: 0.05 * scale},
+		forumsim.FaultRule{Kind: forumsim.FaultLostReset, Method: "POST", Path: "mode=compose", Rate: 0.05 * scale},
+		forumsim.FaultRule{Kind: forumsim.FaultFlood, Method: "POST", Rate: 0.03 * scale})
 }
 
 type soakSummary struct {
-	games, finished, posts, pms, restarts, faults, duplicates, lost, replayed int
-	took                                                                      time.Duration
+	games, finished, posts, pms, restarts, faults, downs, duplicates, lost, replayed int
+	byKind                                                                           map[forumsim.FaultKind]int
+	took                                                                             time.Duration
 }
 
 func (s soakSummary) String() string {
-	return fmt.Sprintf("soak: %d games (%d finished by their rules), %d messages (%d thread posts, %d PMs), %d faults, %d restarts after kill -9, duplicates %d, lost %d, states equal to their journal's replay %d/%d, in %v",
-		s.games, s.finished, s.posts+s.pms, s.posts, s.pms, s.faults, s.restarts, s.duplicates, s.lost, s.replayed, s.games, s.took.Round(time.Second))
+	var kinds []string
+	for _, k := range forumsim.FaultKinds {
+		if n := s.byKind[k]; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	if n := s.byKind[forumsim.FaultDown]; n > 0 {
+		kinds = append(kinds, fmt.Sprintf("requests while down %d", n))
+	}
+	return fmt.Sprintf("soak: %d games (%d finished by their rules), %d messages (%d thread posts, %d PMs), %d faults (%s), %d board outages, %d restarts after kill -9, duplicates %d, lost %d, states equal to their journal's replay %d/%d, in %v",
+		s.games, s.finished, s.posts+s.pms, s.posts, s.pms, s.faults, strings.Join(kinds, ", "), s.downs, s.restarts, s.duplicates, s.lost, s.replayed, s.games, s.took.Round(time.Second))
 }
 
 // soakGame is one game on its own board.
@@ -90,10 +127,7 @@ type soakGame struct {
 func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	t0 := time.Now()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "forumgm")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/forumgm").CombinedOutput(); err != nil {
-		t.Fatalf("building forumgm: %v\n%s", err, out)
-	}
+	bin := buildForumgm(t, dir)
 	dbPath := filepath.Join(dir, "soak.db")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -106,7 +140,7 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	// `forumgm new` would; it never connects to a board itself.
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{}}
 	rng := rand.New(rand.NewPCG(uint64(cfg.seed), 11))
-	var sum soakSummary
+	sum := soakSummary{byKind: map[forumsim.FaultKind]int{}}
 	n := 0
 	quiet := func(string, ...any) {} // a player's failed move is the game's business, not the test's
 
@@ -122,6 +156,11 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 		pwFile := filepath.Join(dir, fmt.Sprintf("bot%d.pw", n))
 		if err := os.WriteFile(pwFile, []byte(b.BotPW), 0o600); err != nil {
 			t.Fatal(err)
+		}
+		if cfg.faults > 0 {
+			if err := b.Sim.SetFaults(cfg.seed+int64(n), soakFaults(cfg.faults)...); err != nil {
+				t.Fatal(err)
+			}
 		}
 		fc := b.ForumConfig("", cfg.speed)
 		fc.PasswordEnv, fc.PasswordFile = "", pwFile
@@ -177,7 +216,7 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 		}
 		// Anywhere from during its start and login (one time in four) to
 		// well into its work.
-		life := 3000 + rng.IntN(9000)
+		life := cfg.minLife + rng.IntN(cfg.maxLife-cfg.minLife)
 		if rng.IntN(5) == 0 {
 			life = 100 + rng.IntN(1900)
 		}
@@ -194,7 +233,7 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	// table takes about a minute, and every message a few seconds at most
 	// (a form is a second old before it may be sent, and each restart logs
 	// in again).
-	limit := time.Duration(float64(6*time.Minute) / cfg.speed)
+	limit := time.Duration(float64(10*time.Minute) / cfg.speed)
 	for {
 		live := 0
 		for i, g := range slots {
@@ -204,6 +243,11 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 			row := soakRow(t, db, g.name)
 			if (row.Status == moderator.Finished || row.Status == moderator.Ended) && drained(ctx, db, row.ID) {
 				checkSoakGame(t, db, g, row, &sum)
+				st := g.b.Sim.Faults()
+				sum.faults += st.Total
+				for k, n := range st.ByKind {
+					sum.byKind[k] += n
+				}
 				// Its players may still be sending (a late move): the
 				// board goes when they are done, while the runner goes on.
 				closing.Add(1)
@@ -216,6 +260,11 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 				continue
 			}
 			live++
+			// Now and then a board goes down for a few seconds.
+			if cfg.faults > 0 && rng.IntN(int(1200/cfg.faults)) == 0 && g.b.Sim.DownUntil().IsZero() {
+				g.b.Sim.DownFor(time.Duration(2+rng.IntN(10)) * time.Second)
+				sum.downs++
+			}
 			if time.Since(g.start) > limit {
 				t.Fatalf("%s is still %s after %v (%d kills); its unsent messages: %s\nthe runner's warnings:\n%s\nits log for the game:\n%s", g.name, row.Status, limit, sum.restarts, unsent(db, row.ID), warnings(logs.String()), linesWith(logs.String(), g.name+" ", 60))
 			}
@@ -252,6 +301,17 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	}
 	sum.took = time.Since(t0)
 	return sum
+}
+
+// buildForumgm builds the forumgm binary into dir, for tests that run it
+// as a user would.
+func buildForumgm(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "forumgm")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/forumgm").CombinedOutput(); err != nil {
+		t.Fatalf("building forumgm: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func soakRow(t *testing.T, db *store.DB, name string) *store.Game {
