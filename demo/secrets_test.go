@@ -3,6 +3,9 @@ package demo
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +37,8 @@ import (
 // errors), the bot's password, a database URL's password. The secrets are
 // taken from the games' own private views and PMs, and each must be found
 // in the PM it was meant for, so the test cannot pass by finding nothing.
-// (Database files 0600 and URL redaction in store errors: store/secrets_test.go.)
+// The desk's public page of each game (run --http --public) is read all
+// through the game too. (Database files 0600 and URL redaction in store errors: store/secrets_test.go.)
 func TestSecretsStaySecret(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays whole games in real time")
@@ -86,8 +90,15 @@ func TestSecretsStaySecret(t *testing.T) {
 	}
 
 	// What anyone but a PM's recipient may see, gathered as it is made.
-	var logs, status, errs syncBuffer
-	runner := exec.CommandContext(ctx, bin, "run", "--db", dbPath)
+	var logs, status, errs, pages syncBuffer
+	// The desk's public page of each game, served by the runner.
+	desk := freeAddr(t)
+	args := []string{"run", "--db", dbPath, "--http", desk}
+	for _, g := range games {
+		args = append(args, "--public", g.name)
+	}
+	runner := exec.CommandContext(ctx, bin, args...)
+	runner.Env = append(os.Environ(), "FORUMGM_WEB_PASSWORD=desk-password-for-the-test")
 	runner.Stdout, runner.Stderr = &logs, &logs
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
@@ -113,6 +124,14 @@ func TestSecretsStaySecret(t *testing.T) {
 			}
 			if st, err := g.table.Game.Decode(row.State); err == nil {
 				g.table.Act(ctx, st, g.send)
+			}
+			// The public page while the game runs (at the end the rules
+			// reveal everything there too).
+			if row.Status == moderator.Running && time.Since(lastStatus) > 3*time.Second {
+				if resp, err := http.Get("http://" + desk + "/p/" + g.name); err == nil {
+					io.Copy(&pages, resp.Body)
+					resp.Body.Close()
+				}
 			}
 		}
 		if done == len(games) {
@@ -168,6 +187,9 @@ func TestSecretsStaySecret(t *testing.T) {
 		})
 	}
 
+	if !strings.Contains(pages.String(), "secrets-") {
+		t.Errorf("the public pages were not read:\n%s", tail(pages.String(), 500))
+	}
 	hidden := map[string]string{
 		"the runner's log": logs.String(),
 		"status output":    status.String(),
@@ -218,7 +240,13 @@ func TestSecretsStaySecret(t *testing.T) {
 				}
 			}
 
-			// No line of any PM in the log, status or errors.
+			// The public pages: no password, no PM line, no secret.
+			for _, pw := range passwords {
+				if strings.Contains(pages.String(), pw) {
+					t.Error("a public page holds a bot's password")
+				}
+			}
+			// No line of any PM in the log, status, errors or public pages.
 			n := 0
 			for _, pm := range allPMs {
 				for _, l := range pmLines(pm) {
@@ -227,6 +255,9 @@ func TestSecretsStaySecret(t *testing.T) {
 						if strings.Contains(text, l) {
 							t.Errorf("%s holds a line of a PM: %q", what, l)
 						}
+					}
+					if strings.Contains(pages.String(), l) {
+						t.Errorf("a public page holds a line of a PM: %q", l)
 					}
 				}
 			}
@@ -295,11 +326,24 @@ func TestSecretsStaySecret(t *testing.T) {
 						t.Errorf("%s holds %s's secret %q", what, s.to, s.text)
 					}
 				}
+				if strings.Contains(pages.String(), s.text) {
+					t.Errorf("a public page holds %s's secret %q", s.to, s.text)
+				}
 			}
-			t.Logf("%d secrets and %d PM lines checked against %d posts, %d bytes of log, %d of status, %d of errors",
-				len(secrets), n, len(public), len(logs.String()), len(status.String()), len(errs.String()))
+			t.Logf("%d secrets and %d PM lines checked against %d posts, %d bytes of log, %d of status, %d of errors, %d of public pages",
+				len(secrets), n, len(public), len(logs.String()), len(status.String()), len(errs.String()), len(pages.String()))
 		})
 	}
+}
+
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 func containsAll(s string, subs []string) bool {
