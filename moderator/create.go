@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/referee"
@@ -19,10 +18,6 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}
-	// At the store's precision, as every time the journal keeps: a phase
-	// resolved at a deadline counted from Start must replay to the same
-	// instant.
-	gc.Start = gc.Start.Truncate(time.Microsecond)
 	if gc.Instance == "" {
 		gc.Instance = instanceToken()
 	}
