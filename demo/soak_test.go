@@ -122,6 +122,10 @@ type soakGame struct {
 	send  *Senders
 	table *simplayers.Table
 	start time.Time
+	// ctx carries the players' moves; cancelled when the game is over, so
+	// moves still queued are dropped rather than sent one form at a time.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func runSoak(t *testing.T, cfg soakConfig) soakSummary {
@@ -175,7 +179,8 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 		}
 		eng, _ := rules.Lookup(kind)
 		sum.games++
-		return &soakGame{name: name, kind: kind, b: b, send: send, table: &simplayers.Table{Game: eng, Seed: seed}, start: time.Now()}
+		gctx, gcancel := context.WithCancel(ctx)
+		return &soakGame{name: name, kind: kind, b: b, send: send, table: &simplayers.Table{Game: eng, Seed: seed}, start: time.Now(), ctx: gctx, cancel: gcancel}
 	}
 
 	var slots []*soakGame
@@ -189,6 +194,7 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	defer func() {
 		for _, g := range slots {
 			if g != nil {
+				g.cancel()
 				g.send.Close()
 				g.b.Stop()
 			}
@@ -251,6 +257,7 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 				// Its players may still be sending (a late move): the
 				// board goes when they are done, while the runner goes on.
 				closing.Add(1)
+				g.cancel()
 				go func() { defer closing.Done(); g.send.Close(); g.b.Stop() }()
 				slots[i] = nil
 				if cfg.duration > 0 && time.Since(t0) < cfg.duration {
@@ -269,7 +276,7 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 				t.Fatalf("%s is still %s after %v (%d kills); its unsent messages: %s\nthe runner's warnings:\n%s\nits log for the game:\n%s", g.name, row.Status, limit, sum.restarts, unsent(db, row.ID), warnings(logs.String()), linesWith(logs.String(), g.name+" ", 60))
 			}
 			if st, err := g.table.Game.Decode(row.State); err == nil {
-				g.table.Act(ctx, st, g.send)
+				g.table.Act(g.ctx, st, g.send)
 			}
 		}
 		if live == 0 {
