@@ -91,6 +91,12 @@ func laterOf(a, b time.Time) time.Time {
 // on the board's unit (a whole minute where stamps are to the minute), so
 // no stamp straddles it; the journal keeps that, so a rebuild has it too.
 func resolve(s *step, at time.Time) {
+	// On the journal's precision (microseconds), rounded up so a phase
+	// never closes before its deadline: a deadline counted from a start
+	// or a length in nanoseconds must replay to the very same instant.
+	if r := at.Truncate(time.Microsecond); r.Before(at) {
+		at = r.Add(time.Microsecond)
+	}
 	phase := s.l.phase()
 	title := s.l.game.Status(s.l.state).Title
 	r := referee.Resolve(s.l.game, s.l.state, at)
