@@ -40,21 +40,9 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 	if err := m.crash("after-thread"); err != nil {
 		return readAt, err
 	}
-	pmAt := readAt
-	var pms []forum.PrivateMessage
-	var pmNext []byte
-	if il, ok := f.(InboxLister); ok {
-		pms, pmNext, pmAt, err = il.NewPMsListed(ctx, l.row.PMCursor)
-		pmAt = pmAt.UTC().Truncate(time.Microsecond)
-	} else {
-		pms, pmNext, err = f.NewPMs(ctx, l.row.PMCursor)
-	}
+	in, err := readInbox(ctx, l, f, readAt)
 	if err != nil {
-		return readAt, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
-	}
-	complete := readAt
-	if pmAt.Before(complete) {
-		complete = pmAt
+		return readAt, err
 	}
 	var unreadable []string
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
@@ -62,13 +50,11 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 		if err != nil {
 			return err
 		}
-		r := &intake{tx: tx, s: s, f: f, seen: readAt, lastRead: l.row.LastRead, prev: map[string]*store.Message{}}
-		defer func() { unreadable = r.unreadable }()
-		if p, ok := boardProfile(l.forum); ok && p.MergeSeparator != "" {
-			if r.merge, err = regexp.Compile(p.MergeSeparator); err != nil {
-				return fmt.Errorf("the profile's merge_separator: %w", err)
-			}
+		r, err := m.newIntake(tx, s, f, readAt, l.row.LastRead)
+		if err != nil {
+			return err
 		}
+		defer func() { unreadable = r.unreadable }()
 		for _, p := range th.posts {
 			if err := r.post(p); err != nil {
 				return err
@@ -77,31 +63,14 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Ti
 		if err := m.deletions(tx, s, th); err != nil {
 			return err
 		}
-		if len(pms) > 0 {
-			r.seen = pmAt // the PMs were made before their list was asked for
-			err := m.routePMs(r, pms)
-			r.seen = readAt
-			if err != nil {
-				return err
-			}
-		}
-		if err := m.edits(r); err != nil {
-			return err
-		}
-		s.l.row.ThreadCursor, s.l.row.PMCursor, s.l.row.LastRead = th.next, pmNext, complete
-		if err := m.readOK(tx, s, readAt); err != nil {
-			return err
-		}
-		return m.commit(tx, s)
+		s.l.row.ThreadCursor = th.next
+		return m.recordInbox(r, in, readAt)
 	})
 	if err != nil {
 		return readAt, storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
 	}
-	for _, u := range unreadable {
-		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
-			"game", l.row.Name, "message", u)
-	}
-	return complete, nil
+	m.warnUnreadable(l, unreadable)
+	return in.complete, nil
 }
 
 // pageReader is a Forum that reads a thread page by page (forumconn.Conn):
@@ -206,21 +175,9 @@ func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageRe
 	if l.behind {
 		m.log().Info("thread backfill goes on at the next poll", "game", l.row.Name, "pages_this_poll", read)
 	}
-	pmAt := readAt
-	var pms []forum.PrivateMessage
-	var pmNext []byte
-	if il, ok := f.(InboxLister); ok {
-		pms, pmNext, pmAt, err = il.NewPMsListed(ctx, l.row.PMCursor)
-		pmAt = pmAt.UTC().Truncate(time.Microsecond)
-	} else {
-		pms, pmNext, err = f.NewPMs(ctx, l.row.PMCursor)
-	}
+	in, err := readInbox(ctx, l, f, readAt)
 	if err != nil {
-		return readAt, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
-	}
-	complete := readAt
-	if pmAt.Before(complete) {
-		complete = pmAt
+		return readAt, err
 	}
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
 		s, err := m.begin(tx, l.row.ID)
@@ -232,31 +189,70 @@ func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageRe
 			return err
 		}
 		defer func() { unreadable = append(unreadable, r.unreadable...) }()
-		if len(pms) > 0 {
-			r.seen = pmAt // the PMs were made before their list was asked for
-			err := m.routePMs(r, pms)
-			r.seen = readAt
-			if err != nil {
-				return err
-			}
-		}
-		if err := m.edits(r); err != nil {
-			return err
-		}
-		s.l.row.PMCursor, s.l.row.LastRead = pmNext, complete
-		if err := m.readOK(tx, s, readAt); err != nil {
-			return err
-		}
-		return m.commit(tx, s)
+		return m.recordInbox(r, in, readAt)
 	})
 	if err != nil {
 		return readAt, storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
 	}
+	m.warnUnreadable(l, unreadable)
+	return in.complete, nil
+}
+
+// inboxRead is one read of the bot's new PMs: at, when their list was asked
+// for (a list shared by games may be older than this game's read), and
+// complete, the time the whole read is complete up to.
+type inboxRead struct {
+	pms          []forum.PrivateMessage
+	next         []byte
+	at, complete time.Time
+}
+
+func readInbox(ctx context.Context, l *loaded, f Forum, readAt time.Time) (inboxRead, error) {
+	in := inboxRead{at: readAt}
+	var err error
+	if il, ok := f.(InboxLister); ok {
+		in.pms, in.next, in.at, err = il.NewPMsListed(ctx, l.row.PMCursor)
+		in.at = in.at.UTC().Truncate(time.Microsecond)
+	} else {
+		in.pms, in.next, err = f.NewPMs(ctx, l.row.PMCursor)
+	}
+	if err != nil {
+		return in, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
+	}
+	in.complete = readAt
+	if in.at.Before(in.complete) {
+		in.complete = in.at
+	}
+	return in, nil
+}
+
+// recordInbox ends a read's last transaction: the new PMs routed (first
+// seen when their list was asked for), edits, the PM cursor, the read's
+// time, the forum health, and the step saved.
+func (m *Moderator) recordInbox(r *intake, in inboxRead, readAt time.Time) error {
+	if len(in.pms) > 0 {
+		r.seen = in.at // the PMs were made before their list was asked for
+		err := m.routePMs(r, in.pms)
+		r.seen = readAt
+		if err != nil {
+			return err
+		}
+	}
+	if err := m.edits(r); err != nil {
+		return err
+	}
+	r.s.l.row.PMCursor, r.s.l.row.LastRead = in.next, in.complete
+	if err := m.readOK(r.tx, r.s, readAt); err != nil {
+		return err
+	}
+	return m.commit(r.tx, r.s)
+}
+
+func (m *Moderator) warnUnreadable(l *loaded, unreadable []string) {
 	for _, u := range unreadable {
 		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
 			"game", l.row.Name, "message", u)
 	}
-	return complete, nil
 }
 
 // newIntake starts recording one read's messages in a step.
