@@ -213,7 +213,9 @@ func logsOf(runs []*runProc) string {
 
 // play lets every game's players act once on what the game shows them,
 // notes how late each phase was resolved (after its deadline, or after
-// from when the game could not be worked, whichever is later), and
+// from when the game could not be worked, whichever is later) and how long
+// it went with no current lease (counted from from at the earliest: no
+// runner can renew a lease while the database is down), and
 // reports whether every game has finished with nothing left to send.
 func play(ctx context.Context, t *testing.T, db *store.DB, games []*liveGame, from time.Time) bool {
 	done := true
@@ -252,9 +254,9 @@ func play(ctx context.Context, t *testing.T, db *store.DB, games []*liveGame, fr
 		case !leased && g.unheldSince.IsZero():
 			g.unheldSince = time.Now()
 		case !leased:
-			g.gap = max(g.gap, time.Since(g.unheldSince))
+			g.gap = max(g.gap, time.Since(later(g.unheldSince, from)))
 		case leased && !g.unheldSince.IsZero():
-			g.gap = max(g.gap, time.Since(g.unheldSince))
+			g.gap = max(g.gap, time.Since(later(g.unheldSince, from)))
 			g.unheldSince = time.Time{}
 		}
 		if st, err := g.table.Game.Decode(row.State); err == nil {
