@@ -13,7 +13,6 @@ import (
 	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
-	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 
@@ -22,46 +21,16 @@ import (
 // once, and the round report queued behind it reaches every player.
 func TestLongPMReceiptOnForumsim(t *testing.T) {
 	db := storetest.SQLite(t)
-	ctx := context.Background()
 	t0 := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(t0)
 	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true}, "GMBot", "s3cret", true, []string{"Alice", "Bob"}, "Nations starts here.")
-	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
-	t.Setenv("FORUMGM_SIM_PW", "s3cret")
+	sim, bot, alice, bob := th.Sim, th.Bot, th.Players["Alice"], th.Players["Bob"]
 	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
 		return forumconn.Connect(fc, clk, "test")
 	}}
-	zero := 0.0
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
-	fc := gameconfig.ForumConfig{URL: th.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_SIM_PW", FloodSeconds: &zero}
-	g, err := m.Create(ctx, "long", "nations", gc, fc, []store.Player{
-		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)}, {Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tick := func() {
-		t.Helper()
-		if err := m.Tick(ctx, g.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tick()
-	var lines []string
-	for i := 1; i <= 3000; i++ {
-		lines = append(lines, fmt.Sprintf("line %d of my very long letter", i))
-	}
-	if _, err := sim.SendPM(alice, []int{bot}, "orders", strings.Join(lines, "\n")); err != nil {
-		t.Fatal(err)
-	}
-	tick()
-	clk.Advance(31 * time.Minute) // round 1 closes; round 2's report after the break
-	for i := 0; i < 8; i++ {
-		tick()
-		clk.Advance(time.Minute)
-	}
+	g := th.LongLetterGame(t, m, clk, "long", "FORUMGM_SIM_PW", t0)
 
-	var out []store.OutboxItem
-	db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err })
+	out := simtest.Outbox(t, db, g.ID)
 	for _, it := range out {
 		if it.State != "sent" {
 			t.Errorf("outbox %s is %s: %s", it.Marker, it.State, it.LastError)
@@ -98,12 +67,7 @@ func TestLongPMReceiptOnForumsim(t *testing.T) {
 	}
 	// What was queued behind the receipt went out too: the round's result
 	// in the thread.
-	botPosts := 0
-	for _, p := range sim.Posts(topic) {
-		if p.AuthorID == bot {
-			botPosts++
-		}
-	}
+	botPosts := len(th.BotPosts())
 	if botPosts < 3 || len(out) < parts+2 {
 		t.Errorf("behind the receipt: %d bot posts in the thread, %d outbox items (Bob got %d PMs)", botPosts, len(out), gotBob)
 	}

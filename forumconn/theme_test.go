@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,10 +32,9 @@ func TestGameOnRenamedTheme(t *testing.T) {
 	clk := clock.NewFake(t0)
 	th := simtest.NewThread(t, forumsim.Options{Clock: clk, Theme: forumsim.RenamedTheme, FloodInterval: -1, NoPostReview: true}, "GM Bot", "s3cret", true, []string{"Alice", "Bob"}, "Sign-ups closed.")
 	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
-	t.Setenv("FORUMGM_THEME_PW", "s3cret")
 	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: th.URL + "/", Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
-		PasswordEnv: "FORUMGM_THEME_PW", FloodSeconds: &zero, RequestsPerSecond: 1000}
+	fc := th.Forum(t, "FORUMGM_THEME_PW")
+	fc.URL, fc.FloodSeconds, fc.RequestsPerSecond = th.URL+"/", &zero, 1000
 
 	// The built-in profile: the thread holds no post it recognises.
 	c, err := forumconn.Connect(fc, clk, "test")
@@ -57,18 +55,8 @@ func TestGameOnRenamedTheme(t *testing.T) {
 	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
 		return forumconn.Connect(fc, clk, "test")
 	}}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
-	g, err := m.Create(ctx, "themed", "nations", gc, fc, []store.Player{
-		{Slot: "Alice", ForumName: "Alice", ForumUserID: strconv.Itoa(alice)}, {Slot: "Bob", ForumName: "Bob", ForumUserID: strconv.Itoa(bob)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tick := func() {
-		t.Helper()
-		if err := m.Tick(ctx, g.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	g := simtest.Start(t, m, "themed", "nations", th.Nations(t0, 1, 30, 5), fc, th.Roster())
+	tick := g.Tick
 	tick() // the opening post
 	sim.Post(topic, alice, "We rise! [b]CIV: Fire[/b]")
 	sim.Post(topic, bob, "[quote=Alice][b]CIV: Fire[/b][/quote] Not me: [b]CIV: Earth[/b]")

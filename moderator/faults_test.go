@@ -3,15 +3,13 @@ package moderator
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
-	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -31,24 +29,9 @@ func gameThroughFaults(t *testing.T, seed int64) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	sim := forumsim.New(forumsim.Options{Clock: clk, NoPostReview: true})
-	must := func(id int, err error) int {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	bot := must(sim.AddUser("GMBot", "gm-pass", false))
-	alice := must(sim.AddUser("Alice", "a", false))
-	bob := must(sim.AddUser("Bob", "b", false))
-	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "The game starts here.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	t.Setenv("FORUMGM_FAULTS_TEST_PW", "gm-pass")
+	th := simtest.NewThread(t, forumsim.Options{Clock: clk, NoPostReview: true}, "GMBot", "gm-pass", false, []string{"Alice", "Bob"}, "The game starts here.")
+	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
+	must := simtest.Must(t)
 
 	// Faults on what the bot reads and sends (the login form is left to
 	// the session tests): about a third of those requests fail.
@@ -74,37 +57,10 @@ func gameThroughFaults(t *testing.T, seed int64) {
 		t.Fatal(err)
 	}
 
-	m := &Moderator{DB: db, Clock: clk, MaxAttempts: 50, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
-		c, err := forumconn.Connect(fc, clk, "test")
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	}}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: start}
-	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_FAULTS_TEST_PW"}
-	g, err := m.Create(ctx, "faults", "nations", gc, fc, []store.Player{
-		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)},
-		{Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := func() GameReport {
-		t.Helper()
-		rs, err := m.Report(ctx, "faults")
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("report %v %v", rs, err)
-		}
-		return rs[0]
-	}
-	outbox := func() []store.OutboxItem {
-		t.Helper()
-		var out []store.OutboxItem
-		if err := db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err }); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	m := simModerator(db, clk, 50)
+	g := simtest.Start(t, m, "faults", "nations", th.Nations(start, 2, 30, 5), th.Forum(t, "FORUMGM_FAULTS_TEST_PW"), th.Roster())
+	report := func() GameReport { return reportOf(t, m, "faults") }
+	outbox := func() []store.OutboxItem { return simtest.Outbox(t, db, g.ID) }
 	tickErrs := 0
 	tick := func() {
 		if err := m.Tick(ctx, g.ID); err != nil {
@@ -142,26 +98,10 @@ func gameThroughFaults(t *testing.T, seed int64) {
 		t.Errorf("faults %v: want lost confirmations, cut pages and downtime tried", st.ByKind)
 	}
 	// Every message exactly once.
-	var botPosts []forumsim.Post
-	for _, p := range sim.Posts(topic) {
-		if p.AuthorID == bot {
-			botPosts = append(botPosts, p)
-		}
-	}
+	botPosts := th.BotPosts()
 	sent := sim.Sent(bot)
 	for _, it := range outbox() {
-		n := 0
-		mark := "forumgm·" + it.Marker + "<"
-		if it.Kind == "post" {
-			for _, p := range botPosts {
-				n += strings.Count(p.HTML, mark)
-			}
-		} else {
-			for _, pm := range sent {
-				n += strings.Count(pm.HTML, mark)
-			}
-		}
-		if n != 1 {
+		if n := th.OnBoard(it); n != 1 {
 			t.Errorf("%s (%s) on the board %d times", it.Marker, it.Kind, n)
 		}
 	}
@@ -180,6 +120,7 @@ func gameThroughFaults(t *testing.T, seed int64) {
 	}
 	var cs []store.CommandRow
 	if err := db.View(ctx, func(tx *store.Tx) error {
+		var err error
 		cs, err = tx.Commands(g.ID, store.CommandFilter{Status: store.CommandAccepted})
 		return err
 	}); err != nil {

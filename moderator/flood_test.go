@@ -2,18 +2,14 @@ package moderator
 
 import (
 	"context"
-	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/forumsim/simtest"
-	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -30,56 +26,17 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 	clk := clock.NewFake(start)
 	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: 20 * time.Minute, NoPostReview: true}, "GMBot", "gm-pass", false, []string{"Alice", "Bob"}, "The game starts here.")
 	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
-	must := func(id int, err error) int {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	t.Setenv("FORUMGM_FLOOD_TEST_PW", "gm-pass")
-
-	m := &Moderator{DB: db, Clock: clk, MaxAttempts: 3, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
-		c, err := forumconn.Connect(fc, clk, "test")
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	}}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: start}
-	fc := gameconfig.ForumConfig{URL: th.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_FLOOD_TEST_PW"}
-	g, err := m.Create(ctx, "flood", "nations", gc, fc, []store.Player{
-		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)},
-		{Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tick := func() {
-		t.Helper()
-		if err := m.Tick(ctx, g.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	report := func() GameReport {
-		t.Helper()
-		rs, err := m.Report(ctx, "flood")
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("report %v %v", rs, err)
-		}
-		return rs[0]
-	}
-	outbox := func() []store.OutboxItem {
-		t.Helper()
-		var out []store.OutboxItem
-		if err := db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err }); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	must := simtest.Must(t)
+	m := simModerator(db, clk, 3)
+	sg := simtest.Start(t, m, "flood", "nations", th.Nations(start, 2, 30, 5), th.Forum(t, "FORUMGM_FLOOD_TEST_PW"), th.Roster())
+	g, tick := sg.Game, sg.Tick
+	report := func() GameReport { return reportOf(t, m, "flood") }
+	outbox := func() []store.OutboxItem { return simtest.Outbox(t, db, g.ID) }
 	accepted := func(player string) int {
 		t.Helper()
 		var cs []store.CommandRow
 		if err := db.View(ctx, func(tx *store.Tx) error {
+			var err error
 			cs, err = tx.Commands(g.ID, store.CommandFilter{Player: player, Status: store.CommandAccepted})
 			return err
 		}); err != nil {
@@ -164,30 +121,14 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 		t.Fatalf("game %s finished %v, outbox %d pending %d failed", r.Status, r.Rules.Finished, r.Pending, r.Failed)
 	}
 	// Exactly once, in order, one attempt each.
-	var botPosts []forumsim.Post
-	for _, p := range sim.Posts(topic) {
-		if p.AuthorID == bot {
-			botPosts = append(botPosts, p)
-		}
-	}
+	botPosts := th.BotPosts()
 	sent := sim.Sent(bot)
 	last := map[string]int{}
 	for _, it := range outbox() {
 		if it.Attempts != 1 {
 			t.Errorf("%s: %d attempts, want 1", it.Marker, it.Attempts)
 		}
-		n := 0
-		mark := "forumgm·" + it.Marker + "<"
-		if it.Kind == "post" {
-			for _, p := range botPosts {
-				n += strings.Count(p.HTML, mark)
-			}
-		} else {
-			for _, pm := range sent {
-				n += strings.Count(pm.HTML, mark)
-			}
-		}
-		if n != 1 {
+		if n := th.OnBoard(it); n != 1 {
 			t.Errorf("%s (%s) on the board %d times", it.Marker, it.Kind, n)
 		}
 		lane := it.Kind + ":" + it.Recipient

@@ -2,19 +2,13 @@ package moderator
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
-	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 
@@ -29,62 +23,19 @@ func TestOutageOnForumsim(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true})
-	must := func(id int, err error) int {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	bot := must(sim.AddUser("GMBot", "gm-pass", true))
-	alice := must(sim.AddUser("Alice", "a", false))
-	bob := must(sim.AddUser("Bob", "b", false))
-	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "The game starts here.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var down atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
-			http.Error(w, "the board is down for maintenance", http.StatusServiceUnavailable)
-			return
-		}
-		sim.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
-	t.Setenv("FORUMGM_OUTAGE_TEST_PW", "gm-pass")
-	m := &Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
-		return forumconn.Connect(fc, clk, "test")
-	}}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 4, Start: start}
-	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot",
-		PasswordEnv: "FORUMGM_OUTAGE_TEST_PW", TimeZone: "Europe/Berlin"}
-	g, err := m.Create(ctx, "outage", "nations", gc, fc, []store.Player{
-		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)},
-		{Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := func() GameReport {
-		t.Helper()
-		rs, err := m.Report(ctx, "outage")
-		if err != nil || len(rs) != 1 {
-			t.Fatalf("report %v %v", rs, err)
-		}
-		return rs[0]
-	}
-	if err := m.Tick(ctx, g.ID); err != nil {
-		t.Fatal(err)
-	}
+	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true}, "GMBot", "gm-pass", true, []string{"Alice", "Bob"}, "The game starts here.")
+	m := simModerator(db, clk, 0)
+	fc := th.Forum(t, "FORUMGM_OUTAGE_TEST_PW")
+	fc.TimeZone = "Europe/Berlin"
+	g := simtest.Start(t, m, "outage", "nations", th.Nations(start, 2, 10, 1), fc, th.Roster())
+	report := func() GameReport { return reportOf(t, m, "outage") }
+	g.Tick()
 	deadline := report().Rules.Deadline
 	clk.Set(start.Add(7 * time.Minute))
-	if err := m.Tick(ctx, g.ID); err != nil {
-		t.Fatal(err)
-	}
+	g.Tick()
 	good := report().ForumHealth.LastGoodRead
 
-	down.Store(true)
+	th.Down.Store(true)
 	wentDown := start.Add(8 * time.Minute)
 	clk.Set(wentDown)
 	for clk.Now().Before(start.Add(13 * time.Minute)) {
@@ -102,11 +53,9 @@ func TestOutageOnForumsim(t *testing.T) {
 		}
 		clk.Set(h.NextRetry)
 	}
-	down.Store(false)
+	th.Down.Store(false)
 	back := clk.Now().Truncate(time.Microsecond)
-	if err := m.Tick(ctx, g.ID); err != nil {
-		t.Fatal(err)
-	}
+	g.Tick()
 	rep := report()
 	if h := rep.ForumHealth; h.Failing() || h.LastError != "" || !h.LastGoodRead.Equal(back) {
 		t.Errorf("after recovery (back at %v): %+v", back, h)
@@ -118,7 +67,7 @@ func TestOutageOnForumsim(t *testing.T) {
 		t.Errorf("deadline %v, want %v moved on by the outage (%v), on a whole minute", rep.Rules.Deadline, deadline, out)
 	}
 	var said []string
-	for _, p := range sim.Posts(topic) {
+	for _, p := range th.Sim.Posts(th.Topic) {
 		if strings.Contains(p.Source, "could not be read") {
 			said = append(said, p.Source)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -36,16 +37,8 @@ func TestMapPictureInPosts(t *testing.T) {
 				for _, p := range gc.Players {
 					ps = append(ps, store.Player{Slot: p, ForumName: p})
 				}
-				g, err := m.Create(ctx, "pr1", "protest", gc, fc, ps)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tick := func() {
-					t.Helper()
-					if err := m.Tick(ctx, g.ID); err != nil {
-						t.Fatal(err)
-					}
-				}
+				g := simtest.Start(t, m, "pr1", "protest", gc, fc, ps)
+				tick := g.Tick
 				tick()
 				ff.PM(ctx, "Pia", "PROTEST C2")
 				ff.PM(ctx, "Quin", "PROTEST B3")

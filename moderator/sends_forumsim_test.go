@@ -3,15 +3,12 @@ package moderator
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/forumgm/forumgm/clock"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
-	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -25,52 +22,14 @@ func TestBoardLimitLearnedOnForumsim(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true, MaxPostChars: 20000})
-	bot, _ := sim.AddUser("GMBot", "s3cret", true)
-	alice, _ := sim.AddUser("Alice", "a", false)
-	bob, _ := sim.AddUser("Bob", "b", false)
-	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Nations", "Nations starts here.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	t.Setenv("FORUMGM_LIMIT_TEST_PW", "s3cret")
-	m := &Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
-		return forumconn.Connect(fc, clk, "test")
-	}}
-	zero := 0.0
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: start}
-	fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(topic), Bot: "GMBot", PasswordEnv: "FORUMGM_LIMIT_TEST_PW", FloodSeconds: &zero}
-	g, err := m.Create(ctx, "limit", "nations", gc, fc, []store.Player{
-		{Slot: "Alice", ForumName: "Alice", ForumUserID: fmt.Sprint(alice)}, {Slot: "Bob", ForumName: "Bob", ForumUserID: fmt.Sprint(bob)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tick := func() {
-		t.Helper()
-		if err := m.Tick(ctx, g.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tick()
-	var lines []string
-	for i := 1; i <= 3000; i++ {
-		lines = append(lines, fmt.Sprintf("line %d of my very long letter", i))
-	}
-	if _, err := sim.SendPM(alice, []int{bot}, "orders", strings.Join(lines, "\n")); err != nil {
-		t.Fatal(err)
-	}
-	tick()
-	clk.Advance(31 * time.Minute) // round 1 closes; round 2's report after the break
-	for range 8 {
-		tick()
-		clk.Advance(time.Minute)
-	}
+	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true, MaxPostChars: 20000}, "GMBot", "s3cret", true, []string{"Alice", "Bob"}, "Nations starts here.")
+	sim, bot, bob := th.Sim, th.Bot, th.Players["Bob"]
+	g := th.LongLetterGame(t, simModerator(db, clk, 0), clk, "limit", "FORUMGM_LIMIT_TEST_PW", start)
 
 	var out []store.OutboxItem
 	var row *store.Game
 	db.View(ctx, func(tx *store.Tx) error {
+		var err error
 		if out, err = tx.Outbox(g.ID); err != nil {
 			return err
 		}
@@ -115,12 +74,7 @@ func TestBoardLimitLearnedOnForumsim(t *testing.T) {
 			t.Errorf("the receipt's parts answer line %d %d times, want 1", n, c)
 		}
 	}
-	botPosts := 0
-	for _, p := range sim.Posts(topic) {
-		if p.AuthorID == bot {
-			botPosts++
-		}
-	}
+	botPosts := len(th.BotPosts())
 	if botPosts < 3 {
 		t.Errorf("behind the receipt: %d bot posts in the thread (Bob got %d PMs)", botPosts, gotBob)
 	}
