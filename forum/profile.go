@@ -70,6 +70,11 @@ type Profile struct {
 	// MaxSubjectChars is the longest PM subject the board keeps (in
 	// characters); the marker key goes at its end (0: 80).
 	MaxSubjectChars int `yaml:"max_subject_chars"`
+	// SentFolderSize is how many PMs the bot's sent folder keeps before
+	// the board deletes the oldest (phpBB's default full_folder_action;
+	// 0: it deletes none). A full folder whose oldest PM is newer than a
+	// message proves nothing by not holding it.
+	SentFolderSize int `yaml:"sent_folder_size"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -394,8 +399,10 @@ func phpBB() Profile {
 		// phpBB 3.3.10 keeps a PM subject's first 60 characters (seen
 		// on the real board: a 70-character subject comes back cut).
 		MaxSubjectChars: 60,
-		PostsPerPage:    10,
-		FloodSeconds:    15,
+		// pm_max_msgs 50 a folder, full_folder_action "delete oldest".
+		SentFolderSize: 50,
+		PostsPerPage:   10,
+		FloodSeconds:   15,
 		// max_post_chars (install/schemas/schema_data.sql: 60000),
 		// counted in characters for posts and PMs alike
 		// (message_parser.php); bytes are never fewer.

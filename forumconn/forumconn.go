@@ -204,9 +204,10 @@ func (c *Conn) FindPost(ctx context.Context, thread, key string) (string, bool, 
 	return c.Poster.PostWithMarker(ctx, thread, key)
 }
 
-// FindSentPM looks for a PM already sent with this marker key.
-func (c *Conn) FindSentPM(ctx context.Context, key string) (string, bool, error) {
-	return c.Poster.SentPMWithMarker(ctx, key)
+// FindSentPM looks for a PM already sent with this marker key, queued at
+// since (zero: unknown).
+func (c *Conn) FindSentPM(ctx context.Context, key string, since time.Time) (string, bool, error) {
+	return c.Poster.SentPMWithMarker(ctx, key, since)
 }
 
 // Connect opens a connection of its own for one game's forum settings

@@ -240,7 +240,7 @@ func (f *fakeForum) FindPost(ctx context.Context, thread, key string) (string, b
 	return "", false, nil
 }
 
-func (f *fakeForum) FindSentPM(ctx context.Context, key string) (string, bool, error) {
+func (f *fakeForum) FindSentPM(ctx context.Context, key string, since time.Time) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.findFail > 0 {

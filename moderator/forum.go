@@ -35,7 +35,7 @@ type Forum interface {
 	// FindPost / FindSentPM look for an item already sent with this marker
 	// key: the check before any retry of an uncertain send.
 	FindPost(ctx context.Context, thread, key string) (id string, found bool, err error)
-	FindSentPM(ctx context.Context, key string) (id string, found bool, err error)
+	FindSentPM(ctx context.Context, key string, since time.Time) (id string, found bool, err error)
 	// Member looks an account up on the board by name: found is false when
 	// there is none. The name comes back as the board writes it, with the
 	// user id when the board shows one.

@@ -382,7 +382,7 @@ func (m *Moderator) find(ctx context.Context, f Forum, l *loaded, it *store.Outb
 		}
 		return f.FindPost(ctx, l.forum.Thread, it.Marker)
 	}
-	return f.FindSentPM(ctx, it.Marker)
+	return f.FindSentPM(ctx, it.Marker, it.CreatedAt)
 }
 
 // Retry sends failed messages again (all of a game's, or one by marker):

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
@@ -148,7 +149,7 @@ func TestLostPMConfirmationOnCutPages(t *testing.T) {
 				t.Fatal("no page was cut")
 			}
 			b.sim.ClearFaults()
-			got, ok, err := b.p.SentPMWithMarker(ctx, key)
+			got, ok, err := b.p.SentPMWithMarker(ctx, key, time.Time{})
 			if err != nil || !ok || got != fmt.Sprint(b.sim.Inbox(b.alice)[0].ID) {
 				t.Errorf("check on whole pages = %q, %v, %v", got, ok, err)
 			}

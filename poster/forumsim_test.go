@@ -261,7 +261,7 @@ func TestForumsimPMs(t *testing.T) {
 	if len(bobIn) != 1 || bobIn[0].Time.Sub(in[0].Time) < 15*time.Second {
 		t.Errorf("second PM %s: %+v", sent2, bobIn)
 	}
-	got, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1.role.alice")
+	got, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1.role.alice", time.Time{})
 	if err != nil || !ok || got != sent {
 		t.Errorf("SentPMWithMarker = %q %v %v", got, ok, err)
 	}
@@ -483,7 +483,7 @@ func TestForumsimSentPMFromList(t *testing.T) {
 		p := poster.New(b.s)
 		p.ScanSent = 0
 		before := b.s.Requests()
-		got, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/7")
+		got, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/7", time.Time{})
 		if err != nil || ok != tc.found || got != sent {
 			t.Errorf("per page %d: SentPMWithMarker = %q %v %v, want %s", tc.perPage, got, ok, err, sent)
 		}
@@ -492,7 +492,7 @@ func TestForumsimSentPMFromList(t *testing.T) {
 		}
 	}
 	// A key never sent is absent after the whole folder was listed.
-	if _, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1/day-1/99"); ok || err != nil {
+	if _, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1/day-1/99", time.Time{}); ok || err != nil {
 		t.Errorf("an unsent key: found %v, err %v", ok, err)
 	}
 }
@@ -537,11 +537,51 @@ func TestForumsimSentFolderTooLong(t *testing.T) {
 	b.sim.SetSentPerPage(10)
 	p := poster.New(b.s)
 	p.SentPages = 2
-	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99"); ok || !errors.Is(err, poster.ErrUnchecked) {
+	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99", time.Time{}); ok || !errors.Is(err, poster.ErrUnchecked) {
 		t.Errorf("a key beyond the pages read: found %v, err %v; want ErrUnchecked", ok, err)
 	}
 	p.SentPages = 5
-	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99"); ok || err != nil {
+	if _, ok, err := p.SentPMWithMarker(ctx, "m1/day-1/99", time.Time{}); ok || err != nil {
 		t.Errorf("the whole folder read: found %v, err %v; want not found", ok, err)
+	}
+}
+
+// A board that deletes the oldest sent PMs once the folder is full (phpBB's
+// full_folder_action) may have deleted the one looked for: a full folder
+// reaching back no further than when the message was queued proves nothing
+// by not holding its key, so the check says ErrUnchecked, never "not sent";
+// a folder reaching back before then, or not full, is proof.
+func TestForumsimFullSentFolderProvesNothing(t *testing.T) {
+	b := newBoard(t)
+	ctx := context.Background()
+	queued := b.clk.Now()
+	for i := 0; i < 6; i++ {
+		b.clk.Advance(time.Minute)
+		if _, err := b.sim.SendPM(b.bot, []int{b.bob}, fmt.Sprintf("[g%d] Receipt #g%d/day-1/1#", i, i), "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		size      int
+		since     time.Time
+		unchecked bool
+	}{
+		{"full, newer than the message", 6, queued, true},
+		{"full, no queueing time known", 6, time.Time{}, false},
+		{"full, reaching back before the message", 6, queued.Add(3 * time.Minute), false},
+		{"not full", 10, queued, false},
+		{"never deletes", 0, queued, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b.s.Profile.SentFolderSize = tc.size
+			_, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1/day-1/99", tc.since)
+			if ok {
+				t.Fatal("an unsent key was found")
+			}
+			if got := errors.Is(err, poster.ErrUnchecked); got != tc.unchecked || (!tc.unchecked && err != nil) {
+				t.Errorf("err = %v, want unchecked %v", err, tc.unchecked)
+			}
+		})
 	}
 }

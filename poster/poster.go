@@ -195,7 +195,8 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 	if f.Recipient != "" {
 		fields[f.Recipient] = to.Name
 	}
-	check := func() (string, bool, error) { return p.SentPMWithMarker(ctx, key) }
+	queued := p.Session.Clock().Now()
+	check := func() (string, bool, error) { return p.SentPMWithMarker(ctx, key, queued) }
 	return p.submit(ctx, "PM to "+to.Name, page, f, fields, check, false)
 }
 
@@ -566,11 +567,22 @@ func SubjectKey(subject string) string {
 // for the key at the end of a subject, so confirming a PM costs one list
 // read however many PMs other games sent meanwhile; only rows without a key
 // in their subject are opened (at most ScanSent) to read their marker.
-func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool, error) {
+// since is when the message was queued (zero: unknown): on a board that
+// deletes the oldest sent PMs once the folder is full (profile
+// sent_folder_size), a full folder reaching back no further than since
+// proves nothing by not holding the key, and the answer is ErrUnchecked,
+// never "not sent".
+func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Time) (string, bool, error) {
 	var found string
 	var legacy []string
+	listed := map[string]bool{} // the outbox and the sent folder may list a PM twice
+	var oldest time.Time
 	ended, err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
 		for _, h := range hs {
+			listed[h.ID] = true
+			if !h.Time.IsZero() && (oldest.IsZero() || h.Time.Before(oldest)) {
+				oldest = h.Time
+			}
 			switch k := SubjectKey(h.Subject); {
 			case k == key:
 				found = h.ID
@@ -600,6 +612,11 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string) (string, bool
 		// More of the folder than was read: absence proves nothing, and
 		// a resend could send it twice.
 		return "", false, fmt.Errorf("%w: the sent folder is longer than the %d pages read", ErrUnchecked, max(p.SentPages, 1))
+	}
+	if size := p.Session.Profile.SentFolderSize; size > 0 && len(listed) >= size && !since.IsZero() && (oldest.IsZero() || oldest.After(since)) {
+		// The board may have deleted it to make room: a resend could
+		// send it twice.
+		return "", false, fmt.Errorf("%w: the sent folder is full (%d PMs) and reaches back only to %s, after the message was queued", ErrUnchecked, len(listed), oldest.UTC().Format(time.RFC3339))
 	}
 	return "", false, nil
 }

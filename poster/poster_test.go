@@ -150,7 +150,7 @@ func TestSendPMAndFindInSent(t *testing.T) {
 	if len(pms) != 1 || fmt.Sprint(pms[0].ID) != id || pms[0].To != r.unal || !strings.Contains(pms[0].Message, "forumgm·g1.n1.pm.4") {
 		t.Fatalf("sent %q, board %+v", id, pms)
 	}
-	got, ok, err := New(r.s).SentPMWithMarker(ctx, "g1.n1.pm.4")
+	got, ok, err := New(r.s).SentPMWithMarker(ctx, "g1.n1.pm.4", time.Time{})
 	if err != nil || !ok || got != id {
 		t.Errorf("SentPMWithMarker = %q %v %v", got, ok, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/poster"
@@ -55,7 +56,7 @@ func TestSentPageWithFailedCheckIsUnconfirmed(t *testing.T) {
 		t.Fatalf("%d submissions, %d PMs in Alice's inbox; want 1 and 1", rt.posts, len(b.sim.Inbox(b.alice)))
 	}
 	rt.broken = false
-	id, ok, err := p.SentPMWithMarker(ctx, "m1.role.alice")
+	id, ok, err := p.SentPMWithMarker(ctx, "m1.role.alice", time.Time{})
 	if err != nil || !ok || id != fmt.Sprint(b.sim.Inbox(b.alice)[0].ID) {
 		t.Errorf("the next check: %q %v %v", id, ok, err)
 	}

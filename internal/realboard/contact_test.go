@@ -116,7 +116,7 @@ func firstContact(t *testing.T, engine string) {
 		t.Fatalf("PM: %v", err)
 	}
 	t.Logf("the PM after the reply took %.1fs (flood control)", time.Since(t0).Seconds())
-	if found, ok, err := c.FindSentPM(ctx, pmKey); err != nil || !ok || found != pmID {
+	if found, ok, err := c.FindSentPM(ctx, pmKey, time.Time{}); err != nil || !ok || found != pmID {
 		t.Errorf("FindSentPM = %s, %v, %v; want %s", found, ok, err, pmID)
 	}
 	if n := countPMs(t, b, pmKey, alice.ID); n != 1 {

@@ -482,11 +482,11 @@ func TestInboxAndSentFolder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if found, ok, err := c.FindSentPM(ctx, key); err != nil || !ok || found != id {
+				if found, ok, err := c.FindSentPM(ctx, key, time.Time{}); err != nil || !ok || found != id {
 					t.Errorf("FindSentPM(%s) = %s, %v, %v; want %s", key, found, ok, err, id)
 				}
 			}
-			if _, ok, err := c.FindSentPM(ctx, "inbox.t/pm/never"); err != nil || ok {
+			if _, ok, err := c.FindSentPM(ctx, "inbox.t/pm/never", time.Time{}); err != nil || ok {
 				t.Errorf("FindSentPM of a PM never sent: %v, %v", ok, err)
 			}
 			sent := markersIn(queryRows(t, b, fmt.Sprintf(boardQueries[engine].sentPMs, b.Bot.ID)))

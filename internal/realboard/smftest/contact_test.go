@@ -129,7 +129,7 @@ func TestFirstContact(t *testing.T) {
 		t.Fatalf("PM: %v", err)
 	}
 	t.Logf("PM %s after the reply in %.2fs (flood control)", pmID, time.Since(t0).Seconds())
-	if found, ok, err := c.FindSentPM(ctx, pmKey); err != nil || !ok || found != pmID {
+	if found, ok, err := c.FindSentPM(ctx, pmKey, time.Time{}); err != nil || !ok || found != pmID {
 		t.Errorf("FindSentPM = %s, %v, %v; want %s", found, ok, err, pmID)
 	}
 	if n := countPMs(t, b, pmKey, alice.ID); n != 1 {
