@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/referee"
@@ -150,22 +148,6 @@ func extendForOutage(s *step, dl time.Time, final bool) bool {
 	return true
 }
 
-// sessionID and urlPassword are what must not reach status or the desk
-// from an error's text: a session id in a URL, a password in one.
-var (
-	sessionID   = regexp.MustCompile(`(?i)\b(sid|s|session|token|my_post_key|PHPSESSID)=[^&\s"']+`)
-	urlPassword = regexp.MustCompile(`(//[^/@\s:]*):[^/@\s]*@`)
-)
-
-// healthMessage is a failed read's error as a GM reads it: one line, no
-// session ids or URL passwords, at most 300 characters.
-func healthMessage(err error) string {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	msg = sessionID.ReplaceAllString(msg, "$1=…")
-	msg = urlPassword.ReplaceAllString(msg, "$1:…@")
-	if utf8.RuneCountInString(msg) > 300 {
-		r := []rune(msg)
-		msg = string(r[:299]) + "…"
-	}
-	return msg
-}
+// healthMessage is a failed read's error as a GM reads it (gmMessage), at
+// most 300 characters.
+func healthMessage(err error) string { return gmMessage(err, 300) }

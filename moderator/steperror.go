@@ -39,23 +39,33 @@ func (m *Moderator) noteStep(ctx context.Context, id int64, stepErr error, clear
 // whoever reads the desk.
 var secretParam = regexp.MustCompile(`(?i)\b(sid|s|phpsessid|sessionid|session|my_post_key|logoutkey|sesc|token|csrf|form_token|creation_time|password|passwd|pass|pw|api_key|key)=([^&\s"'<>;,)]*[^&\s"'<>;,):])`)
 
+// urlPassword is the password of a URL's user info (//user:PASS@host).
+var urlPassword = regexp.MustCompile(`(//[^/@\s:]*):[^/@\s]*@`)
+
 // internalPrefix is a package name an error starts with ("store: ",
 // "scraper: "): noise to a GM.
 var internalPrefix = regexp.MustCompile(`(?:^|: )(?:store|scraper|poster|parser|forumconn|moderator|referee|webdesk|gameconfig): `)
 
-// GMError is err as a GM reads it on the desk: no session ids, tokens or
-// passwords, no internal package prefixes, at most 500 characters.
-func GMError(err error) string {
-	s := err.Error()
+// GMError is err as a GM reads it on the desk: see gmMessage; at most 500
+// characters.
+func GMError(err error) string { return gmMessage(err, 500) }
+
+// gmMessage is err as a GM reads it in `status` and on the desk, whatever
+// step met it: one line, no session ids, tokens or passwords (in query
+// strings, form fields or a URL's user info), no internal package
+// prefixes, at most max characters.
+func gmMessage(err error, max int) string {
+	s := strings.Join(strings.Fields(err.Error()), " ")
 	s = secretParam.ReplaceAllString(s, "$1=…")
+	s = urlPassword.ReplaceAllString(s, "$1:…@")
 	s = internalPrefix.ReplaceAllStringFunc(s, func(p string) string {
 		if strings.HasPrefix(p, ": ") {
 			return ": "
 		}
 		return ""
 	})
-	if r := []rune(s); len(r) > 500 {
-		s = string(r[:499]) + "…"
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
 	}
 	return s
 }
