@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -127,16 +128,13 @@ func (m *Moderator) retryAfter(id int64) time.Time {
 // from 30 seconds to 10 minutes, so a message that keeps failing is not
 // the first thing tried on every tick.
 func (m *Moderator) backOff(it *store.OutboxItem) {
-	d := 30 * time.Second
-	for i := 1; i < it.Attempts && d < 10*time.Minute; i++ {
-		d *= 2
-	}
+	d := retry.Nth(30*time.Second, 10*time.Minute, it.Attempts)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.retryAt == nil {
 		m.retryAt = map[int64]time.Time{}
 	}
-	m.retryAt[it.ID] = m.now().Add(min(d, 10*time.Minute))
+	m.retryAt[it.ID] = m.now().Add(d)
 }
 
 func (m *Moderator) clearBackOff(id int64) {

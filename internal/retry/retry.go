@@ -66,5 +66,17 @@ func (b *Backoff) Next() time.Duration {
 	return d
 }
 
+// Nth is the base (without jitter) of the nth wait of a Backoff from
+// initial up to ceiling (n ≤ 1: the first), for a caller that keeps only an
+// attempt count, not a Backoff, between tries (an outbox item's attempts
+// survive a restart; its Backoff would not).
+func Nth(initial, ceiling time.Duration, n int) time.Duration {
+	d := initial
+	for i := 1; i < n && d < ceiling; i++ {
+		d *= 2
+	}
+	return min(d, max(initial, ceiling))
+}
+
 // Reset starts the waits over from the initial one (after a success).
 func (b *Backoff) Reset() { b.next = b.initial }

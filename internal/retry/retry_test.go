@@ -75,3 +75,31 @@ func TestJitterDoesNotOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestNth: the nth wait's base from an attempt count is what a Backoff
+// without jitter would give at its nth Next.
+func TestNth(t *testing.T) {
+	for _, tc := range []struct {
+		initial, ceiling time.Duration
+	}{
+		{30 * time.Second, 10 * time.Minute},
+		{time.Second, 5 * time.Second},
+		{time.Minute, time.Second}, // a ceiling below initial is initial
+	} {
+		b := New(tc.initial, tc.ceiling).WithJitter(0, nil)
+		for n := 1; n <= 12; n++ {
+			if got, want := Nth(tc.initial, tc.ceiling, n), b.Next(); got != want {
+				t.Errorf("Nth(%v, %v, %d) = %v, want %v", tc.initial, tc.ceiling, n, got, want)
+			}
+		}
+		if got := Nth(tc.initial, tc.ceiling, 0); got != tc.initial {
+			t.Errorf("Nth(…, 0) = %v, want %v", got, tc.initial)
+		}
+	}
+	// The outbox's back-off: 30 s doubling per attempt up to 10 minutes.
+	for n, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 5: 8 * time.Minute, 6: 10 * time.Minute, 20: 10 * time.Minute} {
+		if got := Nth(30*time.Second, 10*time.Minute, n); got != want {
+			t.Errorf("outbox back-off after %d attempts: %v, want %v", n, got, want)
+		}
+	}
+}
