@@ -1,9 +1,11 @@
 package moderator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -138,6 +140,8 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.SQLite(t)
 	m, ff, id := newPagedGame(t, db, 95)
+	var logs bytes.Buffer
+	m.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	ff.fakeForum.PM(ctx, "Alice", "PROSPER")
 
 	if err := m.Tick(ctx, id); err != nil {
@@ -145,6 +149,11 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 	}
 	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 3, Pages: 10}) {
 		t.Fatalf("after one poll: %+v, want page 3 of 10", p)
+	}
+	// The log follows the backfill page by page (the first read of a long
+	// thread shows its progress in the terminal).
+	if !strings.Contains(logs.String(), `msg="thread backfill" game=long page="3 of 10"`) {
+		t.Errorf("the first poll logged:\n%s", logs.String())
 	}
 	reps, err := m.Report(ctx, "long")
 	if err != nil || len(reps) != 1 || reps[0].ThreadRead == nil || !strings.HasPrefix(reps[0].ThreadRead.String(), "page 3 of 10") {
@@ -189,6 +198,17 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 	// 10 pages, 3 a poll, each poll starting again on the page it ended on.
 	if polls != 5 {
 		t.Errorf("caught up in %d polls, want 5", polls)
+	}
+	if !strings.Contains(logs.String(), `msg="thread backfill" game=long page="9 of 10"`) {
+		t.Errorf("the backfill's later polls were not logged:\n%s", logs.String())
+	}
+	// An ordinary poll of the last page is no backfill.
+	logs.Reset()
+	if err := m.Tick(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "thread backfill") {
+		t.Errorf("an ordinary poll logged progress:\n%s", logs.String())
 	}
 	all := messagesOf(t, db, id)
 	posts = 0

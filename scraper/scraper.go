@@ -18,9 +18,6 @@ import (
 // Scraper reads threads and PMs through a Session.
 type Scraper struct {
 	Session *Session
-	// Progress, when set, is called after each thread page of a read with
-	// the pages read so far and the thread's page count (for backfills).
-	Progress func(pagesRead, totalPages int)
 }
 
 // New makes a scraper on a session.
@@ -161,9 +158,6 @@ func (sc *Scraper) ReadThreadPages(ctx context.Context, topic string, cur Cursor
 			res.To = p.ID
 			res.Seen++
 			res.Cursor = Cursor{LastID: p.ID, Page: t.Page, FirstID: t.Posts[0].ID}
-		}
-		if sc.Progress != nil {
-			sc.Progress(res.PagesRead, t.Pages)
 		}
 		res.ToEnd = t.Page >= t.Pages
 		if pageDone != nil {
