@@ -179,8 +179,11 @@ func TestEditsDeletionsAndRelogin(t *testing.T) {
 	}
 
 	// Round 1 resolves; its report is the bot's first post after the
-	// session ended (a post through a new login).
-	waitFor(t, "round 1 resolved and reported", 90*time.Second, func() bool {
+	// session ended (a post through a new login). The wait is counted from
+	// the round's deadline, which is on a whole minute (phpBB shows
+	// minutes), so up to a minute after the 45 s round: a fixed wait from
+	// here fell short when the round's start was late in its minute.
+	waitFor(t, "round 1 resolved and reported", time.Until(deadline)+60*time.Second, func() bool {
 		return tb.state().(*nations.State).Round == 2 && tb.drained()
 	})
 	editPost(t, b, alice, aliceID, "Too late? [b]CIV: Air[/b]", "CIV: Air")
