@@ -141,9 +141,11 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 		s.learnID(slot, msg.AuthorID)
 	}
 	ch := channelOf(msg.Kind)
-	segs := f.Lines(msg.BodyHTML)
+	var segs []string
 	if ch == rules.Public {
 		segs = f.Segments(msg.BodyHTML)
+	} else {
+		segs = f.Lines(msg.BodyHTML)
 	}
 	src := rules.Source{Player: slot, Channel: ch, Time: stamp.Earliest, Ref: msg.ForumID}
 	phase := l.phase()
