@@ -69,11 +69,10 @@ func TestProbeRealBoards(t *testing.T) {
 				}
 			}
 			if engine == realboard.MyBB {
-				// The bot's opening post was made a moment ago, and MyBB
-				// 1.8.37's flood refusal ("You are trying to post a message
-				// too quickly ... Please wait 60 more seconds.") is not in
-				// the built-in profile's flood_text, so the poster would
-				// not wait it out: exempt the bot as a GM would.
+				// The bot's opening post was made a moment ago: MyBB's
+				// flood limit would have the post test wait out 60 s
+				// (TestFlood covers that wait); exempt the bot as a GM
+				// would.
 				b.ExemptBot(t)
 			}
 			r = run(true)
