@@ -67,6 +67,13 @@ type Profile struct {
 	// unexpected page is retried as usual. Empty: any error on the login
 	// answer counts as a refusal.
 	LoginRefusedText []string `yaml:"login_refused_text"`
+	// ClosedText: substrings (case-insensitive) of the page a board shows
+	// members instead of its content while its admin has closed it for
+	// maintenance. Such a page is the board being away, like a 503: reads
+	// fail for now, a send stays queued; never "no posts", never a refusal
+	// that fails a message for good. An admin's own closed message needs
+	// adding here unless the board also shows its standard wording.
+	ClosedText []string `yaml:"closed_text"`
 	// MaxSubjectChars is the longest PM subject the board keeps (in
 	// characters); the marker key goes at its end (0: 80).
 	MaxSubjectChars int `yaml:"max_subject_chars"`
@@ -502,6 +509,9 @@ func phpBB() Profile {
 		SentText: []string{"This message has been sent successfully", "This message has been posted successfully"},
 		// language/en/common.php LOGIN_ERROR_USERNAME, _PASSWORD, _ATTEMPTS.
 		LoginRefusedText: []string{"incorrect username", "incorrect password", "maximum allowed number of login attempts"},
+		// language/en/common.php BOARD_DISABLE (phpBB shows it, HTTP 200,
+		// unless the admin wrote a message of their own).
+		ClosedText: []string{"Sorry but this board is currently unavailable"},
 	}
 }
 
@@ -605,6 +615,9 @@ func myBB() Profile {
 		// inc/languages/english/member.lang.php error_invalidpworusername,
 		// and the lockout after too many attempts.
 		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login"},
+		// global.lang.php error_boardclosed (HTTP 200, the admin's reason
+		// after it).
+		ClosedText: []string{"This bulletin board is currently closed"},
 	}
 }
 
@@ -703,5 +716,7 @@ func smf() Profile {
 		// Themes/default/languages/Login.english.php incorrect_password,
 		// username_no_exist.
 		LoginRefusedText: []string{"password incorrect", "username does not exist"},
+		// Login.english.php in_maintain_mode (with HTTP 503).
+		ClosedText: []string{"This forum is in Maintenance Mode"},
 	}
 }

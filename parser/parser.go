@@ -558,6 +558,28 @@ func (x *Parser) PostIDFromURL(u string) string { return group(x.reURLPost, u) }
 // PMIDFromURL finds a PM id in a URL.
 func (x *Parser) PMIDFromURL(u string) string { return group(x.reURLPM, u) }
 
+// Closed reports whether a page is the board's "closed for maintenance"
+// page (the profile's closed_text) and what the board says there: its
+// error box (with the admin's reason) or, without one, the wording matched.
+func (x *Parser) Closed(doc *goquery.Document) (bool, string) {
+	if len(x.Profile.ClosedText) == 0 {
+		return false, ""
+	}
+	// Image alt texts too: SMF says it only in its maintenance picture's.
+	words := []string{doc.Text()}
+	doc.Find("img[alt]").Each(func(_ int, s *goquery.Selection) { words = append(words, s.AttrOr("alt", "")) })
+	text := strings.ToLower(collapse(strings.Join(words, " ")))
+	for _, c := range x.Profile.ClosedText {
+		if c != "" && strings.Contains(text, strings.ToLower(c)) {
+			if said := x.ErrorText(doc); said != "" {
+				return true, said
+			}
+			return true, c
+		}
+	}
+	return false, ""
+}
+
 // FloodWait reports whether a page is the board's flood-control error and
 // the wait it names (0 when it names none).
 func (x *Parser) FloodWait(doc *goquery.Document) (bool, time.Duration) {

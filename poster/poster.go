@@ -360,6 +360,11 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		}
 		return a
 	}
+	if closed, said := p.Session.Parser.Closed(res.Doc); closed {
+		// Closed for maintenance as it came in: away, like a 503, and
+		// whether it was taken is for the marker check once it reopens.
+		return answer{busy: true, why: fmt.Errorf("%w (board says: %s)", scraper.ErrClosed, said), unclear: true}
+	}
 	if flood, d := p.Session.Parser.FloodWait(res.Doc); flood {
 		return answer{flood: true, floodWait: d, why: fmt.Errorf("flood control")}
 	}

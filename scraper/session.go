@@ -109,6 +109,10 @@ var (
 	// ErrLoginRefused: the board said the name or password is wrong (an
 	// ErrLogin too); only this starts the login lockout.
 	ErrLoginRefused = fmt.Errorf("%w: the board refused the name or password", ErrLogin)
+	// ErrClosed: the board shows its "closed for maintenance" page (the
+	// profile's closed_text) instead of what was asked: away for now, like
+	// a 503 (an ErrUnavailable too), never a refusal or an empty thread.
+	ErrClosed = fmt.Errorf("%w: the board is closed for maintenance", ErrUnavailable)
 	// ErrNotFound: the page does not exist (404) or holds nothing the
 	// profile recognises.
 	ErrNotFound = errors.New("not found on the forum")
@@ -328,7 +332,15 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parsed(s.getLocked(ctx, abs))
+	pg, err := parsed(s.getLocked(ctx, abs))
+	if err == nil {
+		// Before any login check: a closed board shows members (and the
+		// login form) its closed page, and logging in there is no cure.
+		if closed, said := s.Parser.Closed(pg.Doc); closed {
+			return pg, fmt.Errorf("GET %s: %w (board says: %s)", abs, ErrClosed, said)
+		}
+	}
+	return pg, err
 }
 
 func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
