@@ -509,9 +509,10 @@ func phpBB() Profile {
 		SentText: []string{"This message has been sent successfully", "This message has been posted successfully"},
 		// language/en/common.php LOGIN_ERROR_USERNAME, _PASSWORD, _ATTEMPTS.
 		LoginRefusedText: []string{"incorrect username", "incorrect password", "maximum allowed number of login attempts"},
-		// language/en/common.php BOARD_DISABLE (phpBB shows it, HTTP 200,
-		// unless the admin wrote a message of their own).
-		ClosedText: []string{"Sorry but this board is currently unavailable"},
+		// language/en/common.php BOARD_DISABLE (members see it, HTTP 200,
+		// unless the admin wrote a message of their own), BOARD_DISABLED
+		// (the notice staff see over the pages).
+		ClosedText: []string{"Sorry but this board is currently unavailable", "This board is currently disabled"},
 	}
 }
 
@@ -615,9 +616,9 @@ func myBB() Profile {
 		// inc/languages/english/member.lang.php error_invalidpworusername,
 		// and the lockout after too many attempts.
 		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login"},
-		// global.lang.php error_boardclosed (HTTP 200, the admin's reason
-		// after it).
-		ClosedText: []string{"This bulletin board is currently closed"},
+		// global.lang.php error_boardclosed (members see it, HTTP 200, the
+		// admin's reason after it), bbclosed_warning (what staff see).
+		ClosedText: []string{"This bulletin board is currently closed", "Your board status is currently set to closed"},
 	}
 }
 
@@ -716,7 +717,8 @@ func smf() Profile {
 		// Themes/default/languages/Login.english.php incorrect_password,
 		// username_no_exist.
 		LoginRefusedText: []string{"password incorrect", "username does not exist"},
-		// Login.english.php in_maintain_mode (with HTTP 503).
-		ClosedText: []string{"This forum is in Maintenance Mode"},
+		// Login.english.php in_maintain_mode (members see it, HTTP 503);
+		// index.english.php forum_in_maintenance (what admins see).
+		ClosedText: []string{"This forum is in Maintenance Mode", "Your forum is in Maintenance Mode"},
 	}
 }

@@ -23,7 +23,8 @@ func checkSegments(t *testing.T, segs []string) {
 
 func FuzzParseThreadPage(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.html"))
-	for _, file := range files {
+	closed, _ := filepath.Glob(filepath.Join("testdata", "real", "*_closed*.html"))
+	for _, file := range append(files, closed...) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -34,6 +35,11 @@ func FuzzParseThreadPage(f *testing.F) {
 	my := MustNew(mustProfile(f, "mybb"))
 	f.Fuzz(func(t *testing.T, page []byte) {
 		for _, x := range []*Parser{php, my} {
+			if doc, err := Doc(page); err == nil {
+				if closed, said := x.Closed(doc); closed && said == "" {
+					t.Fatal("closed without the board's words")
+				}
+			}
 			th, err := x.ParseThread(page)
 			if err != nil {
 				return

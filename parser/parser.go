@@ -559,16 +559,43 @@ func (x *Parser) PostIDFromURL(u string) string { return group(x.reURLPost, u) }
 func (x *Parser) PMIDFromURL(u string) string { return group(x.reURLPM, u) }
 
 // Closed reports whether a page is the board's "closed for maintenance"
-// page (the profile's closed_text) and what the board says there: its
-// error box (with the admin's reason) or, without one, the wording matched.
+// page, or carries the notice staff see over a closed board (the
+// profile's closed_text), and what the board says: its error box (with the
+// admin's reason) or, without one, the wording matched. Posts, PMs and
+// inbox rows are not read for it: a player who quotes the wording must not
+// close the board for the bot.
 func (x *Parser) Closed(doc *goquery.Document) (bool, string) {
-	if len(x.Profile.ClosedText) == 0 {
+	if len(x.Profile.ClosedText) == 0 || len(doc.Nodes) == 0 {
 		return false, ""
 	}
-	// Image alt texts too: SMF says it only in its maintenance picture's.
-	words := []string{doc.Text()}
-	doc.Find("img[alt]").Each(func(_ int, s *goquery.Selection) { words = append(words, s.AttrOr("alt", "")) })
-	text := strings.ToLower(collapse(strings.Join(words, " ")))
+	var b strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+			return
+		case html.ElementNode:
+			if x.userContent(n) {
+				return
+			}
+			if n.Data == "img" {
+				// SMF says it only in its maintenance picture's alt text.
+				for _, a := range n.Attr {
+					if a.Key == "alt" {
+						b.WriteString(a.Val)
+						b.WriteByte(' ')
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc.Nodes[0])
+	text := strings.ToLower(collapse(b.String()))
 	for _, c := range x.Profile.ClosedText {
 		if c != "" && strings.Contains(text, strings.ToLower(c)) {
 			if said := x.ErrorText(doc); said != "" {
@@ -578,6 +605,17 @@ func (x *Parser) Closed(doc *goquery.Document) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// userContent: a node holding what members wrote (a post, a PM, an inbox
+// row with its subject).
+func (x *Parser) userContent(n *html.Node) bool {
+	for _, m := range []goquery.Matcher{x.post, x.body, x.inRow, x.pm, x.pmBody, x.pmSubject} {
+		if m != nil && m.Match(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // FloodWait reports whether a page is the board's flood-control error and
