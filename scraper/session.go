@@ -314,8 +314,8 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 // parsed parses a fetched page outside the session's lock (the next
 // request need not wait for it).
 func parsed(pg *Page, err error) (*Page, error) {
-	if pg == nil {
-		return nil, err
+	if pg == nil || pg.Doc != nil {
+		return pg, err
 	}
 	doc, perr := parser.Doc(pg.Body)
 	if perr != nil {
@@ -333,7 +333,7 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 		return nil, err
 	}
 	pg, err := parsed(s.getLocked(ctx, abs))
-	if err == nil {
+	if err == nil && pg != nil {
 		// Before any login check: a closed board shows members (and the
 		// login form) its closed page, and logging in there is no cure.
 		if closed, said := s.Parser.Closed(pg.Doc); closed {
@@ -368,6 +368,16 @@ func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
 			continue
 		}
 		if retryable(pg.Status) {
+			if pg.Status == http.StatusServiceUnavailable {
+				// SMF's maintenance mode answers 503 with its closed page:
+				// say so, and do not retry what stays closed for a while.
+				if doc, perr := parser.Doc(pg.Body); perr == nil {
+					if closed, said := s.Parser.Closed(doc); closed {
+						pg.Doc = doc
+						return pg, fmt.Errorf("GET %s: %w (board says: %s)", abs, ErrClosed, said)
+					}
+				}
+			}
 			lastErr = fmt.Errorf("HTTP %d", pg.Status)
 			continue
 		}
