@@ -175,6 +175,8 @@ func (p *prober) login(ctx context.Context) bool {
 	c.Status, c.Detail = Fail, err.Error()
 	lf := p.prof.Forms.Login
 	switch {
+	case errors.Is(err, scraper.ErrClosed):
+		c.Fix = "the board is closed for maintenance: probe again once its admin has reopened it"
 	case errors.Is(err, scraper.ErrUnavailable):
 		c.Fix = "the board did not answer: check the url and that the board is up"
 	case strings.Contains(err.Error(), "login page:"):
