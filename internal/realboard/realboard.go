@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -478,4 +479,69 @@ func archivePath(eng *engine) (string, error) {
 		return "", fmt.Errorf("no %s archive: %v", eng.name, err)
 	}
 	return p, nil
+}
+
+// CloseBoard closes the board to members the way its admin does for
+// maintenance (phpBB "Disable board", MyBB "Board closed", SMF maintenance
+// mode), with the engine's own closed message: pages then show that
+// message instead of the thread and forms. Staff accounts (an exempt bot)
+// still see the board.
+func (b *Board) CloseBoard(t testing.TB) { b.setClosed(t, true) }
+
+// ReopenBoard ends CloseBoard.
+func (b *Board) ReopenBoard(t testing.TB) { b.setClosed(t, false) }
+
+func (b *Board) setClosed(t testing.TB, closed bool) {
+	t.Helper()
+	on := map[bool]string{true: "1", false: "0"}[closed]
+	switch b.Engine {
+	case PhpBB:
+		b.Setting(t, "board_disable", on)
+	case MyBB:
+		b.Setting(t, "boardclosed", on)
+	case SMF:
+		// Settings.php, read on every request.
+		path := filepath.Join(b.Dir, "Settings.php")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(setPHPVar(string(data), "maintenance", on)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server's opcache sees a changed settings file (SMF's
+	// Settings.php, phpBB's and MyBB's cached settings) only after its
+	// revalidate_freq (2 s): wait until a guest sees the board so.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		shut, err := b.shut()
+		if err == nil && shut == closed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("realboard: %s not closed=%v 15 s after the setting (%v)", b.Engine, closed, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// shut says whether a guest meets the board's closed page.
+func (b *Board) shut() (bool, error) {
+	resp, err := http.Get(b.URL + "index.php")
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return false, err
+	}
+	switch b.Engine {
+	case PhpBB:
+		return strings.Contains(string(body), "board is currently unavailable"), nil
+	case MyBB:
+		return strings.Contains(string(body), "board is currently closed"), nil
+	}
+	return resp.StatusCode == http.StatusServiceUnavailable, nil
 }

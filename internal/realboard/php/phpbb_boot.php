@@ -2,6 +2,8 @@
 // Runs a PHP snippet (read from stdin) inside an installed phpBB board.
 // The board root is the working directory.
 define('IN_PHPBB', true);
+// The harness must work on a board its test has disabled (to enable it again).
+define('SKIP_CHECK_DISABLED', true);
 $phpbb_root_path = './';
 $phpEx = 'php';
 include($phpbb_root_path . 'common.php');
