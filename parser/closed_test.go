@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"github.com/PuerkitoBio/goquery"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,14 +38,7 @@ func TestClosed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			t.Parallel()
-			page, err := os.ReadFile(filepath.Join("testdata", c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := Doc(page)
-			if err != nil {
-				t.Fatal(err)
-			}
+			doc := pageDoc(t, c.file)
 			closed, says := MustNew(mustProfile(t, c.engine)).Closed(doc)
 			if closed != c.closed || !strings.Contains(says, c.says) {
 				t.Errorf("Closed = %v, %q; want %v, with %q", closed, says, c.closed, c.says)
@@ -68,14 +62,7 @@ func TestClosedNotFooledByPlayers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			t.Parallel()
-			page, err := os.ReadFile(filepath.Join("testdata", c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := Doc(page)
-			if err != nil {
-				t.Fatal(err)
-			}
+			doc := pageDoc(t, c.file)
 			prof := mustProfile(t, c.engine)
 			sel := map[string]string{"body": prof.Selectors.Body, "inbox_row": prof.Selectors.InboxRow}[c.where]
 			target := doc.Find(sel).First()
@@ -89,4 +76,18 @@ func TestClosedNotFooledByPlayers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pageDoc is a saved page of testdata, parsed.
+func pageDoc(t *testing.T, file string) *goquery.Document {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Doc(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
