@@ -1,11 +1,12 @@
 package parser
 
 import (
-	"github.com/PuerkitoBio/goquery"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // TestClosed: the pages real boards show while their admin has closed them
