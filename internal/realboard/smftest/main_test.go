@@ -6,7 +6,13 @@ import (
 	"testing"
 
 	"github.com/forumgm/forumgm/internal/pgtest"
+	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 )
 
-// TestMain stops the throwaway PostgreSQL server the boards use.
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain runs up to 4 tests at once (boardtest.DefaultParallel: whole
+// games and the maintenance test wait on the real clock) and stops the
+// throwaway PostgreSQL server the boards use.
+func TestMain(m *testing.M) {
+	boardtest.DefaultParallel(4)
+	pgtest.Main(m)
+}
