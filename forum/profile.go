@@ -604,7 +604,10 @@ func myBB() Profile {
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
 		// inc/languages/english/member.lang.php error_invalidpworusername,
 		// and the lockout after too many attempts.
-		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login"},
+		// After failedcaptchalogincount (3) failures every login, the right
+		// password too, must solve a captcha (global.lang.php
+		// invalid_captcha_verify) until failedlogincount (10) locks it out.
+		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login", "image verification code"},
 	}
 }
 
@@ -701,7 +704,9 @@ func smf() Profile {
 		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
 		FloodWaitRegexp: `less than (\d+) seconds? ago`,
 		// Themes/default/languages/Login.english.php incorrect_password,
-		// username_no_exist.
-		LoginRefusedText: []string{"password incorrect", "username does not exist"},
+		// username_no_exist; a session's failed_login_threshold-th (3)
+		// failure redirects to the password reminder (LogInOut.php), then
+		// Errors.english.php login_threshold_fail, login_threshold_brute_fail.
+		LoginRefusedText: []string{"password incorrect", "username does not exist", "action=reminder", "out of login chances", "login attempts threshold"},
 	}
 }
