@@ -18,6 +18,7 @@ import (
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/probe"
 	"github.com/forumgm/forumgm/scraper"
 )
 
@@ -207,4 +208,35 @@ func (a *armedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		a.before()
 	}
 	return a.base.RoundTrip(r)
+}
+
+// CheckProbeRefusal runs `forumgm probe`'s checks with a wrong password:
+// the login check fails with the board's own words and the fix names the
+// bot's name and password, no password shows, and the rest is skipped.
+func CheckProbeRefusal(t *testing.T, b *realboard.Board, boardSays string) {
+	t.Helper()
+	prof, _ := forum.Builtin(b.Engine)
+	const wrong = "Wr0ng-pass-4711"
+	r, err := probe.Run(context.Background(), probe.Config{URL: b.URL, Profile: prof, Thread: b.ThreadIDString(),
+		Creds:   forum.Credentials{Username: b.Bot.Name, Password: wrong},
+		Scraper: scraper.Options{MinInterval: 20 * time.Millisecond, Retries: 2, Backoff: 200 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	r.WriteText(&out)
+	t.Logf("probe with a wrong password:\n%s", out.String())
+	if r.OK || strings.Contains(out.String(), wrong) {
+		t.Errorf("probe with a wrong password: OK %v, or the password shows", r.OK)
+	}
+	for _, c := range r.Checks {
+		switch {
+		case c.ID == "login":
+			if c.Status != probe.Fail || !strings.Contains(strings.ToLower(c.Detail), boardSays) || !strings.Contains(c.Fix, "check the bot's user name and password") {
+				t.Errorf("login check: %+v; want a failure quoting %q and a fix naming the name and password", c, boardSays)
+			}
+		case c.Needed && c.Status != probe.Skipped:
+			t.Errorf("after a refused login, check %s: %s", c.ID, c.Status)
+		}
+	}
 }

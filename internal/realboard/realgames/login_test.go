@@ -90,3 +90,16 @@ func TestLoginStaleToken(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginProbeRefusal: `forumgm probe` with a wrong password on real
+// phpBB and MyBB says what the board said and to check the name and
+// password.
+func TestLoginProbeRefusal(t *testing.T) {
+	t.Parallel()
+	for engine, says := range map[string]string{realboard.PhpBB: "incorrect password", realboard.MyBB: "invalid username/password"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			boardtest.CheckProbeRefusal(t, realboard.Start(t, engine, realboard.Options{Players: []string{"Alice"}}), says)
+		})
+	}
+}

@@ -40,3 +40,10 @@ func TestLoginStaleToken(t *testing.T) {
 	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: []string{"Alice"}})
 	boardtest.CheckStaleLoginToken(t, b, func(t testing.TB) { b.Query(t, "DELETE FROM {prefix}sessions") })
 }
+
+// TestLoginProbeRefusal: `forumgm probe` with a wrong password on a real
+// SMF says what the board said and to check the name and password.
+func TestLoginProbeRefusal(t *testing.T) {
+	t.Parallel()
+	boardtest.CheckProbeRefusal(t, realboard.Start(t, realboard.SMF, realboard.Options{Players: []string{"Alice"}}), "password incorrect")
+}
