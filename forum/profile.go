@@ -75,6 +75,12 @@ type Profile struct {
 	// 0: it deletes none). A full folder whose oldest PM is newer than a
 	// message proves nothing by not holding it.
 	SentFolderSize int `yaml:"sent_folder_size"`
+	// SentFolderFullText: substrings (case-insensitive) of the sent
+	// folder's page saying it is full, whatever limit the board's admin
+	// set (phpBB's status line; MyBB's quota warning, after which it keeps
+	// no copy of a sent PM). A full folder, so said, proves nothing by not
+	// holding a PM sent since it filled.
+	SentFolderFullText []string `yaml:"sent_folder_full_text"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -399,10 +405,15 @@ func phpBB() Profile {
 		// phpBB 3.3.10 keeps a PM subject's first 60 characters (seen
 		// on the real board: a 70-character subject comes back cut).
 		MaxSubjectChars: 60,
-		// pm_max_msgs 50 a folder, full_folder_action "delete oldest".
-		SentFolderSize: 50,
-		PostsPerPage:   10,
-		FloodSeconds:   15,
+		// pm_max_msgs 50 a folder (or the group's message limit): past it
+		// the sent folder loses its oldest (functions_privmsgs.php
+		// clean_sentbox, whatever full_folder_action says), and its page
+		// says so (ucp.php FOLDER_STATUS_MSG: "Folder is 100% full (3 out
+		// of 3 messages stored)") at any limit.
+		SentFolderSize:     50,
+		SentFolderFullText: []string{"Folder is 100% full"},
+		PostsPerPage:       10,
+		FloodSeconds:       15,
 		// max_post_chars (install/schemas/schema_data.sql: 60000),
 		// counted in characters for posts and PMs alike
 		// (message_parser.php); bytes are never fewer.
@@ -608,6 +619,10 @@ func myBB() Profile {
 		// password too, must solve a captcha (global.lang.php
 		// invalid_captcha_verify) until failedlogincount (10) locks it out.
 		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login", "image verification code"},
+		// private.lang.php reached_warning: the account's PMs (all folders)
+		// reached the group's pmquota; a PM sent now is delivered but no
+		// copy is kept (datahandlers/pm.php clears savecopy).
+		SentFolderFullText: []string{"You have reached your message limit"},
 	}
 }
 

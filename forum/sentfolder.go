@@ -1,0 +1,17 @@
+package forum
+
+import "strings"
+
+// SaysSentFolderFull reports whether the bot's sent folder page says the
+// folder (or the account's PM storage) is full (profile
+// sent_folder_full_text): the board then deletes the oldest sent PMs
+// (SentFolderSize > 0) or keeps no copy of new ones (SentFolderSize 0).
+func (p Profile) SaysSentFolderFull(pageText string) bool {
+	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
+	for _, t := range p.SentFolderFullText {
+		if t != "" && strings.Contains(text, strings.ToLower(t)) {
+			return true
+		}
+	}
+	return false
+}
