@@ -1,6 +1,9 @@
 package forum
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // SaysSentFolderFull reports whether the bot's sent folder page says the
 // folder (or the account's PM storage) is full (profile
@@ -15,3 +18,9 @@ func (p Profile) SaysSentFolderFull(pageText string) bool {
 	}
 	return false
 }
+
+// ErrNoProof: the board cannot show whether a message went out (its sent
+// folder is full, or longer than can be read), and checking again will
+// not change that until someone acts. The message stays unconfirmed and is
+// never resent; its lane waits, the game's other messages go on.
+var ErrNoProof = errors.New("the board cannot show whether it went out")

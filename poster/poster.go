@@ -635,4 +635,4 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Ti
 
 // ErrUnchecked: whether a PM went out could not be told from the sent
 // folder (it is longer than the pages read); the caller must not resend.
-var ErrUnchecked = errors.New("the sent PM could not be checked for")
+var ErrUnchecked = fmt.Errorf("the sent PM could not be checked for: %w", forum.ErrNoProof)
