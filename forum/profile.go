@@ -81,6 +81,11 @@ type Profile struct {
 	// no copy of a sent PM). A full folder, so said, proves nothing by not
 	// holding a PM sent since it filled.
 	SentFolderFullText []string `yaml:"sent_folder_full_text"`
+	// RefusedText: substrings (case-insensitive) of the board's refusal
+	// of a post or PM that comes with the form again but that no
+	// resubmission changes (SMF: the recipient's inbox is full). Such an
+	// answer is a rejection, not a stale form to submit again.
+	RefusedText []string `yaml:"refused_text"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -679,7 +684,7 @@ func smf() Profile {
 			PageLinks:      "div.pagelinks a.nav_page, div.pagelinks span.current_page",
 			PageEnd:        "div#footer",
 			LoggedIn:       `a[href*="action=logout"]`,
-			Error:          "#fatal_error div.windowbg, div.errorbox, #errors",
+			Error:          "#fatal_error div.windowbg, div.errorbox, #errors, div.windowbg > span.error", // span.error: the PM send report's failed recipients
 			Captcha:        `input[name$="_vv[code]"], input[name*="_vv[q]"]`,
 			Bold:           BoldSelector,
 			Quote:          QuoteSelector,
@@ -723,5 +728,9 @@ func smf() Profile {
 		// failure redirects to the password reminder (LogInOut.php), then
 		// Errors.english.php login_threshold_fail, login_threshold_brute_fail.
 		LoginRefusedText: []string{"password incorrect", "username does not exist", "action=reminder", "out of login chances", "login attempts threshold"},
+		// PersonalMessage.english.php pm_error_data_limit_reached: the
+		// recipient's inbox is at their group's max_messages (the sender's
+		// sent copies are never dropped).
+		RefusedText: []string{"as their inbox is full"},
 	}
 }

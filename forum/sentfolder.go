@@ -24,3 +24,16 @@ func (p Profile) SaysSentFolderFull(pageText string) bool {
 // not change that until someone acts. The message stays unconfirmed and is
 // never resent; its lane waits, the game's other messages go on.
 var ErrNoProof = errors.New("the board cannot show whether it went out")
+
+// SaysRefused reports whether the board's answer to a post or PM refuses
+// it for a reason no resubmission changes, though it hands the form back
+// (profile refused_text; SMF: a recipient's inbox is full).
+func (p Profile) SaysRefused(boxText string) bool {
+	text := strings.ToLower(strings.Join(strings.Fields(boxText), " "))
+	for _, t := range p.RefusedText {
+		if t != "" && strings.Contains(text, strings.ToLower(t)) {
+			return true
+		}
+	}
+	return false
+}

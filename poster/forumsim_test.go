@@ -599,3 +599,38 @@ func TestForumsimFullSentFolderProvesNothing(t *testing.T) {
 		})
 	}
 }
+
+// A board that hands the form back with a refusal no resubmission changes
+// (profile refused_text: SMF's "as their inbox is full") rejects the PM
+// at the first submission: ErrRejected with the board's words, nothing
+// resubmitted. Without it, the same answer is a stale form, submitted
+// again on a fresh one.
+func TestForumsimRefusedWithTheForm(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		refused []string
+	}{
+		{"refused", []string{"form was invalid"}},
+		{"stale form", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBoard(t)
+			ctx := context.Background()
+			b.s.Profile.RefusedText = tc.refused
+			if err := b.sim.AddFault(forumsim.FaultRule{Kind: forumsim.FaultToken, Method: "POST", Path: "mode=compose", Count: 1}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := b.p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.refused", "Your role", "Town.")
+			n := len(b.sim.Inbox(b.alice))
+			if tc.refused != nil {
+				if !errors.Is(err, poster.ErrRejected) || !strings.Contains(err.Error(), "form was invalid") || n != 0 {
+					t.Fatalf("err %v, %d PMs in the inbox; want ErrRejected with the board's words, none sent", err, n)
+				}
+				return
+			}
+			if err != nil || n != 1 {
+				t.Fatalf("err %v, %d PMs in the inbox; want sent once on a fresh form", err, n)
+			}
+		})
+	}
+}

@@ -386,6 +386,10 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		return answer{tooLong: &forum.TooLongError{Max: max, Said: boxes}}
 	}
 	if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
+		if p.Session.Profile.SaysRefused(boxes) {
+			// Refused with the form, for good (a recipient's full inbox).
+			return answer{rejected: boxes}
+		}
 		// The form again: a stale token, or phpBB's "new posts since
 		// you started" review. Resubmit on a fresh form.
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
