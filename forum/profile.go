@@ -82,6 +82,17 @@ type Profile struct {
 	// 0: it deletes none). A full folder whose oldest PM is newer than a
 	// message proves nothing by not holding it.
 	SentFolderSize int `yaml:"sent_folder_size"`
+	// SentFolderFullText: substrings (case-insensitive) of the sent
+	// folder's page saying it is full, whatever limit the board's admin
+	// set (phpBB's status line; MyBB's quota warning, after which it keeps
+	// no copy of a sent PM). A full folder, so said, proves nothing by not
+	// holding a PM sent since it filled.
+	SentFolderFullText []string `yaml:"sent_folder_full_text"`
+	// RefusedText: substrings (case-insensitive) of the board's refusal
+	// of a post or PM that comes with the form again but that no
+	// resubmission changes (SMF: the recipient's inbox is full). Such an
+	// answer is a rejection, not a stale form to submit again.
+	RefusedText []string `yaml:"refused_text"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -406,10 +417,15 @@ func phpBB() Profile {
 		// phpBB 3.3.10 keeps a PM subject's first 60 characters (seen
 		// on the real board: a 70-character subject comes back cut).
 		MaxSubjectChars: 60,
-		// pm_max_msgs 50 a folder, full_folder_action "delete oldest".
-		SentFolderSize: 50,
-		PostsPerPage:   10,
-		FloodSeconds:   15,
+		// pm_max_msgs 50 a folder (or the group's message limit): past it
+		// the sent folder loses its oldest (functions_privmsgs.php
+		// clean_sentbox, whatever full_folder_action says), and its page
+		// says so (ucp.php FOLDER_STATUS_MSG: "Folder is 100% full (3 out
+		// of 3 messages stored)") at any limit.
+		SentFolderSize:     50,
+		SentFolderFullText: []string{"Folder is 100% full"},
+		PostsPerPage:       10,
+		FloodSeconds:       15,
 		// max_post_chars (install/schemas/schema_data.sql: 60000),
 		// counted in characters for posts and PMs alike
 		// (message_parser.php); bytes are never fewer.
@@ -615,7 +631,14 @@ func myBB() Profile {
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
 		// inc/languages/english/member.lang.php error_invalidpworusername,
 		// and the lockout after too many attempts.
-		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login"},
+		// After failedcaptchalogincount (3) failures every login, the right
+		// password too, must solve a captcha (global.lang.php
+		// invalid_captcha_verify) until failedlogincount (10) locks it out.
+		LoginRefusedText: []string{"invalid username/password", "invalid username and password", "failed to login", "image verification code"},
+		// private.lang.php reached_warning: the account's PMs (all folders)
+		// reached the group's pmquota; a PM sent now is delivered but no
+		// copy is kept (datahandlers/pm.php clears savecopy).
+		SentFolderFullText: []string{"You have reached your message limit"},
 		// global.lang.php error_boardclosed (members see it, HTTP 200, the
 		// admin's reason after it), bbclosed_warning (what staff see).
 		ClosedText: []string{"This bulletin board is currently closed", "Your board status is currently set to closed"},
@@ -675,7 +698,7 @@ func smf() Profile {
 			PageLinks:      "div.pagelinks a.nav_page, div.pagelinks span.current_page",
 			PageEnd:        "div#footer",
 			LoggedIn:       `a[href*="action=logout"]`,
-			Error:          "#fatal_error div.windowbg, div.errorbox, #errors",
+			Error:          "#fatal_error div.windowbg, div.errorbox, #errors, div.windowbg > span.error", // span.error: the PM send report's failed recipients
 			Captcha:        `input[name$="_vv[code]"], input[name*="_vv[q]"]`,
 			Bold:           BoldSelector,
 			Quote:          QuoteSelector,
@@ -715,8 +738,14 @@ func smf() Profile {
 		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
 		FloodWaitRegexp: `less than (\d+) seconds? ago`,
 		// Themes/default/languages/Login.english.php incorrect_password,
-		// username_no_exist.
-		LoginRefusedText: []string{"password incorrect", "username does not exist"},
+		// username_no_exist; a session's failed_login_threshold-th (3)
+		// failure redirects to the password reminder (LogInOut.php), then
+		// Errors.english.php login_threshold_fail, login_threshold_brute_fail.
+		LoginRefusedText: []string{"password incorrect", "username does not exist", "action=reminder", "out of login chances", "login attempts threshold"},
+		// PersonalMessage.english.php pm_error_data_limit_reached: the
+		// recipient's inbox is at their group's max_messages (the sender's
+		// sent copies are never dropped).
+		RefusedText: []string{"as their inbox is full"},
 		// Login.english.php in_maintain_mode (members see it, HTTP 503);
 		// index.english.php forum_in_maintenance (what admins see).
 		ClosedText: []string{"This forum is in Maintenance Mode", "Your forum is in Maintenance Mode"},

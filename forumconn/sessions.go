@@ -235,7 +235,13 @@ func connect(fc gameconfig.ForumConfig, clk clock.Clock, version string, pc *scr
 	if err != nil {
 		return nil, err
 	}
-	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version), Pacer: pc}
+	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version), Pacer: pc,
+		// Read again at each login: a password file the GM fixes while the
+		// bot runs is used at the next attempt after the lockout's wait.
+		Password: func() (string, error) {
+			c, err := fc.Credentials()
+			return c.Password, err
+		}}
 	if fc.RequestsPerSecond > 0 {
 		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
 	}

@@ -55,6 +55,8 @@ type fakeForum struct {
 	unconfirm int
 	// findFail makes the next n marker checks fail.
 	findFail int
+	// noProof: the sent folder cannot show PMs to these names (full).
+	noProof map[string]bool
 }
 
 // refuseLong is the board's answer to a message too long for it.
@@ -246,6 +248,11 @@ func (f *fakeForum) FindSentPM(ctx context.Context, key string, since time.Time)
 	if f.findFail > 0 {
 		f.findFail--
 		return "", false, errors.New("GET ucp.php?i=pm&folder=sentbox: forum unavailable")
+	}
+	for _, p := range f.sent {
+		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") && f.noProof[p.From.Name] {
+			return "", false, fmt.Errorf("the sent folder is full (50 PMs): %w", forum.ErrNoProof)
+		}
 	}
 	for _, p := range f.sent {
 		if strings.Contains(p.BodyHTML, "forumgm·"+key+"<") {

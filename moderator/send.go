@@ -236,7 +236,9 @@ func (m *Moderator) confirm(ctx context.Context, f Forum, l *loaded, it *store.O
 				return false, merr
 			}
 		}
-		return false, &troubleError{err: fmt.Errorf("checking whether %s was sent: %w", it.Marker, err)}
+		// A board that cannot show it (a full sent folder) is no failing
+		// forum: only this item's lane waits, the rest goes on.
+		return false, &troubleError{err: fmt.Errorf("checking whether %s was sent: %w", it.Marker, err), waiting: errors.Is(err, forum.ErrNoProof)}
 	}
 	if !found {
 		return false, nil

@@ -256,3 +256,38 @@ func TestTwoTroublesThenTheRestGoesNext(t *testing.T) {
 			r.sentWith("Bob", mk[2]), r.ff.pmCalls["Alice"], r.ff.pmCalls["Carol"])
 	}
 }
+
+// A send the board cannot show (a full sent folder: forum.ErrNoProof) stays
+// unconfirmed and is never resent, however many ticks pass (its back-off
+// included); it holds up only its own lane: not a failing forum, so two of
+// them do not end the drain, and the game's other messages go on.
+func TestNoProofHoldsOnlyItsLane(t *testing.T) {
+	r := newNations(t, storetest.SQLite(t))
+	r.ff.mu.Lock()
+	r.ff.unconfirm = 2
+	r.ff.noProof = map[string]bool{"Alice": true, "Carol": true}
+	r.ff.mu.Unlock()
+	mk := r.enqueue([2]string{"Alice", "a"}, [2]string{"Carol", "c"}, [2]string{"Bob", "b"}, [2]string{"Alice", "a2"})
+	for i := 0; i < 8; i++ {
+		if err := r.m.Tick(r.ctx, r.id); err != nil && i > 0 {
+			t.Errorf("tick %d failed: %v", i+1, err)
+		}
+		// The first tick's two unconfirmed sends end its drain, as any
+		// two troubles do; from the next on only their checks wait.
+		if i > 0 && r.sentWith("Bob", mk[2]) != 1 {
+			t.Fatalf("tick %d: Bob's PM was held up behind the unprovable ones", i+1)
+		}
+		r.clk.Advance(time.Minute)
+	}
+	for _, k := range mk[:2] {
+		if it := r.item(k); it.State != store.OutboxUnconfirmed || !strings.Contains(it.LastError, "full") {
+			t.Errorf("%s: %s (%s); want unconfirmed, saying why", k, it.State, it.LastError)
+		}
+	}
+	if r.ff.pmCalls["Alice"] != 1 || r.ff.pmCalls["Carol"] != 1 {
+		t.Errorf("sent to Alice %d times, Carol %d; want once each, never resent", r.ff.pmCalls["Alice"], r.ff.pmCalls["Carol"])
+	}
+	if it := r.item(mk[3]); it.State != store.OutboxPending {
+		t.Errorf("Alice's second PM: %s; want pending behind her first (her lane's order)", it.State)
+	}
+}

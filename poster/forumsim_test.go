@@ -550,7 +550,8 @@ func TestForumsimSentFolderTooLong(t *testing.T) {
 // full_folder_action) may have deleted the one looked for: a full folder
 // reaching back no further than when the message was queued proves nothing
 // by not holding its key, so the check says ErrUnchecked, never "not sent";
-// a folder reaching back before then, or not full, is proof.
+// a folder reaching back before then, or not full, is proof. Full is the
+// profile's size reached, or the board's page saying so (its admin's limit).
 func TestForumsimFullSentFolderProvesNothing(t *testing.T) {
 	b := newBoard(t)
 	ctx := context.Background()
@@ -564,23 +565,71 @@ func TestForumsimFullSentFolderProvesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		size      int
+		fullText  string // sent_folder_full_text
 		since     time.Time
 		unchecked bool
 	}{
-		{"full, newer than the message", 6, queued, true},
-		{"full, no queueing time known", 6, time.Time{}, false},
-		{"full, reaching back before the message", 6, queued.Add(3 * time.Minute), false},
-		{"not full", 10, queued, false},
-		{"never deletes", 0, queued, false},
+		{"full, newer than the message", 6, "", queued, true},
+		{"full, no queueing time known", 6, "", time.Time{}, false},
+		{"full, reaching back before the message", 6, "", queued.Add(3 * time.Minute), false},
+		{"not full", 10, "", queued, false},
+		{"never deletes", 0, "", queued, false},
+		// The board's page says full below the profile's size (an admin
+		// set a lower limit: phpBB's pm_max_msgs 3, not 50).
+		{"the board says full, newer than the message", 50, "Private messages", queued, true},
+		{"the board says full, reaching back before the message", 50, "Private messages", queued.Add(3 * time.Minute), false},
+		{"the board's full text not on the page", 50, "Folder is 100% full", queued, false},
+		// A board that keeps no copy while full (MyBB's pmquota): nothing
+		// is proof, whenever the message was queued.
+		{"the board says full and keeps no copies", 0, "Private messages", time.Time{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b.s.Profile.SentFolderSize = tc.size
+			b.s.Profile.SentFolderFullText = nil
+			if tc.fullText != "" {
+				b.s.Profile.SentFolderFullText = []string{tc.fullText}
+			}
 			_, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "m1/day-1/99", tc.since)
 			if ok {
 				t.Fatal("an unsent key was found")
 			}
 			if got := errors.Is(err, poster.ErrUnchecked); got != tc.unchecked || (!tc.unchecked && err != nil) {
 				t.Errorf("err = %v, want unchecked %v", err, tc.unchecked)
+			}
+		})
+	}
+}
+
+// A board that hands the form back with a refusal no resubmission changes
+// (profile refused_text: SMF's "as their inbox is full") rejects the PM
+// at the first submission: ErrRejected with the board's words, nothing
+// resubmitted. Without it, the same answer is a stale form, submitted
+// again on a fresh one.
+func TestForumsimRefusedWithTheForm(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		refused []string
+	}{
+		{"refused", []string{"form was invalid"}},
+		{"stale form", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBoard(t)
+			ctx := context.Background()
+			b.s.Profile.RefusedText = tc.refused
+			if err := b.sim.AddFault(forumsim.FaultRule{Kind: forumsim.FaultToken, Method: "POST", Path: "mode=compose", Count: 1}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := b.p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.refused", "Your role", "Town.")
+			n := len(b.sim.Inbox(b.alice))
+			if tc.refused != nil {
+				if !errors.Is(err, poster.ErrRejected) || !strings.Contains(err.Error(), "form was invalid") || n != 0 {
+					t.Fatalf("err %v, %d PMs in the inbox; want ErrRejected with the board's words, none sent", err, n)
+				}
+				return
+			}
+			if err != nil || n != 1 {
+				t.Fatalf("err %v, %d PMs in the inbox; want sent once on a fresh form", err, n)
 			}
 		})
 	}

@@ -391,6 +391,10 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		return answer{tooLong: &forum.TooLongError{Max: max, Said: boxes}}
 	}
 	if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
+		if p.Session.Profile.SaysRefused(boxes) {
+			// Refused with the form, for good (a recipient's full inbox).
+			return answer{rejected: boxes}
+		}
 		// The form again: a stale token, or phpBB's "new posts since
 		// you started" review. Resubmit on a fresh form.
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
@@ -582,7 +586,7 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Ti
 	var legacy []string
 	listed := map[string]bool{} // the outbox and the sent folder may list a PM twice
 	var oldest time.Time
-	ended, err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
+	ended, full, err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
 		for _, h := range hs {
 			listed[h.ID] = true
 			if !h.Time.IsZero() && (oldest.IsZero() || h.Time.Before(oldest)) {
@@ -618,14 +622,26 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Ti
 		// a resend could send it twice.
 		return "", false, fmt.Errorf("%w: the sent folder is longer than the %d pages read", ErrUnchecked, max(p.SentPages, 1))
 	}
-	if size := p.Session.Profile.SentFolderSize; size > 0 && len(listed) >= size && !since.IsZero() && (oldest.IsZero() || oldest.After(since)) {
+	size := p.Session.Profile.SentFolderSize
+	if full && size == 0 {
+		// The board keeps no copy of a PM sent while the folder is full
+		// (MyBB's pmquota): a resend could send it twice.
+		return "", false, fmt.Errorf("%w: the board says the bot's PM folders are full, and it keeps no copy of a PM sent then: empty them", ErrUnchecked)
+	}
+	// The board's own word, whatever limit its admin set, or the profile's
+	// size reached.
+	if (full || size > 0 && len(listed) >= size) && !since.IsZero() && (oldest.IsZero() || oldest.After(since)) {
 		// The board may have deleted it to make room: a resend could
 		// send it twice.
-		return "", false, fmt.Errorf("%w: the sent folder is full (%d PMs) and reaches back only to %s, after the message was queued", ErrUnchecked, len(listed), oldest.UTC().Format(time.RFC3339))
+		reach := "its list shows no times to tell how far back it reaches"
+		if !oldest.IsZero() {
+			reach = "it reaches back only to " + oldest.UTC().Format(time.RFC3339) + ", after the message was queued"
+		}
+		return "", false, fmt.Errorf("%w: the sent folder is full (%d PMs) and %s", ErrUnchecked, len(listed), reach)
 	}
 	return "", false, nil
 }
 
 // ErrUnchecked: whether a PM went out could not be told from the sent
 // folder (it is longer than the pages read); the caller must not resend.
-var ErrUnchecked = errors.New("the sent PM could not be checked for")
+var ErrUnchecked = fmt.Errorf("the sent PM could not be checked for: %w", forum.ErrNoProof)

@@ -185,6 +185,10 @@ func (p *prober) login(ctx context.Context) bool {
 		if pg, _ := p.sess.Fetch(ctx, lf.Page); pg != nil {
 			c.Found = mainRegion(pg.Doc)
 		}
+	case errors.Is(err, scraper.ErrLoginRefused):
+		// The board's own answer to a wrong name or password (the
+		// profile's login_refused_text), or its attempt limit's captcha.
+		c.Fix = "check the bot's user name and password (password_env / password_file); after a few failures the board may want a captcha or lock the account: log in once by hand in a browser"
 	case strings.Contains(err.Error(), "board says"), strings.Contains(err.Error(), "last attempt failed"):
 		c.Fix = "check the bot's user name and password (password_env / password_file); the board may also lock the account after failures"
 	default:

@@ -195,7 +195,7 @@ func TestProbeFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := check(t, r, "login"); r.OK || c.Status != Fail || !strings.Contains(c.Fix, "password") {
+	if c := check(t, r, "login"); r.OK || c.Status != Fail || !strings.Contains(c.Fix, "check the bot's user name and password") {
 		t.Errorf("wrong password: %+v", c)
 	}
 	if c := check(t, r, "form.pm"); c.Status != Skipped || !c.Needed {

@@ -24,6 +24,7 @@ type loginBoard struct {
 	posts []time.Time
 	gets  []time.Time
 	in    bool
+	pw    []string // the passwords posted
 }
 
 const loginFormHTML = `<html><body><form id="login" method="post" action="ucp.php?mode=login">
@@ -35,6 +36,8 @@ func (b *loginBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer b.mu.Unlock()
 	if r.Method == http.MethodPost {
 		b.posts = append(b.posts, b.clk.Now())
+		r.ParseForm()
+		b.pw = append(b.pw, r.PostForm.Get("password"))
 		if r.Header.Get("User-Agent") != UserAgent("1.2.3") {
 			http.Error(w, "no user agent", http.StatusBadRequest)
 			return
@@ -44,6 +47,9 @@ func (b *loginBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, strings.Replace(loginFormHTML, "<form", `<div class="error">You have specified an incorrect password. Please check your password and try again.</div><form`, 1))
 		case "stale-token":
 			fmt.Fprint(w, strings.Replace(loginFormHTML, "<form", `<div class="error">The submitted form was invalid. Try submitting again.</div><form`, 1))
+		case "reminder":
+			// SMF's answer to a session's third wrong password.
+			http.Redirect(w, r, "index.php?action=reminder", http.StatusFound)
 		case "5xx":
 			http.Error(w, "boom", http.StatusBadGateway)
 		case "429":
@@ -68,6 +74,10 @@ func (b *loginBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func newLoginRig(t *testing.T, mode string) (*loginBoard, *Session) {
+	return newLoginRigOpt(t, mode, func(*forum.Profile, *Options) {})
+}
+
+func newLoginRigOpt(t *testing.T, mode string, tweak func(*forum.Profile, *Options)) (*loginBoard, *Session) {
 	t.Helper()
 	clk := clock.NewFake(t0)
 	b := &loginBoard{clk: clk, mode: mode}
@@ -75,8 +85,9 @@ func newLoginRig(t *testing.T, mode string) (*loginBoard, *Session) {
 	t.Cleanup(srv.Close)
 	prof, _ := forum.Builtin("phpbb")
 	prof.FormWaitSeconds = 0
-	s, err := NewSession(srv.URL+"/", prof, forum.Credentials{Username: "GMBot", Password: "pw"},
-		Options{Clock: clk, UserAgent: UserAgent("1.2.3"), MinInterval: time.Second})
+	opt := Options{Clock: clk, UserAgent: UserAgent("1.2.3"), MinInterval: time.Second}
+	tweak(&prof, &opt)
+	s, err := NewSession(srv.URL+"/", prof, forum.Credentials{Username: "GMBot", Password: "pw"}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +136,59 @@ func TestLoginLockoutOnlyOnWrongPassword(t *testing.T) {
 				t.Fatalf("the login after an ordinary failure: %v", err)
 			}
 		})
+	}
+}
+
+// A redirect the profile's login_refused_text names (SMF sends a session's
+// third wrong password to its password reminder, with no error text) is a
+// refusal; a redirect it does not name is checked as a login.
+func TestLoginRefusedByRedirect(t *testing.T) {
+	b, s := newLoginRigOpt(t, "reminder", func(p *forum.Profile, _ *Options) {
+		p.LoginRefusedText = append(p.LoginRefusedText, "action=reminder")
+	})
+	err := s.Login(context.Background())
+	if !errors.Is(err, ErrLoginRefused) || !strings.Contains(err.Error(), "action=reminder") {
+		t.Fatalf("login redirected to the reminder: %v; want ErrLoginRefused naming it", err)
+	}
+	if len(b.gets) != 1 {
+		t.Errorf("%d GETs; want only the login form's (a refusal needs no check page)", len(b.gets))
+	}
+}
+
+// Options.Password is asked at each attempt: a password the GM fixes
+// while the bot waits out a refusal is the one the next attempt posts.
+func TestLoginRereadsPassword(t *testing.T) {
+	pw := "wrong"
+	b, s := newLoginRigOpt(t, "wrong-password", func(_ *forum.Profile, o *Options) {
+		o.Password = func() (string, error) { return pw, nil }
+	})
+	ctx := context.Background()
+	if err := s.Login(ctx); !errors.Is(err, ErrLoginRefused) {
+		t.Fatalf("first login: %v", err)
+	}
+	pw = "right"
+	b.mu.Lock()
+	b.mode = "ok"
+	b.mu.Unlock()
+	if err := s.Login(ctx); err == nil {
+		t.Fatal("a login within the wait went out")
+	}
+	b.clk.Advance(time.Hour)
+	if err := s.Login(ctx); err != nil {
+		t.Fatalf("the login after the wait: %v", err)
+	}
+	if strings.Join(b.pw, ",") != "wrong,right" {
+		t.Errorf("passwords posted %q; want wrong, then right", b.pw)
+	}
+	// A password that cannot be read: a plain login error, no request.
+	s2Board, s2 := newLoginRigOpt(t, "ok", func(_ *forum.Profile, o *Options) {
+		o.Password = func() (string, error) { return "", errors.New("the bot's password file x is empty") }
+	})
+	if err := s2.Login(ctx); !errors.Is(err, ErrLogin) || errors.Is(err, ErrLoginRefused) || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("unreadable password: %v; want ErrLogin naming the cause, not a refusal", err)
+	}
+	if len(s2Board.posts) != 0 {
+		t.Errorf("posted %d logins without a password", len(s2Board.posts))
 	}
 }
 

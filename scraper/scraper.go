@@ -218,14 +218,24 @@ func (sc *Scraper) folder(ctx context.Context, rel string) ([]forum.PMHeader, er
 // folderAt lists a PM folder page and says when its request went out: the
 // list holds every PM that arrived before then.
 func (sc *Scraper) folderAt(ctx context.Context, rel string) ([]forum.PMHeader, time.Time, error) {
+	pg, hs, err := sc.folderPage(ctx, rel)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return hs, pg.Sent, nil
+}
+
+// folderPage fetches and lists a PM folder page (a page cut short is
+// ErrIncomplete).
+func (sc *Scraper) folderPage(ctx context.Context, rel string) (*Page, []forum.PMHeader, error) {
 	pg, err := sc.Session.Fetch(ctx, rel)
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("PM folder: %w", err)
+		return nil, nil, fmt.Errorf("PM folder: %w", err)
 	}
 	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
-		return nil, time.Time{}, fmt.Errorf("PM folder %s: %w", pg.URL, ErrIncomplete)
+		return nil, nil, fmt.Errorf("PM folder %s: %w", pg.URL, ErrIncomplete)
 	}
-	return sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), pg.Sent, nil
+	return pg, sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
 }
 
 // InboxAt is Inbox with the time its request went out.
@@ -238,16 +248,18 @@ func (sc *Scraper) InboxAt(ctx context.Context) ([]forum.PMHeader, time.Time, er
 // until visit returns false, a page adds nothing new, or maxPages pages of
 // the sent folder were read. Engines without a paged sent folder URL
 // (urls.sent_page) have only its first page. ended says the list was read
-// to its end (not stopped by visit or by maxPages).
-func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]forum.PMHeader) bool) (ended bool, err error) {
+// to its end (not stopped by visit or by maxPages); full that the sent
+// folder's first page says the folder is full (profile
+// sent_folder_full_text).
+func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]forum.PMHeader) bool) (ended, full bool, err error) {
 	u := sc.Session.Profile.URLs
 	if u.Outbox != "" {
 		hs, err := sc.folder(ctx, u.Outbox)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		if !visit(hs) {
-			return false, nil
+			return false, false, nil
 		}
 	}
 	seen := map[string]bool{}
@@ -258,16 +270,19 @@ func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]for
 		rel := u.Sent
 		if page > 1 {
 			if u.SentPage == "" {
-				return true, nil // the first page is all the profile can read
+				return true, full, nil // the first page is all the profile can read
 			}
 			rel = forum.Expand(u.SentPage, map[string]string{"page": strconv.Itoa(page), "start": strconv.Itoa((page - 1) * per)})
 		}
-		hs, err := sc.folder(ctx, rel)
+		pg, hs, err := sc.folderPage(ctx, rel)
 		if err != nil {
-			return false, err
+			return false, full, err
 		}
-		if page == 1 && len(hs) > 0 && len(hs) < per {
-			per = len(hs)
+		if page == 1 {
+			full = sc.Session.Profile.SaysSentFolderFull(pg.Doc.Text())
+			if len(hs) > 0 && len(hs) < per {
+				per = len(hs)
+			}
 		}
 		fresh := hs[:0:0]
 		for _, h := range hs {
@@ -277,13 +292,13 @@ func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]for
 			}
 		}
 		if len(fresh) == 0 {
-			return true, nil // past the last page (boards repeat their last one, or show none)
+			return true, full, nil // past the last page (boards repeat their last one, or show none)
 		}
 		if !visit(fresh) {
-			return false, nil
+			return false, full, nil
 		}
 	}
-	return false, nil
+	return false, full, nil
 }
 
 // ReadPM reads one PM by id.

@@ -65,6 +65,11 @@ type Options struct {
 	// else going wrong with a login (a stale token, a page that is not the
 	// login form, a 5xx) is an ordinary failure, retried on the next poll.
 	LoginBackoff time.Duration
+	// Password, when set, is asked for the bot's password at each login
+	// attempt (the GM may fix a wrong password file while the bot runs, and
+	// the next attempt after the wait uses it); else the session's
+	// credentials are used.
+	Password func() (string, error)
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
 	// Logf receives one line per notable event (never secrets); may be nil.
@@ -513,8 +518,14 @@ func (s *Session) login(ctx context.Context) error {
 		// A truncated or unexpected page: nothing was submitted.
 		return fmt.Errorf("login page: %w: %v", ErrUnavailable, err)
 	}
+	password := s.creds.Password
+	if s.opt.Password != nil {
+		if password, err = s.opt.Password(); err != nil {
+			return fmt.Errorf("%w: %v", ErrLogin, err)
+		}
+	}
 	form.Values.Set(f.User, s.creds.Username)
-	form.Values.Set(f.Password, s.creds.Password)
+	form.Values.Set(f.Password, password)
 	for k, v := range f.Extra {
 		form.Values.Set(k, v)
 	}
@@ -532,6 +543,11 @@ func (s *Session) login(ctx context.Context) error {
 		return nil
 	}
 	boardErr := s.Parser.ErrorText(res.Doc)
+	if loc := res.Location(); boardErr == "" && loc != "" && s.refused != nil && s.refused.MatchString(loc) {
+		// SMF answers a session's third wrong password with a redirect to
+		// its password reminder, no error text.
+		return fmt.Errorf("%w as %q: the board sent the login on to %s", ErrLoginRefused, s.creds.Username, loc)
+	}
 	if boardErr != "" && s.isRefusal(boardErr) {
 		return fmt.Errorf("%w as %q: %s", ErrLoginRefused, s.creds.Username, boardErr)
 	}
