@@ -29,6 +29,7 @@ type want struct{ id, author, authorID, seg string }
 // marker), a PM to a player (in the sent folder, once), a player's PM read
 // from the inbox, and edits (no mark within 90 s, a mark after).
 func TestFirstContact(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Minute)
 	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: []string{"Alice", "Bob", "Carol"}})
@@ -197,6 +198,7 @@ func readPost(t *testing.T, c *forumconn.Conn, b *realboard.Board, id string) fo
 // reply with its flood page, which the parser reads with the wait it
 // names; the poster waits it out and the reply is on the board once.
 func TestFloodRefusal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := realboard.Start(t, realboard.SMF, realboard.Options{})
 	c := boardtest.Connect(t, b, b.Bot)

@@ -25,6 +25,7 @@ func TestProbeSMF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real board, and the post test posts and PMs through it")
 	}
+	t.Parallel()
 	b := realboard.Start(t, realboard.SMF, realboard.Options{})
 	var posts []realboard.Reply
 	for i, p := range b.Players {
