@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"sort"
 	"strings"
 	"sync"
@@ -55,8 +56,10 @@ var tooLongBoards = map[string]tooLongBoard{
 // limit for posts and PMs) the limit is lowered again and a GM PM longer
 // than it, queued behind nothing, is refused, cut under the new limit and
 // delivered in order, while the PMs queued behind it and to another player
-// still go out; on MyBB (PMs held only to 65,535 bytes) the bot's PM form
-// is sent a longer PM and its refusal read as too long with that limit.
+// still go out, and a PM short in bytes but over the limit as phpBB counts
+// (after HTML-escaping: " is 6 characters) goes out in parts too; on MyBB
+// (PMs held only to 65,535 bytes) the bot's PM form is sent a longer PM
+// and its refusal read as too long with that limit.
 func TestTooLong(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -212,6 +215,33 @@ func tooLongPM(t *testing.T, tb *table, bl tooLongBoard, limit int) {
 	if last, behind := parts[len(parts)-1], got[items[1].ID]; behind.SentAt.Before(last.SentAt) {
 		t.Errorf("the PM behind the long one went out at %v, before its last part (%v)", behind.SentAt, last.SentAt)
 	}
+
+	// phpBB counts a message after HTML-escaping it (request_var):
+	// each " is 6 characters, & 5. A PM well under the limit in bytes but
+	// over it as phpBB counts goes out in parts too, not refused for good.
+	var quoted strings.Builder
+	for i := 1; quoted.Len() < limit*3/4; i++ {
+		fmt.Fprintf(&quoted, "%02d: Ann said \"yes\" & Ben said \"no\".\n", i)
+	}
+	qs := []store.OutboxItem{pm(ben, 4, quoted.String())}
+	if err := tb.db.Tx(context.Background(), func(tx *store.Tx) error { return tx.Enqueue(qs) }); err != nil {
+		t.Fatal(err)
+	}
+	q := qs[0]
+	waitFor(t, "the quoted PM sent in parts", 60*time.Second, func() bool {
+		for _, it := range tb.outbox() {
+			if it.ID == q.ID {
+				q = it
+			}
+		}
+		if q.State == store.OutboxFailed || q.State == store.OutboxSent {
+			t.Fatalf("a %d-byte PM phpBB counts as %d characters is %s (%s); want it sent in parts", len(quoted.String()),
+				len(html.EscapeString(quoted.String())), q.State, q.LastError)
+		}
+		parts := partsOf(tb.outbox(), q.ID)
+		return q.State == store.OutboxSplit && len(parts) > 0 && allSent(parts)
+	})
+	checkParts(t, tb, q, limit)
 }
 
 // tooLongPMForm sends the bot's PM form a PM longer than the board's
@@ -288,8 +318,8 @@ func checkParts(t *testing.T, tb *table, root store.OutboxItem, limit int) []sto
 	lastID := 0
 	for i, p := range parts {
 		key := strings.TrimPrefix(p.Marker, forum.MarkerPrefix)
-		if n := len(poster.WithMarker(p.Body, key)); n > limit {
-			t.Errorf("part %d of %s is %d bytes with its marker, over the limit %d", i+1, root.Marker, n, limit)
+		if n := forum.MessageSize(poster.WithMarker(p.Body, key)); n > limit {
+			t.Errorf("part %d of %s is of size %d with its marker (forum.MessageSize), over the limit %d", i+1, root.Marker, n, limit)
 		}
 		head := fmt.Sprintf("(part %d of %d)\n", i+1, len(parts))
 		if !strings.HasPrefix(p.Body, head) {

@@ -290,8 +290,8 @@ func (tl *smfTable) checkParts(root store.OutboxItem, limit int) []store.OutboxI
 	lastID := 0
 	for i, p := range parts {
 		key := strings.TrimPrefix(p.Marker, forum.MarkerPrefix)
-		if n := len(poster.WithMarker(p.Body, key)); n > limit {
-			t.Errorf("part %d of %s is %d bytes with its marker, over the limit %d", i+1, root.Marker, n, limit)
+		if n := forum.MessageSize(poster.WithMarker(p.Body, key)); n > limit {
+			t.Errorf("part %d of %s is of size %d with its marker (forum.MessageSize), over the limit %d", i+1, root.Marker, n, limit)
 		}
 		head := fmt.Sprintf("(part %d of %d)\n", i+1, len(parts))
 		if !strings.HasPrefix(p.Body, head) {
