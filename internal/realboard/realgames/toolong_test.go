@@ -163,6 +163,7 @@ func tooLongGame(t *testing.T, engine string) {
 	}
 	waitFor(t, "the outbox drained", 90*time.Second, tb.drained)
 	tb.stop()
+	checkParts(t, tb, root, limit) // again: now with the thread's later posts
 	tb.checkExactlyOnce()
 	t.Logf("done in %.1fs", time.Since(t0).Seconds())
 }
@@ -297,8 +298,8 @@ func checkSaid(t *testing.T, lastError, want string) {
 
 // checkParts checks the parts of a split item: at least two, each with its
 // marker line within the limit, all sent and on the board in order (posts
-// by id in the thread, PMs by id in the recipient's inbox), and together
-// the whole message. It returns the parts.
+// in the thread, PMs in the recipient's inbox), before the thread's later
+// posts, and together the whole message. It returns the parts.
 func checkParts(t *testing.T, tb *table, root store.OutboxItem, limit int) []store.OutboxItem {
 	t.Helper()
 	b := tb.b
@@ -314,8 +315,22 @@ func checkParts(t *testing.T, tb *table, root store.OutboxItem, limit int) []sto
 		fmt.Sscan(root.RecipientID, &id)
 		rows = queryRows(t, b, fmt.Sprintf(boardQueries[b.Engine].userPMs, id))
 	}
+	// Where each marker is on the board: rows by id, markers within a row
+	// (MyBB merges a member's consecutive posts) in their order.
+	sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+	seq := map[string]int{}
+	for _, r := range rows {
+		if root.Kind == "post" && r.Author != b.Bot.ID {
+			continue // a player quoting the bot
+		}
+		for _, k := range forum.Markers(r.Body) {
+			if seq[k] == 0 {
+				seq[k] = len(seq) + 1
+			}
+		}
+	}
 	var text []string
-	lastID := 0
+	last := 0
 	for i, p := range parts {
 		key := strings.TrimPrefix(p.Marker, forum.MarkerPrefix)
 		if n := forum.MessageSize(poster.WithMarker(p.Body, key)); n > limit {
@@ -326,18 +341,22 @@ func checkParts(t *testing.T, tb *table, root store.OutboxItem, limit int) []sto
 			t.Errorf("part %d of %s does not begin %q: %.40q", i+1, root.Marker, head, p.Body)
 		}
 		text = append(text, strings.TrimPrefix(p.Body, head))
-		at := 0
-		for _, r := range rows {
-			if forum.HasMarker(r.Body, key) {
-				at = r.ID
+		at, ok := seq[key]
+		if !ok {
+			t.Errorf("part %d of %s (%s) is not on the board", i+1, root.Marker, key)
+		} else if at <= last {
+			t.Errorf("part %d of %s is on the board before part %d", i+1, root.Marker, i)
+		}
+		last = at
+	}
+	if root.Kind == "post" {
+		// The thread's later posts went out after the parts.
+		for _, it := range tb.outbox() {
+			key := strings.TrimPrefix(it.Marker, forum.MarkerPrefix)
+			if it.Kind == "post" && it.ID > root.ID && it.PartOf == 0 && it.State == store.OutboxSent && seq[key] <= last {
+				t.Errorf("post %s, queued after %s, is on the board before its last part", it.Marker, root.Marker)
 			}
 		}
-		if at == 0 {
-			t.Errorf("part %d of %s (%s) is not on the board", i+1, root.Marker, key)
-		} else if at <= lastID {
-			t.Errorf("part %d of %s is board id %d, not after part %d's %d", i+1, root.Marker, at, i, lastID)
-		}
-		lastID = at
 	}
 	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
 	if squeeze(strings.Join(text, "\n")) != squeeze(root.Body) {

@@ -167,6 +167,7 @@ func TestTooLong(t *testing.T) {
 	tl.waitFor("the outbox drained", 90*time.Second, tl.drained)
 	stop()
 	wg.Wait()
+	tl.checkParts(root, limit) // again: now with the thread's later posts
 	tl.checkExactlyOnce()
 	t.Logf("done in %.1fs", time.Since(t0).Seconds())
 }
@@ -311,6 +312,21 @@ func (tl *smfTable) checkParts(root store.OutboxItem, limit int) []store.OutboxI
 			t.Errorf("part %d of %s is board id %d, not after part %d's %d", i+1, root.Marker, at, i, lastID)
 		}
 		lastID = at
+	}
+	if root.Kind == "post" {
+		// The thread's later posts went out after the parts.
+		for _, it := range tl.outbox() {
+			if it.Kind != "post" || it.ID <= root.ID || it.PartOf != 0 || it.State != store.OutboxSent {
+				continue
+			}
+			for _, r := range rows {
+				var id int
+				fmt.Sscan(fmt.Sprint(r["id"]), &id)
+				if forum.HasMarker(fmt.Sprint(r["body"]), it.Marker) && id <= lastID {
+					t.Errorf("post %s, queued after %s, is on the board before its last part", it.Marker, root.Marker)
+				}
+			}
+		}
 	}
 	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
 	if squeeze(strings.Join(text, "\n")) != squeeze(root.Body) {
