@@ -461,21 +461,21 @@ const minMessageLimit = 1000
 func (m *Moderator) tooLong(ctx context.Context, l *loaded, it *store.OutboxItem, tl *forum.TooLongError) error {
 	it.Attempts-- // refused outright: nothing went out
 	limit := tl.Max
-	if limit <= 0 || limit >= len(it.Body) {
-		limit = len(it.Body) * 3 / 4
+	if size := forum.MessageSize(it.Body); limit <= 0 || limit >= size {
+		limit = size * 3 / 4
 	}
 	m.log().Warn("the board refused a message as too long; sending it in parts", "game", l.row.Name, "marker", it.Marker, "limit", limit, "board", tl.Said)
 	return m.split(ctx, l, it, limit, tl.Said)
 }
 
-// split replaces an item by its parts under limit (bytes), in its place:
+// split replaces an item by its parts under limit (forum.MessageSize), in its place:
 // each part its own item and marker, so each is sent exactly once. When it
 // is itself a part, the parts after it are cut again too, so the order
 // holds. The learned limit is recorded for the game (later messages are
 // queued under it) in the same transaction.
 func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, limit int, said string) error {
 	if limit < minMessageLimit || len(forum.SplitMessage(it.Body, limit)) < 2 {
-		why := fmt.Sprintf("too long for the board, and cannot be cut shorter than %d bytes: %s", limit, said)
+		why := fmt.Sprintf("too long for the board, and cannot be cut shorter than %d characters: %s", limit, said)
 		if err := m.mark(ctx, it, store.OutboxFailed, "", why); err != nil {
 			return err
 		}
@@ -513,7 +513,7 @@ func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, 
 				parts = append(parts, p)
 			}
 			g.State = store.OutboxSplit
-			g.LastError = fmt.Sprintf("sent instead in %d parts under the board's limit of %d bytes", len(texts), limit)
+			g.LastError = fmt.Sprintf("sent instead in %d parts under the board's limit of %d characters", len(texts), limit)
 			if said != "" {
 				g.LastError += " (the board said: " + said + ")"
 			}

@@ -1,0 +1,364 @@
+package smftest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/poster"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/simplayers"
+	"github.com/forumgm/forumgm/store"
+)
+
+// smfTooLongSaid is SMF's refusal naming the limit (Errors.english.php
+// error_long_message); one setting, max_messageLength, holds posts
+// (Post.php Post2) and PMs (PersonalMessage.php MessagePost2) alike.
+const smfTooLongSaid = "The message exceeds the maximum allowed length (%d characters)."
+
+// TestTooLong lowers SMF's max_messageLength below a Resistance opening
+// post (1,504 bytes for five players) and plays the start of the game
+// through the moderator: SMF's own refusal is read as too long, its limit
+// learned for the game, the opening goes out in parts within it, in order
+// and each once, holding the whole text; the role PMs behind it go out and
+// the players' proposal and votes after it are applied (the first proposal
+// resolves). Then the limit is lowered again and a GM PM longer than it
+// (but within the learned limit) is refused, cut under the new limit and
+// delivered in order, the PMs queued behind it and to another player
+// going out too.
+func TestTooLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the start of a game in real time")
+	}
+	t.Parallel()
+	const limit = 1200
+	ctx := context.Background()
+	g, err := rules.Lookup("resistance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo := g.(rules.Demo).DemoTable(1)
+	demo.Players = demo.Players[:5]
+	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: demo.Players, Subject: demo.Title, Opening: "The game starts below."})
+	b.ExemptBot(t)
+	// As in the whole games: 5 posts (no PM captcha), seconds in the time format.
+	b.Query(t, fmt.Sprintf("UPDATE {prefix}members SET posts = 5, time_format = '%%b %%d, %%Y, %%I:%%M:%%S %%p' WHERE id_member = %d", b.Bot.ID))
+	b.Setting(t, "max_messageLength", fmt.Sprint(limit))
+
+	dir := t.TempDir()
+	db, err := store.Open(ctx, dir+"/game.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pw := dir + "/bot.password"
+	if err := os.WriteFile(pw, []byte(b.Bot.Password), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zero := 0.0
+	fc := gameconfig.ForumConfig{URL: b.URL, Engine: "smf", Thread: b.ThreadIDString(), Bot: b.Bot.Name, PasswordFile: pw,
+		PollSeconds: 0.5, FloodSeconds: &zero, RequestsPerSecond: 50}
+	gc := gameconfig.GameConfig{Players: demo.Players, Options: rules.Options{"phase_hours": 3.0 / 60}, Seed: 3, Start: time.Now().UTC()}
+	var players []store.Player
+	for _, p := range b.Players {
+		players = append(players, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.IDString()})
+	}
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
+		return forumconn.Connect(fc, clock.Real{}, "test")
+	}}
+	game, err := m.Create(ctx, "resistance-smf", "resistance", gc, fc, players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); m.Run(runCtx) }()
+	defer func() { stop(); wg.Wait() }()
+	tl := &smfTable{t: t, b: b, db: db, g: game}
+	t0 := time.Now()
+
+	root := tl.waitSplit("the opening post", func(box []store.OutboxItem) store.OutboxItem { return box[0] }, 90*time.Second)
+	t.Logf("opening split after %.1fs: %s", time.Since(t0).Seconds(), root.LastError)
+	if l := tl.row().MessageLimit; l != limit {
+		t.Errorf("learned limit %d, want the board's max_messageLength %d", l, limit)
+	}
+	tl.checkSaid(root.LastError, fmt.Sprintf(smfTooLongSaid, limit))
+	tl.checkParts(root, limit)
+
+	// The game goes on past the split opening.
+	send := &sender{b: b}
+	sim := &simplayers.Table{Game: g, Seed: 3}
+	first := g.Status(tl.state(g)).Phase
+	tl.waitFor("the first proposal resolved", 2*time.Minute, func() bool {
+		if g.Status(tl.state(g)).Phase != first {
+			return tl.drained()
+		}
+		if _, err := sim.Act(ctx, tl.state(g), send); err != nil {
+			t.Logf("a player's move failed: %v", err)
+		}
+		return false
+	})
+	accepted := 0
+	var cmds []store.CommandRow
+	db.View(ctx, func(tx *store.Tx) error { cmds, err = tx.Commands(game.ID, store.CommandFilter{}); return err })
+	for _, c := range cmds {
+		if c.Status == store.CommandAccepted {
+			accepted++
+		}
+	}
+	if accepted < len(demo.Players) {
+		t.Errorf("%d commands accepted after the split opening, want at least a vote from each of %d players", accepted, len(demo.Players))
+	}
+	t.Logf("phase %s → %s after %.1fs; %d commands accepted", first, g.Status(tl.state(g)).Phase, time.Since(t0).Seconds(), accepted)
+
+	// A PM over a lowered limit, queued behind nothing in its lane.
+	const lower = 1000
+	b.Setting(t, "max_messageLength", fmt.Sprint(lower))
+	var long strings.Builder
+	for i := 1; long.Len() < lower; i++ {
+		fmt.Fprintf(&long, "Line %02d of the GM's long word to Ann.\n", i)
+	}
+	if len(forum.SplitMessage(long.String(), limit)) != 1 || len(poster.WithMarker(long.String(), "k")) <= lower {
+		t.Fatalf("the test's PM (%d bytes) must fit the learned %d and not the board's %d", long.Len(), limit, lower)
+	}
+	name := strings.SplitN(tl.outbox()[0].Marker, "/", 2)[0]
+	ann, ben := b.Players[0], b.Players[1]
+	pm := func(to realboard.Account, n int, body string) store.OutboxItem {
+		return store.OutboxItem{GameID: game.ID, Kind: "pm", Recipient: to.Name, RecipientName: to.Name, RecipientID: to.IDString(),
+			Subject: fmt.Sprintf("[%s] From the GM %d", game.Name, n), Body: body, Marker: fmt.Sprintf("%s/toolong/%d", name, n)}
+	}
+	items := []store.OutboxItem{pm(ann, 1, long.String()), pm(ann, 2, "After the long one."), pm(ben, 3, "To Ben.")}
+	if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Enqueue(items) }); err != nil {
+		t.Fatal(err)
+	}
+	byID := func(id int64) store.OutboxItem {
+		for _, it := range tl.outbox() {
+			if it.ID == id {
+				return it
+			}
+		}
+		return store.OutboxItem{}
+	}
+	pmRoot := tl.waitSplit("the long PM", func([]store.OutboxItem) store.OutboxItem { return byID(items[0].ID) }, 60*time.Second)
+	tl.waitFor("the PMs behind the long one sent", 30*time.Second, func() bool {
+		return byID(items[1].ID).State == store.OutboxSent && byID(items[2].ID).State == store.OutboxSent
+	})
+	t.Logf("PM split: %s", pmRoot.LastError)
+	if l := tl.row().MessageLimit; l != lower {
+		t.Errorf("learned limit after the PM %d, want the board's new %d", l, lower)
+	}
+	tl.checkSaid(pmRoot.LastError, fmt.Sprintf(smfTooLongSaid, lower))
+	parts := tl.checkParts(pmRoot, lower)
+	if last, behind := parts[len(parts)-1], byID(items[1].ID); behind.SentAt.Before(last.SentAt) {
+		t.Errorf("the PM behind the long one went out at %v, before its last part (%v)", behind.SentAt, last.SentAt)
+	}
+	tl.waitFor("the outbox drained", 90*time.Second, tl.drained)
+	stop()
+	wg.Wait()
+	tl.checkParts(root, limit) // again: now with the thread's later posts
+	tl.checkExactlyOnce()
+	t.Logf("done in %.1fs", time.Since(t0).Seconds())
+}
+
+// smfTable is the game's store and board, for the checks.
+type smfTable struct {
+	t  *testing.T
+	b  *realboard.Board
+	db *store.DB
+	g  *store.Game
+}
+
+func (tl *smfTable) row() *store.Game {
+	var row *store.Game
+	if err := tl.db.View(context.Background(), func(tx *store.Tx) error { var err error; row, err = tx.GameByID(tl.g.ID); return err }); err != nil {
+		tl.t.Fatal(err)
+	}
+	return row
+}
+
+func (tl *smfTable) state(g rules.Game) rules.State {
+	st, err := g.Decode(tl.row().State)
+	if err != nil {
+		tl.t.Fatal(err)
+	}
+	return st
+}
+
+func (tl *smfTable) outbox() []store.OutboxItem {
+	var out []store.OutboxItem
+	if err := tl.db.View(context.Background(), func(tx *store.Tx) error { var err error; out, err = tx.Outbox(tl.g.ID); return err }); err != nil {
+		tl.t.Fatal(err)
+	}
+	return out
+}
+
+func (tl *smfTable) drained() bool {
+	var it *store.OutboxItem
+	tl.db.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		it, err = tx.NextOutbox(tl.g.ID, time.Now().Add(time.Hour))
+		return err
+	})
+	return it == nil
+}
+
+func (tl *smfTable) waitFor(what string, limit time.Duration, cond func() bool) {
+	tl.t.Helper()
+	end := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(end) {
+			tl.t.Fatalf("gave up after %v waiting for %s", limit, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitSplit waits until the item pick chooses is refused as too long,
+// split, and all its parts sent; it returns the item.
+func (tl *smfTable) waitSplit(what string, pick func([]store.OutboxItem) store.OutboxItem, limit time.Duration) store.OutboxItem {
+	tl.t.Helper()
+	var root store.OutboxItem
+	tl.waitFor(what+" refused as too long and all its parts sent", limit, func() bool {
+		box := tl.outbox()
+		root = pick(box)
+		if root.State == store.OutboxFailed || root.State == store.OutboxSent {
+			tl.t.Fatalf("%s is %s (%s); want it refused as too long and split", what, root.State, root.LastError)
+		}
+		parts := smfPartsOf(box, root.ID)
+		if root.State != store.OutboxSplit || len(parts) == 0 {
+			return false
+		}
+		for _, p := range parts {
+			if p.State != store.OutboxSent {
+				return false
+			}
+		}
+		return true
+	})
+	return root
+}
+
+func smfPartsOf(box []store.OutboxItem, root int64) []store.OutboxItem {
+	var out []store.OutboxItem
+	for _, it := range box {
+		if it.PartOf == root {
+			out = append(out, it)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (tl *smfTable) checkSaid(lastError, want string) {
+	tl.t.Helper()
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	if !strings.Contains(norm(lastError), norm(want)) {
+		tl.t.Errorf("the split's record %q does not hold SMF's words %q", lastError, want)
+	}
+}
+
+// boardRows: the thread's messages, or a member's received PMs, by id.
+func (tl *smfTable) boardRows(it store.OutboxItem) []map[string]any {
+	if it.Kind == "post" {
+		return tl.b.Query(tl.t, fmt.Sprintf("SELECT id_msg AS id, body FROM {prefix}messages WHERE id_topic = %d ORDER BY id_msg", tl.b.ThreadID))
+	}
+	return tl.b.Query(tl.t, fmt.Sprintf("SELECT pm.id_pm AS id, pm.body FROM {prefix}personal_messages pm JOIN {prefix}pm_recipients r ON r.id_pm = pm.id_pm WHERE r.id_member = %s ORDER BY pm.id_pm", it.RecipientID))
+}
+
+// checkParts: at least two parts, each with its marker line within the
+// limit, on the board once each and in order, together the whole text.
+func (tl *smfTable) checkParts(root store.OutboxItem, limit int) []store.OutboxItem {
+	t := tl.t
+	t.Helper()
+	parts := smfPartsOf(tl.outbox(), root.ID)
+	if len(parts) < 2 {
+		t.Fatalf("%s was cut into %d parts", root.Marker, len(parts))
+	}
+	rows := tl.boardRows(root)
+	var text []string
+	lastID := 0
+	for i, p := range parts {
+		key := strings.TrimPrefix(p.Marker, forum.MarkerPrefix)
+		if n := forum.MessageSize(poster.WithMarker(p.Body, key)); n > limit {
+			t.Errorf("part %d of %s is of size %d with its marker (forum.MessageSize), over the limit %d", i+1, root.Marker, n, limit)
+		}
+		head := fmt.Sprintf("(part %d of %d)\n", i+1, len(parts))
+		if !strings.HasPrefix(p.Body, head) {
+			t.Errorf("part %d of %s does not begin %q: %.40q", i+1, root.Marker, head, p.Body)
+		}
+		text = append(text, strings.TrimPrefix(p.Body, head))
+		at, n := 0, 0
+		for _, r := range rows {
+			if forum.HasMarker(fmt.Sprint(r["body"]), key) {
+				fmt.Sscan(fmt.Sprint(r["id"]), &at)
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("part %d of %s (%s) is on the board %d times, want once", i+1, root.Marker, key, n)
+		} else if at <= lastID {
+			t.Errorf("part %d of %s is board id %d, not after part %d's %d", i+1, root.Marker, at, i, lastID)
+		}
+		lastID = at
+	}
+	if root.Kind == "post" {
+		// The thread's later posts went out after the parts.
+		for _, it := range tl.outbox() {
+			if it.Kind != "post" || it.ID <= root.ID || it.PartOf != 0 || it.State != store.OutboxSent {
+				continue
+			}
+			for _, r := range rows {
+				var id int
+				fmt.Sscan(fmt.Sprint(r["id"]), &id)
+				if forum.HasMarker(fmt.Sprint(r["body"]), it.Marker) && id <= lastID {
+					t.Errorf("post %s, queued after %s, is on the board before its last part", it.Marker, root.Marker)
+				}
+			}
+		}
+	}
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if squeeze(strings.Join(text, "\n")) != squeeze(root.Body) {
+		t.Errorf("the parts of %s do not hold its text:\n%s\n---- want ----\n%s", root.Marker, strings.Join(text, "\n"), root.Body)
+	}
+	t.Logf("%s (%d bytes): %d parts on the board in order", root.Marker, len(root.Body), len(parts))
+	return parts
+}
+
+// checkExactlyOnce: every outbox item sent (a split one: by its parts) and
+// on the board once, in the thread or the bot's sent PMs.
+func (tl *smfTable) checkExactlyOnce() {
+	t, b := tl.t, tl.b
+	posts := b.Query(t, fmt.Sprintf("SELECT body FROM {prefix}messages WHERE id_topic = %d AND id_member = %d", b.ThreadID, b.Bot.ID))
+	pms := b.Query(t, fmt.Sprintf("SELECT body FROM {prefix}personal_messages WHERE id_member_from = %d", b.Bot.ID))
+	all := append(posts, pms...)
+	for _, it := range tl.outbox() {
+		if it.State == store.OutboxSplit {
+			continue // its parts went instead
+		}
+		if it.State != store.OutboxSent {
+			t.Errorf("outbox %s is %s: %s", it.Marker, it.State, it.LastError)
+			continue
+		}
+		n := 0
+		for _, r := range all {
+			if forum.HasMarker(fmt.Sprint(r["body"]), it.Marker) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("outbox %s is on the board %d times", it.Marker, n)
+		}
+	}
+}
