@@ -33,6 +33,7 @@ func TestWholeGames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays whole games on the real clock (minutes)")
 	}
+	t.Parallel() // top-level too: a parallel test waits for every sequential one
 	for _, name := range rules.Names() {
 		g, _ := rules.Lookup(name)
 		d, ok := g.(rules.Demo)

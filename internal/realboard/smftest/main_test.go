@@ -9,10 +9,10 @@ import (
 	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 )
 
-// TestMain runs up to 4 tests at once (boardtest.DefaultParallel: whole
+// TestMain runs up to 6 tests at once (boardtest.DefaultParallel: whole
 // games and the maintenance test wait on the real clock) and stops the
 // throwaway PostgreSQL server the boards use.
 func TestMain(m *testing.M) {
-	boardtest.DefaultParallel(4)
+	boardtest.DefaultParallel(6)
 	pgtest.Main(m)
 }
