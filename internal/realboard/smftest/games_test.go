@@ -3,15 +3,12 @@ package smftest
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/realboard"
@@ -82,62 +79,23 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 	ctx := context.Background()
 	tbl := d.DemoTable(0.5)
 	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: tbl.Players, Subject: tbl.Title, Opening: "The game starts below."})
-	b.ExemptBot(t)
-	// Seconds in the bot's time format (its profile setting): with SMF's
-	// default, to the minute, a message in the minute a phase opened in
-	// could be from before it, and the moderator counts it as late.
-	b.Query(t, fmt.Sprintf("UPDATE {prefix}members SET posts = 5, time_format = '%%b %%d, %%Y, %%I:%%M:%%S %%p' WHERE id_member = %d", b.Bot.ID))
-
-	dbPath := t.TempDir() + "/game.db"
-	if d := os.Getenv("SMFTEST_KEEP_DB"); d != "" {
-		dbPath = d + "/" + name + ".db"
-	}
-	db, err := store.Open(ctx, dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	env := "FORUMGM_SMF_TEST_PW_" + strings.ToUpper(name)
-	os.Setenv(env, b.Bot.Password)
-	defer os.Unsetenv(env)
-	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: b.URL, Engine: "smf", Thread: b.ThreadIDString(), Bot: b.Bot.Name, PasswordEnv: env,
-		PollSeconds: 0.5, FloodSeconds: &zero, RequestsPerSecond: 50}
+	setUpBot(t, b)
 	gc := gameconfig.GameConfig{Players: tbl.Players, Options: tbl.Options, Setup: tbl.Setup, Seed: 3, Start: time.Now().UTC()}
-	var players []store.Player
-	for _, p := range b.Players {
-		players = append(players, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.IDString()})
-	}
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		return forumconn.Connect(fc, clock.Real{}, "test")
-	}}
-	g, err := m.Create(ctx, "smf-"+name, name, gc, fc, players)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); m.Run(runCtx) }()
-	defer func() { stop(); wg.Wait() }()
-
+	tl := startGame(t, b, "smf-"+name, name, gc)
+	db, g := tl.db, tl.g
 	send := &sender{b: b}
 	table := &simplayers.Table{Game: d, Seed: 3}
 	t0 := time.Now()
 	deadline := t0.Add(8 * time.Minute)
 	var row *store.Game
 	for {
-		if err := db.View(ctx, func(tx *store.Tx) error { var err error; row, err = tx.GameByID(g.ID); return err }); err != nil {
-			t.Fatal(err)
-		}
+		row = tl.row()
 		st, err := d.Decode(row.State)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if row.Status == moderator.Finished {
-			var next *store.OutboxItem
-			db.View(ctx, func(tx *store.Tx) error { next, err = tx.NextOutbox(g.ID, time.Now().Add(time.Hour)); return err })
-			if next == nil {
+			if tl.drained() {
 				break
 			}
 		} else if time.Now().After(deadline) {
@@ -153,26 +111,11 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 		status.Phase, status.Winners, status.Scores, len(send.log))
 
 	// Everything the bot sent is on the board exactly once.
-	var out []store.OutboxItem
-	db.View(ctx, func(tx *store.Tx) error { out, err = tx.Outbox(g.ID); return err })
+	tl.checkExactlyOnce()
+	out := tl.outbox()
 	posts := b.Query(t, fmt.Sprintf("SELECT body FROM {prefix}messages WHERE id_topic = %d AND id_member = %d", b.ThreadID, b.Bot.ID))
 	pms := b.Query(t, fmt.Sprintf("SELECT body FROM {prefix}personal_messages WHERE id_member_from = %d", b.Bot.ID))
 	nPosts, nPMs := 0, 0
-	for _, it := range out {
-		if it.State != "sent" {
-			t.Errorf("outbox %s is %s: %s", it.Marker, it.State, it.LastError)
-			continue
-		}
-		n := 0
-		for _, r := range append(append([]map[string]any{}, posts...), pms...) {
-			if forum.HasMarker(fmt.Sprint(r["body"]), it.Marker) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("outbox %s is on the board %d times", it.Marker, n)
-		}
-	}
 	for _, r := range posts {
 		if strings.Contains(fmt.Sprint(r["body"]), forum.MarkerPrefix) {
 			nPosts++
@@ -184,7 +127,11 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 		}
 	}
 	var cmds []store.CommandRow
-	db.View(ctx, func(tx *store.Tx) error { cmds, err = tx.Commands(g.ID, store.CommandFilter{}); return err })
+	db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		cmds, err = tx.Commands(g.ID, store.CommandFilter{})
+		return err
+	})
 	for _, c := range cmds {
 		if strings.Contains(c.Reason, "after its phase") {
 			t.Errorf("%s's %q rejected as late (%s)", c.Player, c.Text, c.Reason)

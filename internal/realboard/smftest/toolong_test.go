@@ -3,19 +3,14 @@ package smftest
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/realboard"
-	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
@@ -51,42 +46,11 @@ func TestTooLong(t *testing.T) {
 	demo := g.(rules.Demo).DemoTable(1)
 	demo.Players = demo.Players[:5]
 	b := realboard.Start(t, realboard.SMF, realboard.Options{Players: demo.Players, Subject: demo.Title, Opening: "The game starts below."})
-	b.ExemptBot(t)
-	// As in the whole games: 5 posts (no PM captcha), seconds in the time format.
-	b.Query(t, fmt.Sprintf("UPDATE {prefix}members SET posts = 5, time_format = '%%b %%d, %%Y, %%I:%%M:%%S %%p' WHERE id_member = %d", b.Bot.ID))
+	setUpBot(t, b)
 	b.Setting(t, "max_messageLength", fmt.Sprint(limit))
-
-	dir := t.TempDir()
-	db, err := store.Open(ctx, dir+"/game.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pw := dir + "/bot.password"
-	if err := os.WriteFile(pw, []byte(b.Bot.Password), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: b.URL, Engine: "smf", Thread: b.ThreadIDString(), Bot: b.Bot.Name, PasswordFile: pw,
-		PollSeconds: 0.5, FloodSeconds: &zero, RequestsPerSecond: 50}
 	gc := gameconfig.GameConfig{Players: demo.Players, Options: rules.Options{"phase_hours": 3.0 / 60}, Seed: 3, Start: time.Now().UTC()}
-	var players []store.Player
-	for _, p := range b.Players {
-		players = append(players, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.IDString()})
-	}
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		return forumconn.Connect(fc, clock.Real{}, "test")
-	}}
-	game, err := m.Create(ctx, "resistance-smf", "resistance", gc, fc, players)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); m.Run(runCtx) }()
-	defer func() { stop(); wg.Wait() }()
-	tl := &smfTable{t: t, b: b, db: db, g: game}
+	tl := startGame(t, b, "resistance-smf", "resistance", gc)
+	db, game := tl.db, tl.g
 	t0 := time.Now()
 
 	root := tl.waitSplit("the opening post", func(box []store.OutboxItem) store.OutboxItem { return box[0] }, 90*time.Second)
@@ -165,64 +129,10 @@ func TestTooLong(t *testing.T) {
 		t.Errorf("the PM behind the long one went out at %v, before its last part (%v)", behind.SentAt, last.SentAt)
 	}
 	tl.waitFor("the outbox drained", 90*time.Second, tl.drained)
-	stop()
-	wg.Wait()
+	tl.stop()
 	tl.checkParts(root, limit) // again: now with the thread's later posts
 	tl.checkExactlyOnce()
 	t.Logf("done in %.1fs", time.Since(t0).Seconds())
-}
-
-// smfTable is the game's store and board, for the checks.
-type smfTable struct {
-	t  *testing.T
-	b  *realboard.Board
-	db *store.DB
-	g  *store.Game
-}
-
-func (tl *smfTable) row() *store.Game {
-	var row *store.Game
-	if err := tl.db.View(context.Background(), func(tx *store.Tx) error { var err error; row, err = tx.GameByID(tl.g.ID); return err }); err != nil {
-		tl.t.Fatal(err)
-	}
-	return row
-}
-
-func (tl *smfTable) state(g rules.Game) rules.State {
-	st, err := g.Decode(tl.row().State)
-	if err != nil {
-		tl.t.Fatal(err)
-	}
-	return st
-}
-
-func (tl *smfTable) outbox() []store.OutboxItem {
-	var out []store.OutboxItem
-	if err := tl.db.View(context.Background(), func(tx *store.Tx) error { var err error; out, err = tx.Outbox(tl.g.ID); return err }); err != nil {
-		tl.t.Fatal(err)
-	}
-	return out
-}
-
-func (tl *smfTable) drained() bool {
-	var it *store.OutboxItem
-	tl.db.View(context.Background(), func(tx *store.Tx) error {
-		var err error
-		it, err = tx.NextOutbox(tl.g.ID, time.Now().Add(time.Hour))
-		return err
-	})
-	return it == nil
-}
-
-func (tl *smfTable) waitFor(what string, limit time.Duration, cond func() bool) {
-	tl.t.Helper()
-	end := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(end) {
-			tl.t.Fatalf("gave up after %v waiting for %s", limit, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 // waitSplit waits until the item pick chooses is refused as too long,
@@ -334,31 +244,4 @@ func (tl *smfTable) checkParts(root store.OutboxItem, limit int) []store.OutboxI
 	}
 	t.Logf("%s (%d bytes): %d parts on the board in order", root.Marker, len(root.Body), len(parts))
 	return parts
-}
-
-// checkExactlyOnce: every outbox item sent (a split one: by its parts) and
-// on the board once, in the thread or the bot's sent PMs.
-func (tl *smfTable) checkExactlyOnce() {
-	t, b := tl.t, tl.b
-	posts := b.Query(t, fmt.Sprintf("SELECT body FROM {prefix}messages WHERE id_topic = %d AND id_member = %d", b.ThreadID, b.Bot.ID))
-	pms := b.Query(t, fmt.Sprintf("SELECT body FROM {prefix}personal_messages WHERE id_member_from = %d", b.Bot.ID))
-	all := append(posts, pms...)
-	for _, it := range tl.outbox() {
-		if it.State == store.OutboxSplit {
-			continue // its parts went instead
-		}
-		if it.State != store.OutboxSent {
-			t.Errorf("outbox %s is %s: %s", it.Marker, it.State, it.LastError)
-			continue
-		}
-		n := 0
-		for _, r := range all {
-			if forum.HasMarker(fmt.Sprint(r["body"]), it.Marker) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("outbox %s is on the board %d times", it.Marker, n)
-		}
-	}
 }
