@@ -70,7 +70,16 @@ func TestBoardClosedForMaintenance(t *testing.T) {
 			}
 
 			reply(t, b, bob, "Back again. [b]CIV: Earth[/b]")
-			waitFor(t, "round 1 resolved and reported", 4*time.Minute, func() bool {
+			// The bot backs off while the board fails (doubling, up to
+			// minutes), so its first read of the reopened board, which
+			// moves the deadline, and the moved deadline itself (on a whole
+			// minute) come some time later: wait for each in turn.
+			var moved time.Time
+			waitFor(t, "the deadline moved", 4*time.Minute, func() bool {
+				moved = tb.state().(*nations.State).Deadline
+				return moved.After(deadline)
+			})
+			waitFor(t, "round 1 resolved and reported", time.Until(moved)+2*time.Minute, func() bool {
 				return tb.state().(*nations.State).Round == 2 && tb.drained()
 			})
 			if civOf(tb, "Bob") != nations.Earth {

@@ -159,8 +159,11 @@ func TestEditsDeletionsAndRelogin(t *testing.T) {
 		t.Errorf("Alice's first pick in the audit: %+v; want one, superseded", cs)
 	}
 
-	deletePost(t, b, bobID)
+	// The session ends first: the read that sees the deletion is then
+	// surely one after it (the other way round, under load, the bot could
+	// see the deletion with its old session before it ended).
 	expireBotSession(t, b)
+	deletePost(t, b, bobID)
 	waitFor(t, "the deletion seen", 20*time.Second, func() bool {
 		var msgs []store.Message
 		tb.db.View(ctx, func(tx *store.Tx) error { var err error; msgs, err = tx.Messages(tb.g.ID); return err })
