@@ -39,17 +39,11 @@ var ErrUnconfirmed = errors.New("sent, but not confirmed yet")
 // submission with is its "message too long" refusal, and the limit it
 // names (0: none named).
 func (p Profile) TooLong(pageText string) (bool, int) {
-	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
-	hit := false
-	for _, t := range p.TooLongText {
-		if t != "" && strings.Contains(text, strings.ToLower(t)) {
-			hit = true
-			break
-		}
-	}
+	hit := Mentions(pageText, p.TooLongText) != ""
 	if !hit || p.TooLongLimitRegexp == "" {
 		return hit, 0
 	}
+	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
 	re, err := regexp.Compile("(?i)" + p.TooLongLimitRegexp)
 	if err != nil {
 		return true, 0
@@ -72,12 +66,17 @@ func (p Profile) TooLong(pageText string) (bool, int) {
 // SaysSent reports whether a page is the board's "your post/PM was sent"
 // page (phpBB's "This message has been sent successfully."): an answer
 // meaning the submission was taken, never a refusal.
-func (p Profile) SaysSent(pageText string) bool {
-	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
-	for _, t := range p.SentText {
-		if t != "" && strings.Contains(text, strings.ToLower(t)) {
-			return true
+func (p Profile) SaysSent(pageText string) bool { return Mentions(pageText, p.SentText) != "" }
+
+// Mentions is the first of phrases (the profile's wordings of a board's
+// answer) that text holds, case-insensitively, with the text's runs of
+// white space read as one space; "" when none.
+func Mentions(text string, phrases []string) string {
+	text = strings.ToLower(strings.Join(strings.Fields(text), " "))
+	for _, ph := range phrases {
+		if ph != "" && strings.Contains(text, strings.ToLower(ph)) {
+			return ph
 		}
 	}
-	return false
+	return ""
 }

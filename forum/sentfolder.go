@@ -1,22 +1,13 @@
 package forum
 
-import (
-	"errors"
-	"strings"
-)
+import "errors"
 
 // SaysSentFolderFull reports whether the bot's sent folder page says the
 // folder (or the account's PM storage) is full (profile
 // sent_folder_full_text): the board then deletes the oldest sent PMs
 // (SentFolderSize > 0) or keeps no copy of new ones (SentFolderSize 0).
 func (p Profile) SaysSentFolderFull(pageText string) bool {
-	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
-	for _, t := range p.SentFolderFullText {
-		if t != "" && strings.Contains(text, strings.ToLower(t)) {
-			return true
-		}
-	}
-	return false
+	return Mentions(pageText, p.SentFolderFullText) != ""
 }
 
 // ErrNoProof: the board cannot show whether a message went out (its sent
@@ -28,12 +19,4 @@ var ErrNoProof = errors.New("the board cannot show whether it went out")
 // SaysRefused reports whether the board's answer to a post or PM refuses
 // it for a reason no resubmission changes, though it hands the form back
 // (profile refused_text; SMF: a recipient's inbox is full).
-func (p Profile) SaysRefused(boxText string) bool {
-	text := strings.ToLower(strings.Join(strings.Fields(boxText), " "))
-	for _, t := range p.RefusedText {
-		if t != "" && strings.Contains(text, strings.ToLower(t)) {
-			return true
-		}
-	}
-	return false
-}
+func (p Profile) SaysRefused(boxText string) bool { return Mentions(boxText, p.RefusedText) != "" }

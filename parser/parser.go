@@ -595,16 +595,14 @@ func (x *Parser) Closed(doc *goquery.Document) (bool, string) {
 		}
 	}
 	walk(doc.Nodes[0])
-	text := strings.ToLower(collapse(b.String()))
-	for _, c := range x.Profile.ClosedText {
-		if c != "" && strings.Contains(text, strings.ToLower(c)) {
-			if said := x.ErrorText(doc); said != "" {
-				return true, said
-			}
-			return true, c
-		}
+	c := forum.Mentions(b.String(), x.Profile.ClosedText)
+	if c == "" {
+		return false, ""
 	}
-	return false, ""
+	if said := x.ErrorText(doc); said != "" {
+		return true, said
+	}
+	return true, c
 }
 
 // userContent: a node holding what members wrote (a post, a PM, an inbox
@@ -622,14 +620,7 @@ func (x *Parser) userContent(n *html.Node) bool {
 // the wait it names (0 when it names none).
 func (x *Parser) FloodWait(doc *goquery.Document) (bool, time.Duration) {
 	text := strings.ToLower(collapse(doc.Text()))
-	hit := false
-	for _, f := range x.Profile.FloodText {
-		if f != "" && strings.Contains(text, strings.ToLower(f)) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
+	if forum.Mentions(text, x.Profile.FloodText) == "" {
 		return false, 0
 	}
 	if x.reFlood != nil {
