@@ -341,11 +341,20 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 	if err == nil && pg != nil {
 		// Before any login check: a closed board shows members (and the
 		// login form) its closed page, and logging in there is no cure.
-		if closed, said := s.Parser.Closed(pg.Doc); closed {
-			return pg, fmt.Errorf("GET %s: %w (board says: %s)", abs, ErrClosed, said)
+		if cerr := s.closedErr(abs, pg.Doc); cerr != nil {
+			return pg, cerr
 		}
 	}
 	return pg, err
+}
+
+// closedErr is ErrClosed, with the board's words, when doc is the board's
+// closed page; nil otherwise.
+func (s *Session) closedErr(abs string, doc *goquery.Document) error {
+	if closed, said := s.Parser.Closed(doc); closed {
+		return fmt.Errorf("GET %s: %w (board says: %s)", abs, ErrClosed, said)
+	}
+	return nil
 }
 
 func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
@@ -377,9 +386,9 @@ func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
 				// SMF's maintenance mode answers 503 with its closed page:
 				// say so, and do not retry what stays closed for a while.
 				if doc, perr := parser.Doc(pg.Body); perr == nil {
-					if closed, said := s.Parser.Closed(doc); closed {
+					if cerr := s.closedErr(abs, doc); cerr != nil {
 						pg.Doc = doc
-						return pg, fmt.Errorf("GET %s: %w (board says: %s)", abs, ErrClosed, said)
+						return pg, cerr
 					}
 				}
 			}
