@@ -374,10 +374,7 @@ var boardQueries = map[string]struct {
 	},
 }
 
-type boardRow struct {
-	ID, Author int
-	Body       string
-}
+type boardRow = boardtest.Row
 
 func queryRows(t testing.TB, b *realboard.Board, sql string) []boardRow {
 	var out []boardRow

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -114,14 +113,14 @@ func tooLongGame(t *testing.T, engine string) {
 		if root.State == store.OutboxFailed || root.State == store.OutboxSent {
 			t.Fatalf("the opening post is %s (%s); want it refused as too long and split", root.State, root.LastError)
 		}
-		parts := partsOf(box, root.ID)
+		parts := boardtest.PartsOf(box, root.ID)
 		return root.State == store.OutboxSplit && len(parts) > 0 && allSent(parts)
 	})
 	t.Logf("opening split after %.1fs: %s", time.Since(t0).Seconds(), root.LastError)
 	if learned := tb.row().MessageLimit; learned != limit {
 		t.Errorf("learned limit %d, want the board's %s = %d", learned, bl.setting, limit)
 	}
-	checkSaid(t, root.LastError, fmt.Sprintf(bl.said, limit))
+	boardtest.CheckSaid(t, root.LastError, fmt.Sprintf(bl.said, limit))
 	checkParts(t, tb, root, limit)
 
 	// The game goes on: the players' proposal and votes after the split
@@ -202,7 +201,7 @@ func tooLongPM(t *testing.T, tb *table, bl tooLongBoard, limit int) {
 		if it := got[items[0].ID]; it.State == store.OutboxFailed || it.State == store.OutboxSent {
 			t.Fatalf("the long PM is %s (%s); want it refused as too long and split", it.State, it.LastError)
 		}
-		parts := partsOf(tb.outbox(), items[0].ID)
+		parts := boardtest.PartsOf(tb.outbox(), items[0].ID)
 		return got[items[0].ID].State == store.OutboxSplit && len(parts) > 0 && allSent(parts) &&
 			got[items[1].ID].State == store.OutboxSent && got[items[2].ID].State == store.OutboxSent
 	})
@@ -211,7 +210,7 @@ func tooLongPM(t *testing.T, tb *table, bl tooLongBoard, limit int) {
 	if l := tb.row().MessageLimit; l != limit {
 		t.Errorf("learned limit after the PM %d, want the board's new %d", l, limit)
 	}
-	checkSaid(t, root.LastError, fmt.Sprintf(bl.said, limit))
+	boardtest.CheckSaid(t, root.LastError, fmt.Sprintf(bl.said, limit))
 	parts := checkParts(t, tb, root, limit)
 	if last, behind := parts[len(parts)-1], got[items[1].ID]; behind.SentAt.Before(last.SentAt) {
 		t.Errorf("the PM behind the long one went out at %v, before its last part (%v)", behind.SentAt, last.SentAt)
@@ -239,7 +238,7 @@ func tooLongPM(t *testing.T, tb *table, bl tooLongBoard, limit int) {
 			t.Fatalf("a %d-byte PM phpBB counts as %d characters is %s (%s); want it sent in parts", len(quoted.String()),
 				len(html.EscapeString(quoted.String())), q.State, q.LastError)
 		}
-		parts := partsOf(tb.outbox(), q.ID)
+		parts := boardtest.PartsOf(tb.outbox(), q.ID)
 		return q.State == store.OutboxSplit && len(parts) > 0 && allSent(parts)
 	})
 	checkParts(t, tb, q, limit)
@@ -265,18 +264,6 @@ func tooLongPMForm(t *testing.T, b *realboard.Board, pmLimit int) {
 	}
 }
 
-// partsOf are the outbox items cut from root, in order.
-func partsOf(box []store.OutboxItem, root int64) []store.OutboxItem {
-	var out []store.OutboxItem
-	for _, it := range box {
-		if it.PartOf == root {
-			out = append(out, it)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
 func allSent(items []store.OutboxItem) bool {
 	for _, it := range items {
 		if it.State != store.OutboxSent {
@@ -286,27 +273,11 @@ func allSent(items []store.OutboxItem) bool {
 	return true
 }
 
-// checkSaid: the board's words, as recorded with the split, name the limit
-// as the engine's language file has it.
-func checkSaid(t *testing.T, lastError, want string) {
-	t.Helper()
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	if !strings.Contains(norm(lastError), norm(want)) {
-		t.Errorf("the split's record %q does not hold the board's words %q", lastError, want)
-	}
-}
-
-// checkParts checks the parts of a split item: at least two, each with its
-// marker line within the limit, all sent and on the board in order (posts
-// in the thread, PMs in the recipient's inbox), before the thread's later
-// posts, and together the whole message. It returns the parts.
+// checkParts checks the parts of a split item (boardtest.CheckParts):
+// posts in the thread, PMs in the recipient's inbox.
 func checkParts(t *testing.T, tb *table, root store.OutboxItem, limit int) []store.OutboxItem {
 	t.Helper()
 	b := tb.b
-	parts := partsOf(tb.outbox(), root.ID)
-	if len(parts) < 2 {
-		t.Fatalf("%s was cut into %d parts", root.Marker, len(parts))
-	}
 	var rows []boardRow
 	if root.Kind == "post" {
 		rows = threadRows(t, b)
@@ -315,55 +286,7 @@ func checkParts(t *testing.T, tb *table, root store.OutboxItem, limit int) []sto
 		fmt.Sscan(root.RecipientID, &id)
 		rows = queryRows(t, b, fmt.Sprintf(boardQueries[b.Engine].userPMs, id))
 	}
-	// Where each marker is on the board: rows by id, markers within a row
-	// (MyBB merges a member's consecutive posts) in their order.
-	sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-	seq := map[string]int{}
-	for _, r := range rows {
-		if root.Kind == "post" && r.Author != b.Bot.ID {
-			continue // a player quoting the bot
-		}
-		for _, k := range forum.Markers(r.Body) {
-			if seq[k] == 0 {
-				seq[k] = len(seq) + 1
-			}
-		}
-	}
-	var text []string
-	last := 0
-	for i, p := range parts {
-		key := strings.TrimPrefix(p.Marker, forum.MarkerPrefix)
-		if n := forum.MessageSize(poster.WithMarker(p.Body, key)); n > limit {
-			t.Errorf("part %d of %s is of size %d with its marker (forum.MessageSize), over the limit %d", i+1, root.Marker, n, limit)
-		}
-		head := fmt.Sprintf("(part %d of %d)\n", i+1, len(parts))
-		if !strings.HasPrefix(p.Body, head) {
-			t.Errorf("part %d of %s does not begin %q: %.40q", i+1, root.Marker, head, p.Body)
-		}
-		text = append(text, strings.TrimPrefix(p.Body, head))
-		at, ok := seq[key]
-		if !ok {
-			t.Errorf("part %d of %s (%s) is not on the board", i+1, root.Marker, key)
-		} else if at <= last {
-			t.Errorf("part %d of %s is on the board before part %d", i+1, root.Marker, i)
-		}
-		last = at
-	}
-	if root.Kind == "post" {
-		// The thread's later posts went out after the parts.
-		for _, it := range tb.outbox() {
-			key := strings.TrimPrefix(it.Marker, forum.MarkerPrefix)
-			if it.Kind == "post" && it.ID > root.ID && it.PartOf == 0 && it.State == store.OutboxSent && seq[key] <= last {
-				t.Errorf("post %s, queued after %s, is on the board before its last part", it.Marker, root.Marker)
-			}
-		}
-	}
-	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	if squeeze(strings.Join(text, "\n")) != squeeze(root.Body) {
-		t.Errorf("the parts of %s do not hold its text:\n%s\n---- want ----\n%s", root.Marker, strings.Join(text, "\n"), root.Body)
-	}
-	t.Logf("%s (%d bytes): %d parts on the board in order", root.Marker, len(root.Body), len(parts))
-	return parts
+	return boardtest.CheckParts(t, tb.outbox(), root, limit, rows, b.Bot.ID)
 }
 
 // uniquePosts numbers the players' thread posts: MyBB refuses a member's

@@ -3,7 +3,6 @@ package smftest
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/realboard"
+	"github.com/forumgm/forumgm/internal/realboard/boardtest"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
@@ -58,7 +58,7 @@ func TestTooLong(t *testing.T) {
 	if l := tl.row().MessageLimit; l != limit {
 		t.Errorf("learned limit %d, want the board's max_messageLength %d", l, limit)
 	}
-	tl.checkSaid(root.LastError, fmt.Sprintf(smfTooLongSaid, limit))
+	boardtest.CheckSaid(tl.t, root.LastError, fmt.Sprintf(smfTooLongSaid, limit))
 	tl.checkParts(root, limit)
 
 	// The game goes on past the split opening.
@@ -123,7 +123,7 @@ func TestTooLong(t *testing.T) {
 	if l := tl.row().MessageLimit; l != lower {
 		t.Errorf("learned limit after the PM %d, want the board's new %d", l, lower)
 	}
-	tl.checkSaid(pmRoot.LastError, fmt.Sprintf(smfTooLongSaid, lower))
+	boardtest.CheckSaid(tl.t, pmRoot.LastError, fmt.Sprintf(smfTooLongSaid, lower))
 	parts := tl.checkParts(pmRoot, lower)
 	if last, behind := parts[len(parts)-1], byID(items[1].ID); behind.SentAt.Before(last.SentAt) {
 		t.Errorf("the PM behind the long one went out at %v, before its last part (%v)", behind.SentAt, last.SentAt)
@@ -146,7 +146,7 @@ func (tl *smfTable) waitSplit(what string, pick func([]store.OutboxItem) store.O
 		if root.State == store.OutboxFailed || root.State == store.OutboxSent {
 			tl.t.Fatalf("%s is %s (%s); want it refused as too long and split", what, root.State, root.LastError)
 		}
-		parts := smfPartsOf(box, root.ID)
+		parts := boardtest.PartsOf(box, root.ID)
 		if root.State != store.OutboxSplit || len(parts) == 0 {
 			return false
 		}
@@ -160,88 +160,25 @@ func (tl *smfTable) waitSplit(what string, pick func([]store.OutboxItem) store.O
 	return root
 }
 
-func smfPartsOf(box []store.OutboxItem, root int64) []store.OutboxItem {
-	var out []store.OutboxItem
-	for _, it := range box {
-		if it.PartOf == root {
-			out = append(out, it)
-		}
+// boardRows: the thread's messages, or a member's received PMs.
+func (tl *smfTable) boardRows(it store.OutboxItem) []boardtest.Row {
+	q := fmt.Sprintf("SELECT id_msg AS id, id_member AS author, body FROM {prefix}messages WHERE id_topic = %d", tl.b.ThreadID)
+	if it.Kind != "post" {
+		q = fmt.Sprintf("SELECT pm.id_pm AS id, pm.id_member_from AS author, pm.body FROM {prefix}personal_messages pm JOIN {prefix}pm_recipients r ON r.id_pm = pm.id_pm WHERE r.id_member = %s", it.RecipientID)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	var out []boardtest.Row
+	for _, r := range tl.b.Query(tl.t, q) {
+		var row boardtest.Row
+		fmt.Sscan(fmt.Sprint(r["id"]), &row.ID)
+		fmt.Sscan(fmt.Sprint(r["author"]), &row.Author)
+		row.Body = fmt.Sprint(r["body"])
+		out = append(out, row)
+	}
 	return out
 }
 
-func (tl *smfTable) checkSaid(lastError, want string) {
-	tl.t.Helper()
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	if !strings.Contains(norm(lastError), norm(want)) {
-		tl.t.Errorf("the split's record %q does not hold SMF's words %q", lastError, want)
-	}
-}
-
-// boardRows: the thread's messages, or a member's received PMs, by id.
-func (tl *smfTable) boardRows(it store.OutboxItem) []map[string]any {
-	if it.Kind == "post" {
-		return tl.b.Query(tl.t, fmt.Sprintf("SELECT id_msg AS id, body FROM {prefix}messages WHERE id_topic = %d ORDER BY id_msg", tl.b.ThreadID))
-	}
-	return tl.b.Query(tl.t, fmt.Sprintf("SELECT pm.id_pm AS id, pm.body FROM {prefix}personal_messages pm JOIN {prefix}pm_recipients r ON r.id_pm = pm.id_pm WHERE r.id_member = %s ORDER BY pm.id_pm", it.RecipientID))
-}
-
-// checkParts: at least two parts, each with its marker line within the
-// limit, on the board once each and in order, together the whole text.
+// checkParts checks the parts of a split item (boardtest.CheckParts).
 func (tl *smfTable) checkParts(root store.OutboxItem, limit int) []store.OutboxItem {
-	t := tl.t
-	t.Helper()
-	parts := smfPartsOf(tl.outbox(), root.ID)
-	if len(parts) < 2 {
-		t.Fatalf("%s was cut into %d parts", root.Marker, len(parts))
-	}
-	rows := tl.boardRows(root)
-	var text []string
-	lastID := 0
-	for i, p := range parts {
-		key := strings.TrimPrefix(p.Marker, forum.MarkerPrefix)
-		if n := forum.MessageSize(poster.WithMarker(p.Body, key)); n > limit {
-			t.Errorf("part %d of %s is of size %d with its marker (forum.MessageSize), over the limit %d", i+1, root.Marker, n, limit)
-		}
-		head := fmt.Sprintf("(part %d of %d)\n", i+1, len(parts))
-		if !strings.HasPrefix(p.Body, head) {
-			t.Errorf("part %d of %s does not begin %q: %.40q", i+1, root.Marker, head, p.Body)
-		}
-		text = append(text, strings.TrimPrefix(p.Body, head))
-		at, n := 0, 0
-		for _, r := range rows {
-			if forum.HasMarker(fmt.Sprint(r["body"]), key) {
-				fmt.Sscan(fmt.Sprint(r["id"]), &at)
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("part %d of %s (%s) is on the board %d times, want once", i+1, root.Marker, key, n)
-		} else if at <= lastID {
-			t.Errorf("part %d of %s is board id %d, not after part %d's %d", i+1, root.Marker, at, i, lastID)
-		}
-		lastID = at
-	}
-	if root.Kind == "post" {
-		// The thread's later posts went out after the parts.
-		for _, it := range tl.outbox() {
-			if it.Kind != "post" || it.ID <= root.ID || it.PartOf != 0 || it.State != store.OutboxSent {
-				continue
-			}
-			for _, r := range rows {
-				var id int
-				fmt.Sscan(fmt.Sprint(r["id"]), &id)
-				if forum.HasMarker(fmt.Sprint(r["body"]), it.Marker) && id <= lastID {
-					t.Errorf("post %s, queued after %s, is on the board before its last part", it.Marker, root.Marker)
-				}
-			}
-		}
-	}
-	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	if squeeze(strings.Join(text, "\n")) != squeeze(root.Body) {
-		t.Errorf("the parts of %s do not hold its text:\n%s\n---- want ----\n%s", root.Marker, strings.Join(text, "\n"), root.Body)
-	}
-	t.Logf("%s (%d bytes): %d parts on the board in order", root.Marker, len(root.Body), len(parts))
-	return parts
+	tl.t.Helper()
+	return boardtest.CheckParts(tl.t, tl.outbox(), root, limit, tl.boardRows(root), tl.b.Bot.ID)
 }
