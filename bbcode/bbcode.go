@@ -3,7 +3,7 @@
 // The simulator renders every post and PM with it at submit time, so the
 // parser and scraper are tested against the same markup a real board gives.
 //
-// Written from the documented output (design/forum-engines.md §1), not from
+// Written from what phpBB 3.3 is documented to show for each tag, not from
 // phpBB's code. Choices beyond the facts:
 //   - [s] and [spoiler] are custom BBCodes on real boards (phpBB has no default
 //     for either). [s] renders <span style="text-decoration: line-through">;
@@ -70,6 +70,9 @@ type Options struct {
 	// NoAutolink turns off phpBB's magic URLs (bare http://, https://,
 	// ftp:// and www. addresses in text become links, as on a default board).
 	NoAutolink bool
+	// NoSize: the board has no [size] (FluxBB 1.5's BBCode has none, nor
+	// does a phpBB whose admin removed it): the tag stays literal text.
+	NoSize bool
 }
 
 // known tags (lower case). code and url-without-argument are read raw.
@@ -507,7 +510,7 @@ func (r *renderer) node(n *node) {
 		r.b.WriteString(`</a>`)
 		return
 	}
-	if !rendersAsTag(n) || (t.name == "url" && r.inURL > 0) {
+	if !rendersAsTag(n) || (t.name == "url" && r.inURL > 0) || (t.name == "size" && r.opt.NoSize) {
 		r.literal(n)
 		return
 	}

@@ -63,6 +63,7 @@ func TestRender(t *testing.T) {
 		{"color bad", `[color=red;x:"y]r[/color]`, "[color=red;x:&#34;y]r[/color]", Options{}},
 		{"size", "[size=150]big[/size]", `<span style="font-size: 150%; line-height: normal">big</span>`, Options{}},
 		{"size bad", "[size=9000]big[/size]", "[size=9000]big[/size]", Options{}},
+		{"no size tag", "[size=85][b]small[/b][/size]", `[size=85]<strong class="text-strong">small</strong>[/size]`, Options{NoSize: true}},
 		{"list", "[list]\n[*]one\n[*][b]two[/b]\n[/list]", `<ul><li>one</li><li><strong class="text-strong">two</strong></li></ul>`, Options{}},
 		{"list ordered", "[list=1][*]a[*]b[/list]", `<ol style="list-style-type: decimal"><li>a</li><li>b</li></ol>`, Options{}},
 		{"list item close", "[list][*]a[/*][*]b[/*][/list]", `<ul><li>a</li><li>b</li></ul>`, Options{}},

@@ -77,3 +77,26 @@ func (f *Fake) Set(t time.Time) {
 	}
 	f.mu.Unlock()
 }
+
+// Skew is real time plus an offset a test moves forward: sleeps are real
+// (a board's own waits must pass on its clock), while minutes or hours of
+// waiting (a lockout, a list growing old) pass at once with Advance.
+type Skew struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *Skew) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *Skew) Sleep(ctx context.Context, d time.Duration) error { return Real{}.Sleep(ctx, d) }
+
+// Advance moves the clock forward by d.
+func (c *Skew) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off += d
+}

@@ -8,7 +8,6 @@ package demo
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +59,9 @@ type Result struct {
 	BotPMs    []forumsim.PM   // the PMs the bot sent
 	Outbox    []store.OutboxItem
 	EndedByGM bool
-	DB        *store.DB // open until ctx ends when Keep; closed otherwise
+	// DB is the game's database when Config.DSN named one, open for the
+	// caller to read and close; nil when the demo's was temporary.
+	DB *store.DB
 }
 
 // Seat is a simulated player's forum account.
@@ -79,19 +80,21 @@ type Board struct {
 	BotID int
 	BotPW string
 	Seats []Seat
+	eng   rules.Demo
 	stop  func(context.Context) error
 }
 
 // NewBoard starts a local forum for a game on addr.
 func NewBoard(game, addr string) (*Board, error) {
-	su, err := table(game, 1)
+	eng, err := demoOf(game)
 	if err != nil {
 		return nil, err
 	}
+	su := eng.DemoTable(1)
 	// Post review off (a board setting many forums use): a dozen simulated
 	// players answering within the same second would otherwise keep bouncing
 	// each other's replies, which real threads are far too slow to do.
-	b := &Board{Game: game, Sim: forumsim.New(forumsim.Options{FloodInterval: time.Second, Sitename: "forumgm demo board", NoPostReview: true})}
+	b := &Board{Game: game, eng: eng, Sim: forumsim.New(forumsim.Options{FloodInterval: time.Second, Sitename: "forumgm demo board", NoPostReview: true})}
 	b.BotPW = secret()
 	if b.BotID, err = b.Sim.AddUser(BotName, b.BotPW, true); err != nil {
 		return nil, err
@@ -115,7 +118,7 @@ func NewBoard(game, addr string) (*Board, error) {
 }
 
 // Stop shuts the forum down.
-func (b *Board) Stop() { b.stop(context.Background()) }
+func (b *Board) Stop() error { return b.stop(context.Background()) }
 
 // ThreadURL is the game thread's address.
 func (b *Board) ThreadURL() string { return fmt.Sprintf("%sviewtopic.php?t=%d", b.Base, b.Topic) }
@@ -129,14 +132,19 @@ func (b *Board) Players() []store.Player {
 	return ps
 }
 
-// GameConfig is the game's setup at a speed (1: about a minute).
+// GameConfig is the game's setup at a speed (1: about a minute). Counts
+// and reminders are the defaults, which suit phases of seconds as they
+// suit phases of days; the reminders also go into the thread, where the
+// demo shows them.
 func (b *Board) GameConfig(speed float64, seed int64, start time.Time) gameconfig.GameConfig {
-	su, _ := table(b.Game, speed) // NewBoard checked the game
-	return gameconfig.GameConfig{Players: su.Players, Options: su.Options, Setup: su.Setup, Seed: seed, Start: start.UTC()}
+	su := b.eng.DemoTable(speed)
+	return gameconfig.GameConfig{Players: su.Players, Options: su.Options, Setup: su.Setup, Seed: seed, Start: start.UTC(),
+		Reminders: &gameconfig.Reminders{Thread: true}}
 }
 
 // ForumConfig is how the bot reaches the board; its password is in the
-// environment variable envName.
+// environment variable envName (or, with envName "", wherever the caller
+// sets: PasswordFile, as WritePassword writes it).
 func (b *Board) ForumConfig(envName string, speed float64) gameconfig.ForumConfig {
 	zero := 0.0 // the bot's account is in the flood-exempt group
 	return gameconfig.ForumConfig{URL: b.Base, Engine: "phpbb", Thread: fmt.Sprint(b.Topic), Bot: BotName, PasswordEnv: envName,
@@ -144,10 +152,19 @@ func (b *Board) ForumConfig(envName string, speed float64) gameconfig.ForumConfi
 		DeadlineUnitSeconds: &zero} // phases of seconds: no whole-minute deadlines
 }
 
+// WritePassword writes the bot's password to a file only its owner can
+// read, as a GM keeps one for a game file's password_file.
+func (b *Board) WritePassword(path string) error {
+	return os.WriteFile(path, []byte(b.BotPW), 0o600)
+}
+
 // Senders logs every player in (on first use) for sending moves through
 // the forum's forms.
 func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error) {
-	prof, _ := forum.Builtin("phpbb")
+	prof, ok := forum.Builtin("phpbb")
+	if !ok {
+		return nil, errors.New("no built-in phpbb profile")
+	}
 	conns := map[string]*forumconn.Conn{}
 	for _, s := range b.Seats {
 		c, err := forumconn.Open(b.Base, prof, forum.Credentials{Username: s.Name, Password: s.Password},
@@ -167,10 +184,8 @@ func (b *Board) Senders(verbose bool, say func(string, ...any)) (*Senders, error
 func Games() []string {
 	var out []string
 	for _, n := range rules.Names() {
-		if g, _ := rules.Lookup(n); g != nil {
-			if _, ok := g.(rules.Demo); ok {
-				out = append(out, n)
-			}
+		if _, ok := asDemo(n); ok {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -179,21 +194,30 @@ func Games() []string {
 // DefaultGame is what the demo plays when told no game.
 const DefaultGame = "resistance"
 
-// table is the demo's setup of a game at a speed (1: about a minute).
-func table(game string, speed float64) (rules.DemoTable, error) {
-	g, _ := rules.Lookup(game) // nil when unknown: no demo either
-	d, ok := g.(rules.Demo)
+// demoOf is a game that has a demo.
+func demoOf(game string) (rules.Demo, error) {
+	d, ok := asDemo(game)
 	if !ok {
-		return rules.DemoTable{}, fmt.Errorf("no demo for %q (try %s)", game, strings.Join(Games(), ", "))
+		return nil, fmt.Errorf("no demo for %q (try %s)", game, strings.Join(Games(), ", "))
 	}
-	return d.DemoTable(speed), nil
+	return d, nil
+}
+
+// asDemo is the game's demo, if it is a registered game that has one.
+func asDemo(game string) (rules.Demo, bool) {
+	g, err := rules.Lookup(game)
+	if err != nil {
+		return nil, false // an unknown game has no demo
+	}
+	d, ok := g.(rules.Demo)
+	return d, ok
 }
 
 // BotName is the bot's account on the demo board.
 const BotName = "GameMaster"
 
-// Run plays one game to its end.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+// withDefaults fills in what cfg leaves out.
+func (cfg Config) withDefaults() Config {
 	if cfg.Game == "" {
 		cfg.Game = DefaultGame
 	}
@@ -212,131 +236,255 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Duration(float64(5*time.Minute) / cfg.Speed)
 	}
+	return cfg
+}
+
+// Run plays one game to its end: a local board, the game created on it as
+// a GM would (the bot's password in an owner-only file the game settings
+// name), the moderator running as `forumgm run` does, and the simulated
+// players playing until the game is over.
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	cfg = cfg.withDefaults()
 	say := func(f string, a ...any) { fmt.Fprintf(cfg.Out, f+"\n", a...) }
-	sp := func(d time.Duration) time.Duration { return time.Duration(float64(d) / cfg.Speed) }
 
 	b, err := NewBoard(cfg.Game, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	defer b.Stop()
-	sim, base, topic, botID := b.Sim, b.Base, b.Topic, b.BotID
-	threadURL := b.ThreadURL()
+	defer func() { err = errors.Join(err, b.Stop()) }()
 	say("forumgm demo: %s with %d simulated players", cfg.Game, len(b.Seats))
-	say("open the thread in a browser: %s", threadURL)
+	say("open the thread in a browser: %s", b.ThreadURL())
 	if cfg.Started != nil {
-		cfg.Started(base, fmt.Sprint(topic))
+		cfg.Started(b.Base, fmt.Sprint(b.Topic))
 	}
 
-	// The database.
+	// The demo's own folder (only its owner may read it): the bot's
+	// password file and, unless cfg.DSN names one, the database.
+	dir, err := os.MkdirTemp("", "forumgm-demo-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	dsn := cfg.DSN
 	if dsn == "" {
-		dir, err := os.MkdirTemp("", "forumgm-demo-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
 		dsn = filepath.Join(dir, "demo.db")
 	}
 	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	closeDB := true
 	defer func() {
-		if closeDB {
-			db.Close()
+		// A database the caller named is theirs to read and close; a
+		// temporary one goes with its folder.
+		if err == nil && cfg.DSN != "" {
+			res.DB = db
+			return
 		}
+		err = errors.Join(err, db.Close())
 	}()
 
-	// The bot's password is handed over the way a GM would: in an
-	// environment variable the game settings name.
-	envName := "FORUMGM_DEMO_PASSWORD_" + strings.ToUpper(cfg.Game) + "_" + secret()[:6]
-	os.Setenv(envName, b.BotPW)
-	defer os.Unsetenv(envName)
-	fc := b.ForumConfig(envName, cfg.Speed)
-	gc := b.GameConfig(cfg.Speed, cfg.Seed, time.Now())
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		return forumconn.Connect(fc, clock.Real{}, forumgm.Version)
-	}}
-	name := "demo-" + cfg.Game
-	g, err := m.Create(ctx, name, cfg.Game, gc, fc, b.Players())
-	if err != nil {
+	p := &play{cfg: cfg, b: b, db: db, say: say, name: "demo-" + cfg.Game}
+	p.m = &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: connector()}
+	if p.game, err = p.create(ctx, filepath.Join(dir, "bot.password")); err != nil {
 		return nil, err
 	}
-	eng, _ := rules.Lookup(cfg.Game)
-
-	// The moderator runs as `forumgm run` would.
-	runCtx, stopRun := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); m.Run(runCtx) }()
-	defer func() { stopRun(); wg.Wait() }()
-
-	// The players: each logs in with their own account and uses the forms.
-	send, err := b.Senders(cfg.Verbose, say)
-	if err != nil {
+	stopModerator := p.runModerator(ctx)
+	defer func() { err = errors.Join(err, stopModerator()) }()
+	if p.send, err = b.Senders(cfg.Verbose, say); err != nil {
 		return nil, err
 	}
-	defer send.Close()
-	table := &simplayers.Table{Game: eng, Seed: cfg.Seed}
+	defer p.send.Close()
 
-	deadline := time.Now().Add(cfg.Timeout)
-	printed := 0
-	endedByGM := false
-	var last *store.Game
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var row *store.Game
-		if err := db.View(ctx, func(tx *store.Tx) error { var err error; row, err = tx.GameByID(g.ID); return err }); err != nil {
-			return nil, err
-		}
-		last = row
-		st, err := eng.Decode(row.State)
-		if err != nil {
-			return nil, err
-		}
-		// Show what the bot posted in the thread since last time.
-		for _, p := range botPostsOf(sim, topic, BotName)[printed:] {
-			say("\n── %s posts in the thread ──\n%s", BotName, indent(plain(p.Source)))
-			printed++
-		}
-		if row.Status == moderator.Finished || row.Status == moderator.Ended {
-			if drained(ctx, db, g.ID) {
-				break
-			}
-		} else if time.Now().After(deadline) {
-			say("\n(the demo ran out of time: the GM ends the game)")
-			if err := m.End(ctx, name); err != nil {
-				return nil, err
-			}
-			endedByGM = true
-		} else if _, err := table.Act(ctx, st, send); err != nil {
-			say("(a player's move failed: %v)", err)
-		}
-		if err := sleep(ctx, sp(700*time.Millisecond)); err != nil {
-			return nil, err
-		}
+	if err := p.untilOver(ctx); err != nil {
+		return nil, err
 	}
-	for _, p := range botPostsOf(sim, topic, BotName)[printed:] {
-		say("\n── %s posts in the thread ──\n%s", BotName, indent(plain(p.Source)))
+	if res, err = p.result(ctx); err != nil {
+		return nil, err
 	}
-	st, _ := eng.Decode(last.State)
-	res := &Result{Game: cfg.Game, Status: eng.Status(st), ThreadURL: threadURL, BotPosts: botPostsOf(sim, topic, BotName), BotPMs: sim.Sent(botID), EndedByGM: endedByGM}
-	db.View(ctx, func(tx *store.Tx) error { res.Outbox, err = tx.Outbox(g.ID); return err })
 	say("\n== the game is over: %s", summary(res.Status))
 	say("   %d posts in the thread by the bot, %d PMs sent; audit: every command and why is in the database", len(res.BotPosts), len(res.BotPMs))
 	if cfg.Keep {
 		// The address only while the board is there to open it.
-		say("   thread: %s — the forum stays up until you press Ctrl-C", threadURL)
-		stopRun()
+		say("   thread: %s — the forum stays up until you press Ctrl-C", res.ThreadURL)
+		if err := stopModerator(); err != nil {
+			return nil, err
+		}
 		<-ctx.Done()
 	}
-	res.DB = db
-	closeDB = false // the caller closes it
 	return res, nil
+}
+
+// connector connects a game the way `forumgm run` does (its
+// cmd/forumgm/connect.go): on the session its board and bot account share
+// with the process's other games.
+func connector() moderator.Connector {
+	return (&forumconn.Sessions{Clock: clock.Real{}, Version: forumgm.Version}).Board
+}
+
+// play is one demo game in progress.
+type play struct {
+	cfg      Config
+	b        *Board
+	db       *store.DB
+	m        *moderator.Moderator
+	name     string
+	game     *store.Game
+	send     *Senders
+	say      func(string, ...any)
+	printed  int             // the bot's posts shown so far
+	pms      int             // the id of the bot's last PM looked at (showReminders)
+	subjects map[string]bool // the reminders' subjects shown
+	ended    bool
+	last     *store.Game
+}
+
+// create writes the bot's password to pwFile and creates the game, as a GM
+// would with a game file naming that file.
+func (p *play) create(ctx context.Context, pwFile string) (*store.Game, error) {
+	if err := p.b.WritePassword(pwFile); err != nil {
+		return nil, err
+	}
+	fc := p.b.ForumConfig("", p.cfg.Speed)
+	fc.PasswordFile = pwFile
+	return p.m.Create(ctx, p.name, p.cfg.Game, p.b.GameConfig(p.cfg.Speed, p.cfg.Seed, time.Now()), fc, p.b.Players())
+}
+
+// runModerator starts the moderator as `forumgm run` would; the function
+// it returns stops it (once; later calls return nil) and says why it had
+// stopped, if not for that.
+func (p *play) runModerator(ctx context.Context) func() error {
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.m.Run(runCtx) }()
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
+}
+
+// untilOver lets the players play, showing the bot's posts as they come,
+// until the game is over and everything is sent; past the timeout the GM
+// ends it.
+func (p *play) untilOver(ctx context.Context) error {
+	eng := p.b.eng
+	// Players ask for a count now and then, as forum players do.
+	table := &simplayers.Table{Game: eng, Seed: p.cfg.Seed, AskCounts: 8}
+	deadline := time.Now().Add(p.cfg.Timeout)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		row, err := p.row(ctx)
+		if err != nil {
+			return err
+		}
+		p.last = row
+		st, err := eng.Decode(row.State)
+		if err != nil {
+			return err
+		}
+		p.showBotPosts()
+		p.showReminders()
+		switch {
+		case row.Status == moderator.Finished || row.Status == moderator.Ended:
+			done, err := drained(ctx, p.db, p.game.ID)
+			if err != nil {
+				return err
+			}
+			if done {
+				p.showBotPosts()
+				return nil
+			}
+		case time.Now().After(deadline):
+			p.say("\n(the demo ran out of time: the GM ends the game)")
+			if err := p.m.End(ctx, p.name); err != nil {
+				return err
+			}
+			p.ended = true
+		default:
+			if _, err := table.Act(ctx, st, p.send); err != nil {
+				p.say("(a player's move failed: %v)", err)
+			}
+		}
+		if err := sleep(ctx, time.Duration(float64(700*time.Millisecond)/p.cfg.Speed)); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *play) row(ctx context.Context) (*store.Game, error) {
+	var row *store.Game
+	err := p.db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		row, err = tx.GameByID(p.game.ID)
+		return err
+	})
+	return row, err
+}
+
+// showBotPosts prints what the bot posted in the thread since last time.
+func (p *play) showBotPosts() {
+	for _, post := range p.b.BotPosts()[p.printed:] {
+		p.say("\n── %s posts in the thread ──\n%s", BotName, indent(plain(post.Source)))
+		p.printed++
+	}
+}
+
+// showReminders prints the first reminder or prod of each phase the bot
+// has sent by PM, and names whom the others of the phase went to (the demo
+// shows what a player is told, as it shows the thread: a demo player's own
+// PM, on the demo's board).
+func (p *play) showReminders() {
+	pms := p.b.BotPMs() // the newest first
+	last := p.pms
+	for i := len(pms) - 1; i >= 0; i-- {
+		pm := pms[i]
+		last = max(last, pm.ID)
+		if pm.ID <= p.pms || !(strings.Contains(pm.Source, "a reminder") || strings.Contains(pm.Source, "has not heard from you")) {
+			continue
+		}
+		if p.subjects == nil {
+			p.subjects = map[string]bool{}
+		}
+		// One a phase in full: boards cut subjects short, so the phase is
+		// the reminder's own words for it.
+		subject, _, _ := strings.Cut(pm.Source, " closes ")
+		subject = subject[strings.LastIndex(subject, ": ")+1:]
+		if p.subjects[subject] {
+			p.say("  (and to %s by PM, with what they still owe)", p.b.seatName(pm.To))
+			continue
+		}
+		p.subjects[subject] = true
+		p.say("\n── %s reminds %s by PM ──\n%s", BotName, p.b.seatName(pm.To), indent(plain(pm.Source)))
+	}
+	p.pms = last
+}
+
+// seatName is the demo player of forum user ids (the first).
+func (b *Board) seatName(ids []int) string {
+	for _, s := range b.Seats {
+		if len(ids) > 0 && s.ID == ids[0] {
+			return s.Name
+		}
+	}
+	return "a player"
+}
+
+// result is how the game ended, from its last state and the board.
+func (p *play) result(ctx context.Context) (*Result, error) {
+	st, err := p.b.eng.Decode(p.last.State)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Game: p.cfg.Game, Status: p.b.eng.Status(st), ThreadURL: p.b.ThreadURL(), BotPosts: p.b.BotPosts(), BotPMs: p.b.BotPMs(), EndedByGM: p.ended}
+	err = p.db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		res.Outbox, err = tx.Outbox(p.game.ID)
+		return err
+	})
+	return res, err
 }
 
 func summary(st rules.Status) string {
@@ -351,7 +499,7 @@ func summary(st rules.Status) string {
 }
 
 // Drained reports whether game id has nothing left to send.
-func Drained(ctx context.Context, db *store.DB, id int64) bool { return drained(ctx, db, id) }
+func Drained(ctx context.Context, db *store.DB, id int64) (bool, error) { return drained(ctx, db, id) }
 
 // BotPosts are the bot's posts in the board's game thread (those with a
 // marker), in thread order.
@@ -368,11 +516,17 @@ func (b *Board) BotPMs() []forumsim.PM { return b.Sim.Sent(b.BotID) }
 func ExactlyOnce(out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.PM) []string {
 	var bad []string
 	var wantPosts, wantPMs []string
+	lapsed := map[string]bool{}
 	for _, it := range out {
+		if it.State == store.OutboxLapsed {
+			// Its phase closed first: it must never have gone out.
+			lapsed[it.Marker] = true
+			continue
+		}
 		if it.State != store.OutboxSent {
 			bad = append(bad, fmt.Sprintf("outbox item %s is %s (%s)", it.Marker, it.State, it.LastError))
 		}
-		if it.Kind == "post" {
+		if it.Kind == forum.KindPost {
 			wantPosts = append(wantPosts, it.Marker)
 		} else {
 			wantPMs = append(wantPMs, it.Marker)
@@ -383,6 +537,10 @@ func ExactlyOnce(out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.P
 		ks := poster.FindMarkers(p.HTML)
 		if len(ks) != 1 {
 			return append(bad, fmt.Sprintf("bot post %d has markers %v", p.ID, ks))
+		}
+		if lapsed[ks[0]] {
+			bad = append(bad, fmt.Sprintf("post %s lapsed, yet it is in the thread", ks[0]))
+			continue
 		}
 		gotPosts = append(gotPosts, ks[0])
 	}
@@ -402,6 +560,10 @@ func ExactlyOnce(out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.P
 		delete(seen, k)
 	}
 	for k, n := range seen {
+		if lapsed[k] {
+			bad = append(bad, fmt.Sprintf("PM %s lapsed, yet it was sent %d times", k, n))
+			continue
+		}
 		bad = append(bad, fmt.Sprintf("PM %s sent %d times but not in the outbox", k, n))
 	}
 	if len(wantPosts) < 3 || len(wantPMs) < 1 {
@@ -410,14 +572,14 @@ func ExactlyOnce(out []store.OutboxItem, posts []forumsim.Post, pms []forumsim.P
 	return bad
 }
 
-func drained(ctx context.Context, db *store.DB, id int64) bool {
+func drained(ctx context.Context, db *store.DB, id int64) (bool, error) {
 	var it *store.OutboxItem
-	db.View(ctx, func(tx *store.Tx) error {
+	err := db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		it, err = tx.NextOutbox(id, time.Now().Add(time.Hour))
 		return err
 	})
-	return it == nil
+	return it == nil, err
 }
 
 func botPostsOf(sim *forumsim.Server, topic int, bot string) []forumsim.Post {
@@ -432,11 +594,7 @@ func botPostsOf(sim *forumsim.Server, topic int, bot string) []forumsim.Post {
 
 func sleep(ctx context.Context, d time.Duration) error { return clock.Real{}.Sleep(ctx, d) }
 
-func secret() string {
-	b := make([]byte, 9)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
+func secret() string { return rand.Text() }
 
 // plain shows a post's BBCode to a terminal: tags dropped, the marker line too.
 func plain(src string) string {

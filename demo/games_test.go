@@ -16,11 +16,11 @@ func TestGamesComeFromTheRegistry(t *testing.T) {
 		t.Fatalf("Games() = %v lacks the default %q", games, DefaultGame)
 	}
 	for _, g := range games {
-		slow, err := table(g, 1)
+		d, err := demoOf(g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast, _ := table(g, 2)
+		slow, fast := d.DemoTable(1), d.DemoTable(2)
 		if len(slow.Players) == 0 || slow.Title == "" {
 			t.Errorf("%s: table without players or title: %+v", g, slow)
 		}

@@ -27,10 +27,7 @@ func TestKillNineAndRestart(t *testing.T) {
 		t.Skip("plays a whole game in real time")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "forumgm")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/forumgm").CombinedOutput(); err != nil {
-		t.Fatalf("building forumgm: %v\n%s", err, out)
-	}
+	bin := buildForumgm(t, dir)
 	b, err := NewBoard("nations", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +100,7 @@ seed: 3
 		if err := db.View(ctx, func(tx *store.Tx) error { var err error; row, err = tx.Game("kill9"); return err }); err != nil {
 			t.Fatal(err)
 		}
-		if row.Status == "finished" && drained(ctx, db, row.ID) {
+		if row.Status == "finished" && isDrained(t, ctx, db, row.ID) {
 			break
 		}
 		if proc == nil {

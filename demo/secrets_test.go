@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/protest"
@@ -77,7 +79,22 @@ func TestSecretsStaySecret(t *testing.T) {
 		fc := b.ForumConfig("", 1)
 		fc.PasswordFile = pwFile
 		name := "secrets-" + kind
-		if _, err := m.Create(ctx, name, kind, b.GameConfig(1, int64(7+i), time.Now()), fc, b.Players()); err != nil {
+		speed := 1.0
+		if kind == "protest" {
+			// Its demo turns are 6 s, and a reminder halfway through one
+			// lapsed, its turn closed first, in every turn of a loaded CI
+			// run: 12 s turns, reminded 2 s in, while most still owe orders.
+			speed = 0.5
+		}
+		gc := b.GameConfig(speed, int64(7+i), time.Now())
+		if kind == "protest" || kind == "nations" {
+			// Early in the turn (Protest 12 s, Nations 12 s rounds), while
+			// most still owe orders: with the default, later, the players
+			// had all sent theirs first on a CI run, and no reminder went.
+			gc.Reminders.Before = &gameconfig.Offsets{"10s"}
+		}
+		gc.Reminders.Prod = "6s" // prods too, for players who go quiet for a few seconds
+		if _, err := m.Create(ctx, name, kind, gc, fc, b.Players()); err != nil {
 			t.Fatal(err)
 		}
 		send, err := b.Senders(false, func(string, ...any) {})
@@ -86,7 +103,13 @@ func TestSecretsStaySecret(t *testing.T) {
 		}
 		defer send.Close()
 		eng, _ := rules.Lookup(kind)
-		games = append(games, &game{kind: kind, name: name, b: b, send: send, table: &simplayers.Table{Game: eng, Seed: int64(7 + i)}})
+		// The players ask for counts often; Protest's, who order by PM and
+		// post little in the thread, at every move.
+		ask := 3
+		if kind == "protest" {
+			ask = 1
+		}
+		games = append(games, &game{kind: kind, name: name, b: b, send: send, table: &simplayers.Table{Game: eng, Seed: int64(7 + i), AskCounts: ask}})
 	}
 
 	// What anyone but a PM's recipient may see, gathered as it is made.
@@ -118,7 +141,7 @@ func TestSecretsStaySecret(t *testing.T) {
 		done := 0
 		for _, g := range games {
 			row := soakRow(t, db, g.name)
-			if row.Status == moderator.Finished && drained(ctx, db, row.ID) {
+			if row.Status == moderator.Finished && isDrained(t, ctx, db, row.ID) {
 				done++
 				continue
 			}
@@ -128,9 +151,11 @@ func TestSecretsStaySecret(t *testing.T) {
 			// The public page while the game runs (at the end the rules
 			// reveal everything there too).
 			if row.Status == moderator.Running && time.Since(lastStatus) > 3*time.Second {
-				if resp, err := http.Get("http://" + desk + "/p/" + g.name); err == nil {
-					io.Copy(&pages, resp.Body)
-					resp.Body.Close()
+				for _, page := range []string{"/p/" + g.name, "/p/" + g.name + "/log"} {
+					if resp, err := http.Get("http://" + desk + page); err == nil {
+						io.Copy(&pages, resp.Body)
+						resp.Body.Close()
+					}
 				}
 			}
 		}
@@ -187,8 +212,8 @@ func TestSecretsStaySecret(t *testing.T) {
 		})
 	}
 
-	if !strings.Contains(pages.String(), "secrets-") {
-		t.Errorf("the public pages were not read:\n%s", tail(pages.String(), 500))
+	if !strings.Contains(pages.String(), "secrets-") || !strings.Contains(pages.String(), ": vote log") {
+		t.Errorf("the public pages and vote logs were not read:\n%s", tail(pages.String(), 500))
 	}
 	hidden := map[string]string{
 		"the runner's log": logs.String(),
@@ -330,6 +355,7 @@ func TestSecretsStaySecret(t *testing.T) {
 					t.Errorf("a public page holds %s's secret %q", s.to, s.text)
 				}
 			}
+			checkBetween(t, db, g.name, g.kind, posts, allPMs, pages.String())
 			t.Logf("%d secrets and %d PM lines checked against %d posts, %d bytes of log, %d of status, %d of errors, %d of public pages",
 				len(secrets), n, len(public), len(logs.String()), len(status.String()), len(errs.String()), len(pages.String()))
 		})
@@ -439,4 +465,98 @@ func nationsSecrets(pms map[string]string) []gameSecret {
 		}
 	}
 	return out
+}
+
+// checkBetween is the secrets test between deadlines: the game had counts
+// (the players asked for them), reminders and prods, whose PM lines the
+// checks above found nowhere else; the public vote log holds no command
+// sent by PM (only a number); and in The Resistance no count names, as a
+// vote in the thread, a player who voted only by PM.
+func checkBetween(t *testing.T, db *store.DB, name, kind string, posts, pms []string, pages string) {
+	t.Helper()
+	counts := 0
+	for _, p := range posts {
+		if strings.Contains(p, " — count ") {
+			counts++
+		}
+	}
+	reminders, prods := 0, 0
+	for _, pm := range pms {
+		if strings.Contains(pm, ", a reminder ") {
+			reminders++
+		}
+		if strings.Contains(pm, "the game has not heard from you") {
+			prods++
+		}
+	}
+	if counts == 0 || reminders == 0 || prods == 0 {
+		t.Errorf("%d counts, %d reminders, %d prods: the test would prove nothing of them", counts, reminders, prods)
+	}
+	var cmds []store.CommandRow
+	var evs []store.EventRow
+	db.View(context.Background(), func(tx *store.Tx) error {
+		row, err := tx.Game(name)
+		if err != nil {
+			return err
+		}
+		if cmds, err = tx.Commands(row.ID, store.CommandFilter{}); err != nil {
+			return err
+		}
+		evs, err = tx.PublicEvents(row.ID, "count")
+		return err
+	})
+	thread := strings.Join(posts, "\n")
+	for _, c := range cmds {
+		if c.Channel == string(rules.Public) {
+			thread += "\n" + c.Text
+		}
+	}
+	// A PM command's own words, found nowhere public, must not be in the
+	// vote log (short ones such as "PROSPER" may be anywhere).
+	private := 0
+	for _, c := range cmds {
+		if c.Channel != string(rules.Public) && len(c.Text) >= 8 && !strings.Contains(thread, c.Text) {
+			private++
+			if strings.Contains(pages, html.EscapeString(c.Text)) {
+				t.Errorf("a public page holds the PM command %q", c.Text)
+			}
+		}
+	}
+	t.Logf("%d counts, %d reminders, %d prods; %d PM commands looked for in the vote log", counts, reminders, prods, private)
+	if kind != "resistance" {
+		return
+	}
+	// Who voted in the thread, and who only by PM, in each proposal.
+	inThread, byPM := map[string]map[string]bool{}, map[string]map[string]bool{}
+	for _, c := range cmds {
+		if c.Kind != "vote" || c.Status != store.CommandAccepted {
+			continue
+		}
+		m := byPM
+		if c.Channel == string(rules.Public) {
+			m = inThread
+		}
+		if m[c.Phase] == nil {
+			m[c.Phase] = map[string]bool{}
+		}
+		m[c.Phase][c.Player] = true
+	}
+	checked := 0
+	for _, e := range evs {
+		for _, line := range strings.Split(e.Text, "\n") {
+			if !strings.Contains(line, " in the thread (") {
+				continue
+			}
+			for who := range byPM[e.Phase] {
+				if inThread[e.Phase][who] {
+					continue
+				}
+				checked++
+				if strings.Contains(line, who+" (") {
+					t.Errorf("a count of %s names %s, who voted only by PM: %s", e.Phase, who, line)
+				}
+			}
+		}
+	}
+	t.Logf("%d count lines checked for players who voted only by PM", checked)
 }

@@ -41,6 +41,12 @@ type Post struct {
 	EditNotice string `json:"edit_notice,omitempty"`
 	// Page is the 1-based page the post was read from.
 	Page int `json:"page,omitempty"`
+	// Commands are the post's commands as the board's body reader reads
+	// them from BodyHTML (parser.BodyReader.Segments), read with the page
+	// when CommandsRead, so nobody parses the body again for them; a
+	// source that does not read them leaves both unset.
+	Commands     []string `json:"commands,omitempty"`
+	CommandsRead bool     `json:"-"`
 }
 
 // PMHeader is one row of the PM inbox.
@@ -61,6 +67,10 @@ type PrivateMessage struct {
 	Time     time.Time `json:"time"` // Stamp.Earliest (zero when unreadable)
 	Stamp    Stamp     `json:"stamp"`
 	BodyHTML string    `json:"body_html"`
+	// Commands are the PM's command lines (parser.BodyReader.Lines of
+	// BodyHTML), read with its page when CommandsRead, as a Post's.
+	Commands     []string `json:"commands,omitempty"`
+	CommandsRead bool     `json:"-"`
 }
 
 // ThreadRef names a thread on a forum.
@@ -90,3 +100,12 @@ func UnreadableBody(reason string) string {
 
 // IsUnreadable tells a body made by UnreadableBody.
 func IsUnreadable(body string) bool { return strings.HasPrefix(body, unreadablePrefix) }
+
+// UnreadableReason is the reason an unreadable body holds, as text ("" for
+// a readable body).
+func UnreadableReason(body string) string {
+	if !IsUnreadable(body) {
+		return ""
+	}
+	return html.UnescapeString(strings.TrimSuffix(strings.TrimPrefix(body, unreadablePrefix), `</div>`))
+}

@@ -1,10 +1,17 @@
 package forum
 
-import "regexp"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
-// MarkerPrefix starts the marker line the bot puts under every post and PM
-// it sends; the key (game, phase, sequence) follows. It is how a restarted
-// bot tells what it already sent.
+// The marker is the line the bot puts under every post and PM it sends: its
+// prefix, then a key (game, phase, sequence). It is how a restarted bot
+// tells what it already sent, and it is never a command. Everything about
+// its markup and its recognition is in this file.
+
+// MarkerPrefix starts the marker line; the key follows.
 const MarkerPrefix = "forumgm·"
 
 // A key holds nothing BBCode or a board would rewrite.
@@ -17,6 +24,71 @@ var (
 
 // ValidMarkerKey says whether key may be used in a marker.
 func ValidMarkerKey(key string) bool { return markerKeyRe.MatchString(key) }
+
+// MarkerPlaceholder stands for the marker (its prefix and key) in a
+// profile's marker_markup: "[size=85]{marker}[/size]".
+const MarkerPlaceholder = "{marker}"
+
+// maxMarkupBytes bounds a marker_markup, so that a part of a split
+// message keeps room for its marker line (SplitReserve).
+const maxMarkupBytes = 100
+
+// markupTags is what a marker_markup may hold around its placeholder:
+// BBCode tags only, so the line reads as the marker alone whether the
+// board renders them or shows them raw (IsMarkerLine).
+var markupTags = regexp.MustCompile(`^(?:\[[^\[\]\n]*\])*$`)
+
+// CheckMarkerMarkup says what is wrong with a marker_markup ("" is the
+// plain marker): one {marker}, within BBCode tags only, on one line.
+func CheckMarkerMarkup(markup string) error {
+	if markup == "" {
+		return nil
+	}
+	before, after, ok := strings.Cut(markup, MarkerPlaceholder)
+	switch {
+	case !ok:
+		return fmt.Errorf("%q has no %s where the marker goes", markup, MarkerPlaceholder)
+	case strings.Contains(after, MarkerPlaceholder):
+		return fmt.Errorf("%q has %s more than once", markup, MarkerPlaceholder)
+	case len(markup) > maxMarkupBytes:
+		return fmt.Errorf("%q is longer than %d bytes", markup, maxMarkupBytes)
+	case !markupTags.MatchString(before) || !markupTags.MatchString(after):
+		return fmt.Errorf("%q holds more than BBCode tags around %s (the line must read as the marker alone, tags rendered or not)", markup, MarkerPlaceholder)
+	}
+	return nil
+}
+
+// MarkerLine is the marker line of key as BBCode, in the board's markup
+// (the profile's marker_markup: small print where the board has a size
+// tag; "" is the plain marker).
+func MarkerLine(markup, key string) string {
+	if markup == "" {
+		markup = MarkerPlaceholder
+	}
+	return strings.Replace(markup, MarkerPlaceholder, MarkerPrefix+key, 1)
+}
+
+// WithMarker appends the marker line of key, in markup, to a BBCode body.
+func WithMarker(markup, body, key string) string {
+	return strings.TrimRight(body, "\n ") + "\n\n" + MarkerLine(markup, key)
+}
+
+// leadingTags and trailingTags are BBCode tags at a line's start and end.
+var (
+	leadingTags  = regexp.MustCompile(`^(?:\s*\[[^\[\]\n]*\])+`)
+	trailingTags = regexp.MustCompile(`(?:\[[^\[\]\n]*\]\s*)+$`)
+)
+
+// IsMarkerLine says whether a line of text read from a body (a command
+// segment, a PM line) is a marker line: the marker, in whatever markup
+// any profile wrote it, rendered or shown raw by a board without the tag
+// (the "[size=85]…[/size]" every bot post had before the markup was the
+// profile's included).
+func IsMarkerLine(line string) bool {
+	line = strings.TrimSpace(line)
+	line = trailingTags.ReplaceAllString(leadingTags.ReplaceAllString(line, ""), "")
+	return strings.HasPrefix(strings.TrimSpace(line), MarkerPrefix)
+}
 
 // Markers returns the marker keys in a text or rendered body, in order.
 func Markers(text string) []string {

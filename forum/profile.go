@@ -26,7 +26,17 @@ type Profile struct {
 	FloodSeconds int `yaml:"flood_seconds"`
 	// FormWaitSeconds is how long to wait between fetching a form and
 	// submitting it (phpBB rejects a token used in the second it was made).
-	FormWaitSeconds int `yaml:"form_wait_seconds"`
+	// FormTimeField names the form's field holding when it was made, in
+	// Unix seconds of the board's clock (phpBB: creation_time): the wait is
+	// then only until the board's clock has passed that second, as its Date
+	// headers place it (FormWaitSeconds until they have).
+	FormWaitSeconds int    `yaml:"form_wait_seconds"`
+	FormTimeField   string `yaml:"form_time_field"`
+	// SendDepth is how many submissions a flood-exempt bot account may have
+	// under way at once (a form fetched while another waits out its form
+	// wait or is confirmed) [1: one at a time]. An account with a flood
+	// interval, or not known yet, always sends one at a time.
+	SendDepth int `yaml:"send_depth"`
 	// MaxMessageBytes is the longest post or PM body the board takes, in
 	// bytes of BBCode (0: no limit known). Longer messages go out in parts.
 	MaxMessageBytes int `yaml:"max_message_bytes"`
@@ -48,7 +58,8 @@ type Profile struct {
 	Selectors Selectors `yaml:"selectors"`
 	Forms     Forms     `yaml:"forms"`
 	// FloodText: substrings (case-insensitive) of the board's flood-control
-	// error; FloodWaitRegexp extracts the seconds still to wait, if shown.
+	// error; FloodWaitRegexp's first matching group is the seconds still to
+	// wait, or the board's whole interval if the group is named "interval".
 	FloodText       []string `yaml:"flood_text"`
 	FloodWaitRegexp string   `yaml:"flood_wait_regexp"`
 	// TooLongText: substrings (case-insensitive) of the board's refusal of
@@ -99,6 +110,18 @@ type Profile struct {
 	// <hr>). Text found after it in a post already read is a new message.
 	// Empty: the board does not merge posts.
 	MergeSeparator string `yaml:"merge_separator"`
+	// MarkerMarkup is the BBCode the marker line under every bot post and
+	// PM is written in, {marker} standing for the marker: small print
+	// where the board has a size tag, in its units (phpBB a percentage,
+	// MyBB a keyword, SMF em). Empty: the plain marker, for a board whose
+	// BBCode has no such tag (it would show raw under every post).
+	MarkerMarkup string `yaml:"marker_markup"`
+	// MergeWindowSeconds is how long after a member's post the board may
+	// still append their next one to it (MyBB's postmergemins, 60 minutes
+	// by default). Such an append changes nothing in the topic list, so
+	// the change signal proves nothing about a thread whose last post is
+	// younger (docs/polling.md).
+	MergeWindowSeconds int `yaml:"merge_window_seconds"`
 }
 
 // URLs of an engine's pages.
@@ -122,6 +145,10 @@ type URLs struct {
 	// Outbox holds sent PMs not yet read by the recipient (phpBB moves
 	// them to Sent only then); empty where the engine has no outbox.
 	Outbox string `yaml:"outbox"`
+	// OutboxPage is page N of the outbox, as SentPage (at SentPerPage PMs
+	// a page); empty: the first page only, and an outbox that fills it may
+	// hold more than it shows.
+	OutboxPage string `yaml:"outbox_page"`
 	// SentPage is page N of the sent folder ({page}: 1-based, {start}: the
 	// offset at SentPerPage PMs a page), for finding a sent PM once newer
 	// ones pushed it off the first page; empty: the first page only.
@@ -139,6 +166,13 @@ type URLs struct {
 	// a new player's account exists on the board).
 	Member string `yaml:"member"`
 	Reply  string `yaml:"reply"`
+	// TopicList is a page of the topic list of the forum {forum}, newest
+	// last post first ({page}: 1-based; {start}: the offset at
+	// TopicsPerPage topics a page): the change signal that lets a poll
+	// skip a thread that has not changed (docs/polling.md). Empty: the
+	// engine has none, and every poll reads the thread.
+	TopicList     string `yaml:"topic_list"`
+	TopicsPerPage int    `yaml:"topics_per_page"`
 }
 
 // Selectors are goquery (CSS) selectors, each with the attribute and
@@ -203,6 +237,18 @@ type Selectors struct {
 	Code    string `yaml:"code"`
 	Strike  string `yaml:"strike"`
 
+	// SentFolder is what only the bot's sent folder page shows (and its
+	// outbox's, where the engine keeps one), empty or not: a page without
+	// it is not the sent folder, so a PM's absence from it proves nothing.
+	// Empty: no page proves a PM absent.
+	SentFolder string `yaml:"sent_folder"`
+	// InboxFolder is what only the bot's PM inbox page shows, empty or
+	// not: a page without it is not the inbox (a board with private
+	// messages turned off answers every PM page with a notice), so its
+	// having no PMs says nothing and the inbox read fails, naming the
+	// page. Empty: any page is read as the inbox.
+	InboxFolder string `yaml:"inbox_folder"`
+
 	// Inbox (PM folder list) rows and their parts.
 	InboxRow       string `yaml:"inbox_row"`
 	InboxLink      string `yaml:"inbox_link"`
@@ -223,6 +269,24 @@ type Selectors struct {
 	PMTimeTitle  string `yaml:"pm_time_title"`
 	PMTimeRegexp string `yaml:"pm_time_regexp"`
 	PMBody       string `yaml:"pm_body"`
+
+	// The topic list (urls.topic_list): TopicRow is one topic's row;
+	// TopicID the node in it whose TopicIDAttr, matched by TopicIDRegexp
+	// (first group), is the topic id; TopicLastPost the row's last-post
+	// node: the first link in it whose href TopicLastPostRegexp matches
+	// gives the last post's id, and where it shows none, its text (with
+	// each TimeTitle's title in place of its text: MyBB's "5 minutes ago")
+	// stands for the last post; TopicReplies the replies count's node, its
+	// text read through TopicRepliesRegexp when set. The pagination is the
+	// thread pages' (PageCurrent, PageLinks).
+	TopicRow            string `yaml:"topic_row"`
+	TopicID             string `yaml:"topic_id"`
+	TopicIDAttr         string `yaml:"topic_id_attr"`
+	TopicIDRegexp       string `yaml:"topic_id_regexp"`
+	TopicLastPost       string `yaml:"topic_last_post"`
+	TopicLastPostRegexp string `yaml:"topic_last_post_regexp"`
+	TopicReplies        string `yaml:"topic_replies"`
+	TopicRepliesRegexp  string `yaml:"topic_replies_regexp"`
 }
 
 // Form names one form of the board: the page that holds it, a selector for
@@ -267,16 +331,19 @@ func BuiltinNames() []string { return []string{"phpbb", "mybb", "smf"} }
 // essential selectors are set.
 func (p Profile) Validate() error {
 	for name, re := range map[string]string{
-		"urls.post_id_regexp":         p.URLs.PostIDRegexp,
-		"urls.pm_id_regexp":           p.URLs.PMIDRegexp,
-		"selectors.post_id_regexp":    p.Selectors.PostIDRegexp,
-		"selectors.author_id_regexp":  p.Selectors.AuthorIDRegexp,
-		"selectors.pm_id_regexp":      p.Selectors.PMIDRegexp,
-		"selectors.pm_time_regexp":    p.Selectors.PMTimeRegexp,
-		"selectors.inbox_time_regexp": p.Selectors.InboxTimeRegex,
-		"flood_wait_regexp":           p.FloodWaitRegexp,
-		"too_long_limit_regexp":       p.TooLongLimitRegexp,
-		"merge_separator":             p.MergeSeparator,
+		"urls.post_id_regexp":              p.URLs.PostIDRegexp,
+		"urls.pm_id_regexp":                p.URLs.PMIDRegexp,
+		"selectors.post_id_regexp":         p.Selectors.PostIDRegexp,
+		"selectors.author_id_regexp":       p.Selectors.AuthorIDRegexp,
+		"selectors.pm_id_regexp":           p.Selectors.PMIDRegexp,
+		"selectors.pm_time_regexp":         p.Selectors.PMTimeRegexp,
+		"selectors.inbox_time_regexp":      p.Selectors.InboxTimeRegex,
+		"flood_wait_regexp":                p.FloodWaitRegexp,
+		"too_long_limit_regexp":            p.TooLongLimitRegexp,
+		"merge_separator":                  p.MergeSeparator,
+		"selectors.topic_id_regexp":        p.Selectors.TopicIDRegexp,
+		"selectors.topic_last_post_regexp": p.Selectors.TopicLastPostRegexp,
+		"selectors.topic_replies_regexp":   p.Selectors.TopicRepliesRegexp,
 	} {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("profile %s: %s: %w", p.Name, name, err)
@@ -284,6 +351,9 @@ func (p Profile) Validate() error {
 	}
 	if _, err := p.Location(); err != nil {
 		return fmt.Errorf("profile %s: time_zone: %w", p.Name, err)
+	}
+	if err := CheckMarkerMarkup(p.MarkerMarkup); err != nil {
+		return fmt.Errorf("profile %s: marker_markup: %w", p.Name, err)
 	}
 	for name, v := range map[string]string{
 		"selectors.post": p.Selectors.Post, "selectors.body": p.Selectors.Body,
@@ -398,8 +468,10 @@ func Resolve(base, rel string) (string, error) {
 	return b.ResolveReference(r).String(), nil
 }
 
-// BoldSelector is the union of the ways engines render [b] (see
-// forum-engines.md §9); profiles use it unless a board needs another.
+// BoldSelector is the union of the ways engines render [b] (<strong>, <b>,
+// Discourse's span.bbcode-b, MyBB's span.mycode_b, and the inline bold
+// styles of older phpBB and MyBB); profiles use it unless a board needs
+// another.
 const BoldSelector = `strong, b, span.bbcode-b, span.mycode_b, span[style*="font-weight: bold"], span[style*="font-weight:bold"], span[style*="font-weight: 700"], span[style*="font-weight:700"]`
 
 // Selectors of markup whose text never counts. phpBB has no core [s] or
@@ -431,6 +503,8 @@ func phpBB() Profile {
 		// (message_parser.php); bytes are never fewer.
 		MaxMessageBytes: 60000,
 		FormWaitSeconds: 1,
+		FormTimeField:   "creation_time",
+		SendDepth:       32,
 		TimeZone:        "UTC",
 		// The board default "D M d, Y g:i a" first, then the other formats
 		// phpBB offers its users (language/en/common.php 'dateformats'; an
@@ -451,6 +525,7 @@ func phpBB() Profile {
 			Inbox:        "ucp.php?i=pm&folder=inbox",
 			Sent:         "ucp.php?i=pm&folder=sentbox",
 			Outbox:       "ucp.php?i=pm&folder=outbox",
+			OutboxPage:   "ucp.php?i=pm&folder=outbox&start={start}",
 			// topics_per_page (25 by default) rows a page; reading with a
 			// smaller step than the board's only overlaps.
 			SentPage:    "ucp.php?i=pm&folder=sentbox&start={start}",
@@ -460,6 +535,9 @@ func phpBB() Profile {
 			Compose:     "ucp.php?i=pm&mode=compose&u={user}",
 			Member:      "memberlist.php?mode=viewprofile&un={name}",
 			Reply:       "posting.php?mode=reply&t={topic}",
+			// viewforum.php, topics_per_page (25) a page, by last post.
+			TopicList:     "viewforum.php?f={forum}&start={start}",
+			TopicsPerPage: 25,
 		},
 		Selectors: Selectors{
 			Post:           "div.post",
@@ -502,6 +580,21 @@ func phpBB() Profile {
 			PMTime:         "p.author",
 			PMTimeRegexp:   `Sent:\s*([^\n]+)`,
 			PMBody:         "div.content",
+			// ucp_header.html marks the folder shown in the control panel's
+			// menu (functions_privmsgs.php get_folder: S_CUR_FOLDER,
+			// U_FOLDER ...&folder=sentbox, or outbox).
+			SentFolder: `#cp-menu li.active-subsection a[href*="folder=sentbox"], #cp-menu li.active-subsection a[href*="folder=outbox"]`,
+			// The same menu, the inbox current.
+			InboxFolder: `#cp-menu li.active-subsection a[href*="folder=inbox"]`,
+			// viewforum_body.html: the last post's link carries its id.
+			TopicRow:            "ul.topiclist.topics li.row",
+			TopicID:             "a.topictitle",
+			TopicIDAttr:         "href",
+			TopicIDRegexp:       `[?&]t=(\d+)`,
+			TopicLastPost:       "dd.lastpost",
+			TopicLastPostRegexp: `[?&]p=(\d+)`,
+			TopicReplies:        "dd.posts",
+			TopicRepliesRegexp:  `([\d,.]+)`,
 		},
 		Forms: Forms{
 			Login: Form{Page: "ucp.php?mode=login", Selector: `form#login, form:has(input[name="password"])`,
@@ -529,6 +622,9 @@ func phpBB() Profile {
 		// unless the admin wrote a message of their own), BOARD_DISABLED
 		// (the notice staff see over the pages).
 		ClosedText: []string{"Sorry but this board is currently unavailable", "This board is currently disabled"},
+		// [size=N] is a percentage (styles/prosilver/template/bbcode.html:
+		// font-size: {SIZE}%), within the board's max_font_size.
+		MarkerMarkup: "[size=85]{marker}[/size]",
 	}
 }
 
@@ -538,6 +634,9 @@ func myBB() Profile {
 		MaxSubjectChars: 85,
 		PostsPerPage:    10,
 		FloodSeconds:    60,
+		// No form wait (my_post_key is the session's, posthash any string),
+		// so nothing for several submissions to overlap: the account's
+		// requests go one at a time (SendDepth 1).
 		// maxmessagelength (install/resources/settings.xml: 65535 bytes)
 		// for posts; PMs are capped at 65535 bytes (datahandlers/pm.php).
 		MaxMessageBytes: 65535,
@@ -545,7 +644,9 @@ func myBB() Profile {
 		// newlines: the parser turns it into <hr class="mycode_hr" /> with
 		// the line breaks around it.
 		MergeSeparator: `(?:\s*<br\s*/?>)*\s*<hr\b[^>]*>(?:\s*<br\s*/?>)*\s*`,
-		TimeZone:       "UTC",
+		// postmergemins, default 60 (install/resources/settings.xml).
+		MergeWindowSeconds: 3600,
+		TimeZone:           "UTC",
 		// Defaults dateformat m-d-Y, timeformat h:i A, joined by ", "
 		// (install/resources/settings.xml); "01-02-2006" alone is the
 		// title of a "Today"/"Yesterday" span when no time follows.
@@ -566,6 +667,9 @@ func myBB() Profile {
 			Compose:      "private.php?action=send",
 			Member:       "memberlist.php?username={name}", // an exact, case-blind name search
 			Reply:        "newreply.php?tid={topic}",
+			// forumdisplay.php, threadsperpage (20) a page, by last post.
+			TopicList:     "forumdisplay.php?fid={forum}&page={page}",
+			TopicsPerPage: 20,
 		},
 		Selectors: Selectors{
 			Post:           "div.post",
@@ -607,6 +711,22 @@ func myBB() Profile {
 			PMTime:         "span.post_date",
 			PMTimeTitle:    "span[title]",
 			PMBody:         "div.post_body",
+			// The private template's sort links name the folder shown
+			// (private.php?fid={$fid}&amp;sortby=...): 2 is Sent Items.
+			SentFolder: `form[name="pmForm"] td.tcat a[href*="fid=2&sortby="]`,
+			// The inbox: private.php shows fid 0 (fid=1 the same folder).
+			InboxFolder: `form[name="pmForm"] td.tcat a[href*="fid=0&sortby="], form[name="pmForm"] td.tcat a[href*="fid=1&sortby="]`,
+			// forumdisplay_thread: no post id in the list; its last post
+			// is told by its time (to the minute, in the span's title) and
+			// poster, with the replies count (and, for moderators, the
+			// unapproved count after it).
+			TopicRow:           "tr.inline_row",
+			TopicID:            `span[id^="tid_"]`,
+			TopicIDAttr:        "id",
+			TopicIDRegexp:      `^tid_(\d+)$`,
+			TopicLastPost:      "span.lastpost",
+			TopicReplies:       `td:has(a[href*="action=whoposted"])`,
+			TopicRepliesRegexp: `([\d,.]+)`,
 		},
 		Forms: Forms{
 			Login: Form{Page: "member.php?action=login", Selector: `form:has(input[name="password"])`,
@@ -628,7 +748,7 @@ func myBB() Profile {
 		TooLongLimitRegexp: `shorter than\s*([\d,.]+)\s*characters`,
 		// private.lang.php redirect_pmsent; newreply.lang.php redirect_newreply.
 		SentText:        []string{"your private message has successfully been sent", "your reply has been posted"},
-		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(\d+)\s*seconds?`,
+		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(?P<interval>\d+)\s*seconds?`,
 		// inc/languages/english/member.lang.php error_invalidpworusername,
 		// and the lockout after too many attempts.
 		// After failedcaptchalogincount (3) failures every login, the right
@@ -642,6 +762,10 @@ func myBB() Profile {
 		// global.lang.php error_boardclosed (members see it, HTTP 200, the
 		// admin's reason after it), bbclosed_warning (what staff see).
 		ClosedText: []string{"This bulletin board is currently closed", "Your board status is currently set to closed"},
+		// [size=x-small]: a keyword (inc/class_parser.php); a number is
+		// points (mycode_size_int: font-size: Npt, up to 50), so phpBB's
+		// [size=85] would be 50pt here.
+		MarkerMarkup: "[size=x-small]{marker}[/size]",
 	}
 }
 
@@ -681,6 +805,9 @@ func smf() Profile {
 			PMIDRegexp:   `msg(\d+)`,
 			Compose:      "index.php?action=pm;sa=send",
 			Reply:        "index.php?action=post;topic={topic}.0",
+			// MessageIndex.php, defaultMaxTopics (20) a page, by last post.
+			TopicList:     "index.php?board={forum}.{start}",
+			TopicsPerPage: 20,
 		},
 		Selectors: Selectors{
 			Post:           "div.windowbg",
@@ -718,6 +845,22 @@ func smf() Profile {
 			PMTime:         "div.postinfo span.smalltext",
 			PMTimeRegexp:   `on:\s*([^\n]+)`,
 			PMBody:         "div.inner",
+			// template_folder's form names the folder in its action
+			// (PersonalMessage.template.php: ...;sa=pmactions;f=sent;start=N).
+			SentFolder: `form#pmFolder[action*="f=sent;"]`,
+			// The same form, the inbox's.
+			InboxFolder: `form#pmFolder[action*="f=inbox;"]`,
+			// MessageIndex.template.php: the last post's link carries its
+			// id (topic=T.msgM#new, #msgM for guests) unless the topic has
+			// no replies; "Replies: N<br>Views: N" in one paragraph.
+			TopicRow:            "#topic_container div.windowbg",
+			TopicID:             `span[id^="msg_"] a`,
+			TopicIDAttr:         "href",
+			TopicIDRegexp:       `[?;&]topic=(\d+)`,
+			TopicLastPost:       "div.lastpost",
+			TopicLastPostRegexp: `\.msg(\d+)|#msg(\d+)`,
+			TopicReplies:        "div.board_stats p",
+			TopicRepliesRegexp:  `(?i)replies:\s*([\d,.]+)`,
 		},
 		Forms: Forms{
 			Login: Form{Page: "index.php?action=login", Selector: `form#frmLogin, form:has(input[name="passwrd"])`,
@@ -736,7 +879,7 @@ func smf() Profile {
 		TooLongLimitRegexp: `maximum allowed length \(([\d,.]+) characters\)`,
 		// PersonalMessage.english.php pm_sent, pm_successfully_sent.
 		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
-		FloodWaitRegexp: `less than (\d+) seconds? ago`,
+		FloodWaitRegexp: `less than (?P<interval>\d+) seconds? ago`,
 		// Themes/default/languages/Login.english.php incorrect_password,
 		// username_no_exist; a session's failed_login_threshold-th (3)
 		// failure redirects to the password reminder (LogInOut.php), then
@@ -749,5 +892,22 @@ func smf() Profile {
 		// Login.english.php in_maintain_mode (members see it, HTTP 503);
 		// index.english.php forum_in_maintenance (what admins see).
 		ClosedText: []string{"This forum is in Maintenance Mode", "Your forum is in Maintenance Mode"},
+		// [size=0.8em]: SMF takes px/pt, keywords, em (one decimal below
+		// 1) or 1-7 (Sources/Subs.php parse_bbc 'size'); phpBB's
+		// [size=85] matches none and would show raw.
+		MarkerMarkup: "[size=0.8em]{marker}[/size]",
 	}
+}
+
+// Depth is how many submissions a flood-exempt account keeps under way on
+// a board that allows rps requests a second (0: the default, 1): the
+// profile's send_depth, at most one for each 6 requests a second (a
+// submission takes about 4 requests, its form waits about half a second),
+// so that the board's pace, not a queue at the account's session, is the
+// limit; a queue would spend the submissions' send budgets waiting.
+func (p Profile) Depth(rps float64) int {
+	if rps <= 0 {
+		rps = 1
+	}
+	return min(max(p.SendDepth, 1), max(int(rps)/6, 1))
 }

@@ -66,6 +66,7 @@ func ParseProfile(data []byte) (Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return Profile{}, fmt.Errorf("profile: %w", err)
 	}
+	nilEmpty(reflect.ValueOf(&p).Elem())
 	if head.Base == "" {
 		p.markupDefaults()
 	}
@@ -250,4 +251,45 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
 		}
 	}
 	return nil
+}
+
+// ProfileFileText is p in the profile-file format (`forumgm profile show`):
+// every key with its value, the empty ones too, under a comment saying
+// what it is. It loads back (LoadProfile) to p itself: a built-in printed
+// so shows a GM writing `base: NAME` what each key inherits.
+func ProfileFileText(p Profile) ([]byte, error) {
+	var body bytes.Buffer
+	enc := yaml.NewEncoder(&body)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# The %s profile, every key with its value (docs/profiles.md says what each is).\n", p.Name)
+	if _, ok := Builtin(p.Name); ok && p.Base == "" {
+		fmt.Fprintf(&b, "# A profile file with `base: %s` starts from these values and overrides only\n", p.Name)
+		b.WriteString("# the keys it names: copy just the ones your board needs changed. As it is, this\n")
+		b.WriteString("# file is a complete profile of its own.\n")
+	}
+	b.Write(body.Bytes())
+	return b.Bytes(), nil
+}
+
+// nilEmpty makes the empty lists and maps of a decoded profile nil, as a
+// profile without them has them: `flood_text: []` is no flood text.
+func nilEmpty(v reflect.Value) {
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Struct:
+			nilEmpty(f)
+		case reflect.Slice, reflect.Map:
+			if f.Len() == 0 && f.CanSet() {
+				f.Set(reflect.Zero(f.Type()))
+			}
+		}
+	}
 }

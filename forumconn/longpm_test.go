@@ -25,8 +25,8 @@ func TestLongPMReceiptOnForumsim(t *testing.T) {
 	clk := clock.NewFake(t0)
 	th := simtest.NewThread(t, forumsim.Options{Clock: clk, FloodInterval: -1, NoPostReview: true}, "GMBot", "s3cret", true, []string{"Alice", "Bob"}, "Nations starts here.")
 	sim, bot, alice, bob := th.Sim, th.Bot, th.Players["Alice"], th.Players["Bob"]
-	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		return forumconn.Connect(fc, clk, "test")
+	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
+		return forumconn.Connect(site, clk, "test")
 	}}
 	g := th.LongLetterGame(t, m, clk, "long", "FORUMGM_SIM_PW", t0)
 

@@ -39,15 +39,22 @@ import (
 
 // fleet is n games on one board and bot account, driven by one moderator.
 type fleet struct {
-	m     *moderator.Moderator
-	clk   *clock.Fake
-	ss    *forumconn.Sessions
-	url   string
-	games []int64
-	pool  *moderator.Pool
+	m      *moderator.Moderator
+	clk    *clock.Fake
+	ss     *forumconn.Sessions
+	sim    *forumsim.Server
+	url    string
+	games  []int64
+	topics []int // each game's thread
+	anns   []int // each game's first player
+	pool   *moderator.Pool
 }
 
-func newFleet(tb testing.TB, n int, rps float64) *fleet {
+func newFleet(tb testing.TB, n int, rps float64) *fleet { return newFleetIn(tb, n, rps, false) }
+
+// newFleetIn is newFleet whose games name the forum holding their
+// threads when signal is set: the topic list is then their change signal.
+func newFleetIn(tb testing.TB, n int, rps float64, signal bool) *fleet {
 	tb.Helper()
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
@@ -65,9 +72,9 @@ func newFleet(tb testing.TB, n int, rps float64) *fleet {
 	}
 	tb.Cleanup(func() { db.Close() })
 	ss := &forumconn.Sessions{Clock: clk, Version: "bench"}
-	f := &fleet{clk: clk, ss: ss, url: srv.URL + "/", pool: &moderator.Pool{Workers: 8}}
-	f.m = &moderator.Moderator{DB: db, Clock: clk, Pool: f.pool, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		return ss.Connect(fc)
+	f := &fleet{clk: clk, ss: ss, sim: sim, url: srv.URL + "/", pool: &moderator.Pool{Workers: 8}}
+	f.m = &moderator.Moderator{DB: db, Clock: clk, Pool: f.pool, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
+		return ss.Connect(site)
 	}}
 	zero := 0.0
 	for i := 0; i < n; i++ {
@@ -79,6 +86,10 @@ func newFleet(tb testing.TB, n int, rps float64) *fleet {
 		}
 		fc := gameconfig.ForumConfig{URL: f.url, Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
 			PasswordEnv: "FORUMGM_FLEET_PW", FloodSeconds: &zero, RequestsPerSecond: rps, PollSeconds: 10}
+		if signal {
+			fc.Forum = strconv.Itoa(fo)
+		}
+		f.topics, f.anns = append(f.topics, topic), append(f.anns, a)
 		an, bn := fmt.Sprintf("Ann %d", i), fmt.Sprintf("Ben %d", i)
 		gc := gameconfig.GameConfig{Players: []string{an, bn}, Options: map[string]any{"rounds": 1, "round_minutes": 100000, "break_minutes": 5}, Seed: int64(i + 1), Start: t0}
 		g, err := f.m.Create(ctx, fmt.Sprintf("n%d", i), "nations", gc, fc, []store.Player{

@@ -52,7 +52,7 @@ func TestMember(t *testing.T) {
 		{"mybb", mybb.URL + "/forum/", "Anne", forum.Author{}, false},
 	} {
 		fc := gameconfig.ForumConfig{URL: c.url, Engine: c.engine, Thread: "1", Bot: "GMBot", PasswordEnv: "FORUMGM_MEMBER_PW"}
-		conn, err := forumconn.Connect(fc, clk, "test")
+		conn, err := forumconn.Connect(siteOf(t, fc), clk, "test")
 		if err != nil {
 			t.Fatal(err)
 		}

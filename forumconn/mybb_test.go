@@ -44,8 +44,8 @@ func TestNationsOnMyBB(t *testing.T) {
 		defer srv.Close()
 		t.Setenv("FORUMGM_MYBB_PW", "s3cret")
 
-		m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-			return forumconn.Connect(fc, clk, "test")
+		m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
+			return forumconn.Connect(site, clk, "test")
 		}}
 		gc := gameconfig.GameConfig{Players: []string{"Alice", "Bjørn"}, Options: map[string]any{"rounds": 2, "round_minutes": 30, "break_minutes": 5}, Seed: 4, Start: t0}
 		fc := gameconfig.ForumConfig{URL: srv.URL + "/forum/", Engine: "mybb", Thread: "9", Bot: "GMBot", PasswordEnv: "FORUMGM_MYBB_PW"}

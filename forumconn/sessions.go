@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/scraper"
 )
@@ -31,7 +29,7 @@ type Sessions struct {
 	InboxAge time.Duration
 
 	mu       sync.Mutex
-	accounts map[string]*account
+	accounts map[forum.Account]*account
 	pacers   map[string]*scraper.Pacer
 }
 
@@ -40,13 +38,13 @@ type account struct {
 	session *scraper.Session
 	scraper *scraper.Scraper
 	poster  *poster.Poster
-	parser  *parser.Parser
 	inbox   listing
 	// inboxAge: how old a shared inbox list may be (0: it must be asked
 	// for after the call, as for a game on its own).
 	inboxAge time.Duration
 	pmMu     sync.Mutex
 	pms      map[string]*pmRead // PMs read or being read, by id (a PM never changes)
+	topics   topicLists         // the topic lists of its games' forums (topics.go)
 }
 
 // pmRead is one PM's read, shared by the games that want it at once.
@@ -56,22 +54,20 @@ type pmRead struct {
 	err  error
 }
 
-// boardKey names a board: its URL without the trailing slash, any case.
-func boardKey(u string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(u), "/")) }
-
 // Connect returns a game's connection on the shared session of its board
-// and bot account, opening that session for the first game on it.
-func (ss *Sessions) Connect(fc gameconfig.ForumConfig) (*Conn, error) {
+// and bot account (site.Account), opening that session for the first game
+// on it.
+func (ss *Sessions) Connect(site *gameconfig.Site) (*Conn, error) {
+	fc := site.Forum
 	interval := time.Second
 	if fc.RequestsPerSecond > 0 {
 		interval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
 	}
-	board := boardKey(fc.URL)
-	key := board + "\x00" + strings.ToLower(strings.TrimSpace(fc.Bot))
+	board := site.Account.Board
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.accounts == nil {
-		ss.accounts, ss.pacers = map[string]*account{}, map[string]*scraper.Pacer{}
+		ss.accounts, ss.pacers = map[forum.Account]*account{}, map[string]*scraper.Pacer{}
 	}
 	pc := ss.pacers[board]
 	if pc == nil {
@@ -79,9 +75,9 @@ func (ss *Sessions) Connect(fc gameconfig.ForumConfig) (*Conn, error) {
 		ss.pacers[board] = pc
 	}
 	pc.SlowTo(interval) // the board's most cautious setting wins
-	a := ss.accounts[key]
+	a := ss.accounts[site.Account]
 	if a == nil {
-		c, err := connect(fc, ss.Clock, ss.Version, pc)
+		c, err := connect(site, ss.Clock, ss.Version, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -90,16 +86,26 @@ func (ss *Sessions) Connect(fc gameconfig.ForumConfig) (*Conn, error) {
 		if a.inboxAge <= 0 {
 			a.inboxAge = 5 * time.Second
 		}
-		ss.accounts[key] = a
+		ss.accounts[site.Account] = a
 	}
 	return a.conn(), nil
+}
+
+// Board is Connect as the moderator's connector (moderator.Connector):
+// the game's connection as the port it uses.
+func (ss *Sessions) Board(_ context.Context, site *gameconfig.Site) (forum.Board, error) {
+	c, err := ss.Connect(site)
+	if err != nil {
+		return nil, err // not a nil *Conn in a non-nil interface
+	}
+	return c, nil
 }
 
 // Pacer is the pacer of a board (nil when no game on it has connected).
 func (ss *Sessions) Pacer(boardURL string) *scraper.Pacer {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.pacers[boardKey(boardURL)]
+	return ss.pacers[forum.BoardKey(boardURL)]
 }
 
 // Accounts is how many sessions (board, bot account) are open.
@@ -109,14 +115,14 @@ func (ss *Sessions) Accounts() int {
 	return len(ss.accounts)
 }
 
-func newAccount(s *scraper.Session, px *parser.Parser) *account {
-	return &account{session: s, scraper: scraper.New(s), poster: poster.New(s), parser: px, pms: map[string]*pmRead{}}
+func newAccount(s *scraper.Session) *account {
+	return &account{session: s, scraper: scraper.New(s), poster: poster.New(s), pms: map[string]*pmRead{}}
 }
 
 // conn is a game's view of the account: its own scraper (its own progress
 // report) on the shared session, poster and PM cache.
 func (a *account) conn() *Conn {
-	return &Conn{Session: a.session, Scraper: scraper.New(a.session), Poster: a.poster, parser: a.parser, acct: a}
+	return &Conn{Session: a.session, Scraper: scraper.New(a.session), Poster: a.poster, acct: a}
 }
 
 // inboxList is an inbox list asked for no earlier than notBefore, shared
@@ -224,13 +230,13 @@ func (l *listing) get(ctx context.Context, notBefore time.Time, fetch func(conte
 	}
 }
 
-// connect opens a connection (and its account) with the game file's
-// settings on the given board pacer (nil: its own).
-func connect(fc gameconfig.ForumConfig, clk clock.Clock, version string, pc *scraper.Pacer) (*Conn, error) {
-	prof, err := fc.BoardProfile()
-	if err != nil {
-		return nil, err
+// connect opens a connection (and its account) to a game's board on the
+// given board pacer (nil: its own).
+func connect(site *gameconfig.Site, clk clock.Clock, version string, pc *scraper.Pacer) (*Conn, error) {
+	if site.Err != nil {
+		return nil, site.Err
 	}
+	fc := site.Forum
 	creds, err := fc.Credentials()
 	if err != nil {
 		return nil, err
@@ -245,7 +251,7 @@ func connect(fc gameconfig.ForumConfig, clk clock.Clock, version string, pc *scr
 	if fc.RequestsPerSecond > 0 {
 		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
 	}
-	c, err := Open(fc.URL, prof, creds, opt)
+	c, err := Open(fc.URL, site.Profile, creds, opt)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: %w", fc.URL, err)
 	}

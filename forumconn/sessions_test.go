@@ -52,15 +52,16 @@ func TestSessionsShared(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "test"}
+	clk := &clock.Skew{}
+	ss := &forumconn.Sessions{Clock: clk, Version: "test", InboxAge: time.Minute}
 	var conns []*forumconn.Conn
 	for i, th := range threads {
 		rps := 50.0
 		if i == 1 {
 			rps = 20 // the most cautious game sets the board's pace
 		}
-		c, err := ss.Connect(gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: th, Bot: "GMBot",
-			PasswordEnv: "FORUMGM_SHARED_PW", RequestsPerSecond: rps})
+		c, err := ss.Connect(siteOf(t, gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: th, Bot: "GMBot",
+			PasswordEnv: "FORUMGM_SHARED_PW", RequestsPerSecond: rps}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestSessionsShared(t *testing.T) {
 	// Every game reads its thread (logging in once), then all poll the
 	// inbox together while the board's pacer holds requests back: one list.
 	for i, c := range conns {
-		if _, _, _, err := c.ReadThread(ctx, threads[i], nil, func(forum.Post) error { return nil }); err != nil {
+		if err := c.ReadThread(ctx, threads[i], nil, func(forum.ThreadPage) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,9 +88,9 @@ func TestSessionsShared(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pms, _, err := c.NewPMs(ctx, nil)
-			if err != nil || len(pms) != 1 || pms[0].Subject != "[a] orders" {
-				t.Errorf("NewPMs: %d PMs, %v", len(pms), err)
+			box, err := c.NewPMs(ctx, nil)
+			if err != nil || len(box.PMs) != 1 || box.PMs[0].Subject != "[a] orders" {
+				t.Errorf("NewPMs: %d PMs, %v", len(box.PMs), err)
 			}
 		}()
 	}
@@ -103,22 +104,35 @@ func TestSessionsShared(t *testing.T) {
 	if n := pmOpens.Load(); n != 1 {
 		t.Errorf("one PM opened %d times", n)
 	}
-	// A game polling after that list went out reads the inbox again: its
-	// read must hold every PM that arrived before it began.
-	if _, _, err := conns[0].NewPMs(ctx, nil); err != nil {
+	// A game polling later takes that list while it is at most InboxAge
+	// old, and is told when it was asked for (its read is complete up to
+	// then only).
+	before := clk.Now()
+	box, err := conns[1].NewPMs(ctx, nil)
+	if err != nil || len(box.PMs) != 1 {
+		t.Fatalf("NewPMs within InboxAge: %d PMs, %v", len(box.PMs), err)
+	}
+	if n := inboxReads.Load(); n != 1 || !box.ListedAt.Before(before) {
+		t.Errorf("NewPMs within InboxAge: %d inbox reads (want 1), list of %s (want the earlier one)", n, box.ListedAt)
+	}
+	// Once the list is older than that, a game's poll reads the inbox
+	// again: its read must hold every PM that arrived before it began.
+	clk.Advance(time.Minute + time.Second)
+	before = clk.Now()
+	if box, err = conns[0].NewPMs(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := inboxReads.Load(); n != 2 {
-		t.Errorf("%d inbox reads after a later poll, want 2", n)
+	if n := inboxReads.Load(); n != 2 || box.ListedAt.Before(before) {
+		t.Errorf("NewPMs past InboxAge: %d inbox reads (want 2), list of %s (want one asked for after %s)", n, box.ListedAt, before)
 	}
-	// The moderator's shared read takes a list up to InboxAge old, and
-	// says when it was asked for (its read is complete up to then only).
-	before := time.Now()
-	pms, _, listedAt, err := conns[1].NewPMsListed(ctx, nil)
-	if err != nil || len(pms) != 1 {
-		t.Fatalf("NewPMsListed: %d PMs, %v", len(pms), err)
+}
+
+// siteOf is the board of forum settings, as a loaded game has it.
+func siteOf(t testing.TB, fc gameconfig.ForumConfig) *gameconfig.Site {
+	t.Helper()
+	site, err := fc.Site()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := inboxReads.Load(); n != 2 || !listedAt.Before(before) {
-		t.Errorf("NewPMsListed within InboxAge: %d inbox reads (want 2), list of %s (want the earlier one)", n, listedAt)
-	}
+	return site
 }

@@ -37,11 +37,11 @@ func TestGameOnRenamedTheme(t *testing.T) {
 	fc.URL, fc.FloodSeconds, fc.RequestsPerSecond = th.URL+"/", &zero, 1000
 
 	// The built-in profile: the thread holds no post it recognises.
-	c, err := forumconn.Connect(fc, clk, "test")
+	c, err := forumconn.Connect(siteOf(t, fc), clk, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := c.ReadThread(ctx, fc.Thread, nil, func(forum.Post) error { return nil }); !errors.Is(err, scraper.ErrNotFound) {
+	if err := c.ReadThread(ctx, fc.Thread, nil, func(forum.ThreadPage) error { return nil }); !errors.Is(err, scraper.ErrNotFound) {
 		t.Fatalf("the built-in profile read the renamed theme: %v", err)
 	}
 
@@ -52,8 +52,8 @@ func TestGameOnRenamedTheme(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		return forumconn.Connect(fc, clk, "test")
+	m := &moderator.Moderator{DB: db, Clock: clk, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
+		return forumconn.Connect(site, clk, "test")
 	}}
 	g := simtest.Start(t, m, "themed", "nations", th.Nations(t0, 1, 30, 5), fc, th.Roster())
 	tick := g.Tick

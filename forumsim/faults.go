@@ -28,6 +28,13 @@ const (
 	// FaultSlow carries the request out after Delay (default 2 s) of real
 	// time, so clients' timeouts can be tried.
 	FaultSlow FaultKind = "slow"
+	// FaultSlowApply carries the request out after Delay (default 2 s) of
+	// real time whether or not the client is still there, then answers if
+	// it can: a board still working on a submission whose client hung up
+	// (PHP goes on with a script whose client went away until it writes;
+	// SMF's Post2 sets ignore_user_abort). A cancelled request is not one
+	// the board never got.
+	FaultSlowApply FaultKind = "slow-apply"
 	// FaultReset closes the connection without an answer; the request is
 	// not carried out.
 	FaultReset FaultKind = "reset"
@@ -58,7 +65,7 @@ const (
 )
 
 // FaultKinds lists the kinds a FaultRule may have.
-var FaultKinds = []FaultKind{Fault5xx, Fault429, Fault429Date, FaultSlow, FaultReset, FaultTruncate,
+var FaultKinds = []FaultKind{Fault5xx, Fault429, Fault429Date, FaultSlow, FaultSlowApply, FaultReset, FaultTruncate,
 	FaultCut, FaultLost, FaultLostReset, FaultSession, FaultToken, FaultFlood}
 
 // FaultRule injects one kind of fault into the requests it matches.
@@ -77,7 +84,7 @@ type FaultRule struct {
 	// Skip lets the first Skip matching requests through untouched.
 	Skip int
 	// Status for 5xx and lost; RetryAfter for 429 (whole seconds on the
-	// wire); Delay for slow.
+	// wire); Delay for slow and slow-apply.
 	Status     int
 	RetryAfter time.Duration
 	Delay      time.Duration
@@ -357,6 +364,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			t.Stop()
 			return
 		}
+		s.serve(w, r, reqFaults{})
+	case FaultSlowApply:
+		d := rule.Delay
+		if d <= 0 {
+			d = 2 * time.Second
+		}
+		// The form is read first: once the client has gone, its body may
+		// no longer be there to read.
+		_ = r.ParseForm()
+		time.Sleep(d)
 		s.serve(w, r, reqFaults{})
 	case FaultReset:
 		hangUp(w)

@@ -119,6 +119,26 @@ func TestFaultKinds(t *testing.T) {
 				t.Errorf("status %d, err %v", a.status, a.err)
 			}
 		}},
+		{"slow apply of a reply whose client gave up", FaultRule{Kind: FaultSlowApply, Method: "POST", Delay: 300 * time.Millisecond}, func(e env) rawAnswer {
+			e.c.hc.Timeout = 50 * time.Millisecond
+			defer func() { e.c.hc.Timeout = 0 }()
+			a := reply(e)
+			if n := posts(e); n != 3 {
+				a.err = fmt.Errorf("%d posts as the client gave up, want 3 (not applied yet)", n)
+			}
+			return a
+		}, func(t *testing.T, e env, a rawAnswer) {
+			if a.err == nil || !strings.Contains(a.err.Error(), "Timeout") {
+				t.Errorf("err %v, want the client's timeout", a.err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for posts(e) != 4 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if n := posts(e); n != 4 {
+				t.Errorf("%d posts after the delay, want the reply taken though its client gave up", n)
+			}
+		}},
 		{"reset", FaultRule{Kind: FaultReset}, func(e env) rawAnswer {
 			// Go's client retries a GET on a reused connection that
 			// breaks: a fresh connection shows the reset itself.
@@ -349,6 +369,7 @@ func TestParseFaultRule(t *testing.T) {
 		{"429-date,rate=0.25,retry=2m,method=post,path=mode=reply", FaultRule{Kind: Fault429Date, Rate: 0.25, RetryAfter: 2 * time.Minute, Method: "POST", Path: "mode=reply"}, ""},
 		{"lost,count=2,skip=1,status=504", FaultRule{Kind: FaultLost, Count: 2, Skip: 1, Status: 504}, ""},
 		{"slow,delay=3s", FaultRule{Kind: FaultSlow, Delay: 3 * time.Second}, ""},
+		{"slow-apply,method=post,delay=4s", FaultRule{Kind: FaultSlowApply, Method: "POST", Delay: 4 * time.Second}, ""},
 		{"meltdown", FaultRule{}, "unknown fault kind"},
 		{"down", FaultRule{}, "unknown fault kind"},
 		{"5xx,rate=2", FaultRule{}, "not within 0 to 1"},

@@ -18,27 +18,28 @@ import (
 
 // phpBB's language strings for the messages a client must recognise.
 const (
-	MsgFormInvalid   = "The submitted form was invalid. Try submitting again."
-	MsgFlood         = "You cannot make another post so soon after your last."
-	MsgTooFewChars   = "Your message contains too few characters."
-	MsgEmptySubject  = "You must specify a subject when posting a new topic."
-	MsgEmptyPMSubj   = "You must specify a subject when composing a new message."
-	MsgNoRecipient   = "No recipient defined."
-	MsgNoSuchUsers   = "The requested users to be added do not exist."
-	MsgPostReview    = "At least one new post has been made to this topic. You may wish to review your post in light of this."
-	MsgNoTopic       = "The requested topic does not exist."
-	MsgNoPost        = "The requested post does not exist."
-	MsgNoForum       = "The forum you selected does not exist."
-	MsgNoMessage     = "Private message could not be found."
-	MsgNoUser        = "The requested user does not exist."
-	MsgLoginUser     = "You have specified an incorrect username. Please check your username and try again. If you continue to experience problems please contact the Board Administrator."
-	MsgLoginPassword = "You have specified an incorrect password. Please check your password and try again. If you continue to experience problems please contact the Board Administrator."
-	MsgLogoutFailed  = "You were not logged out, as the request did not match your session. Please contact the board administrator if you continue to experience problems."
-	MsgMessageStored = "This message has been sent successfully."
-	MsgPostDeleted   = "This post has been deleted successfully."
-	MsgCannotDelete  = "Sorry but you may only delete posts which have not been replied to."
-	MsgCannotEdit    = "You may only edit your own posts."
-	MsgRegisterOff   = "Creating a new account is currently not possible."
+	MsgFormInvalid     = "The submitted form was invalid. Try submitting again."
+	MsgFlood           = "You cannot make another post so soon after your last."
+	MsgTooFewChars     = "Your message contains too few characters."
+	MsgEmptySubject    = "You must specify a subject when posting a new topic."
+	MsgEmptyPMSubj     = "You must specify a subject when composing a new message."
+	MsgNoRecipient     = "No recipient defined."
+	MsgNoSuchUsers     = "The requested users to be added do not exist."
+	MsgPostReview      = "At least one new post has been made to this topic. You may wish to review your post in light of this."
+	MsgNoTopic         = "The requested topic does not exist."
+	MsgNoPost          = "The requested post does not exist."
+	MsgNoForum         = "The forum you selected does not exist."
+	MsgNoMessage       = "Private message could not be found."
+	MsgNoUser          = "The requested user does not exist."
+	MsgLoginUser       = "You have specified an incorrect username. Please check your username and try again. If you continue to experience problems please contact the Board Administrator."
+	MsgLoginPassword   = "You have specified an incorrect password. Please check your password and try again. If you continue to experience problems please contact the Board Administrator."
+	MsgLogoutFailed    = "You were not logged out, as the request did not match your session. Please contact the board administrator if you continue to experience problems."
+	MsgMessageStored   = "This message has been sent successfully."
+	MsgPostDeleted     = "This post has been deleted successfully."
+	MsgCannotDelete    = "Sorry but you may only delete posts which have not been replied to."
+	MsgCannotEdit      = "You may only edit your own posts."
+	MsgRegisterOff     = "Creating a new account is currently not possible."
+	MsgModuleNotAccess = "Module not accessible"
 )
 
 // maxPostChars is phpBB's max_post_chars.
@@ -151,24 +152,43 @@ func (s *Server) viewForum(w http.ResponseWriter, r *http.Request, se *session) 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h2 class=\"forum-title\"><a href=\"./viewforum.php?f=%d\">%s</a></h2>\n<div><p>%s</p></div>\n", f.ID, e(f.Name), e(f.Desc))
-	fmt.Fprintf(&b, "<div class=\"action-bar bar-top\">\n<a href=\"./posting.php?mode=post&amp;f=%d\" class=\"button\" title=\"Post a new topic\"><span>New Topic</span></a>\n</div>\n", f.ID)
-	b.WriteString("<div class=\"forumbg\">\n<div class=\"inner\">\n<ul class=\"topiclist\"><li class=\"header\"><dl class=\"row-item\"><dt><div class=\"list-inner\">Topics</div></dt><dd class=\"posts\">Replies</dd><dd class=\"lastpost\"><span>Last post</span></dd></dl></li></ul>\n<ul class=\"topiclist topics\">\n")
 	var ts []*Topic
 	for _, t := range s.topics {
-		if t.ForumID == f.ID {
+		if t.ForumID == f.ID && len(t.posts) > 0 {
 			ts = append(ts, t)
 		}
 	}
-	// phpBB orders topics by last post time, newest first.
-	sort.Slice(ts, func(i, j int) bool { return ts[i].posts[len(ts[i].posts)-1] > ts[j].posts[len(ts[j].posts)-1] })
-	for i, t := range ts {
-		first, last := s.posts[t.posts[0]], s.posts[t.posts[len(t.posts)-1]]
-		fmt.Fprintf(&b, "<li class=\"row bg%d\">\n<dl class=\"row-item topic_read\">\n<dt><div class=\"list-inner\"><a href=\"./viewtopic.php?t=%d\" class=\"topictitle\">%s</a><br />\n<div class=\"topic-poster responsive-hide left-box\">by %s &raquo; %s</div></div></dt>\n",
-			1+i%2, t.ID, e(t.Title), s.userFull(first.AuthorID, first.AuthorName), e(s.date(first.Time)))
-		fmt.Fprintf(&b, "<dd class=\"posts\">%d <dfn>Replies</dfn></dd>\n<dd class=\"lastpost\"><span><dfn>Last post </dfn>by %s <a href=\"./viewtopic.php?p=%d#p%d\" title=\"Go to last post\">&raquo;</a><br />%s</span></dd>\n</dl>\n</li>\n",
-			len(t.posts)-1, s.userFull(last.AuthorID, last.AuthorName), last.ID, last.ID, e(s.date(last.Time)))
+	// viewforum.php: ORDER BY topic_last_post_time DESC, topic_last_post_id DESC.
+	sort.Slice(ts, func(i, j int) bool {
+		li, lj := s.posts[ts[i].posts[len(ts[i].posts)-1]], s.posts[ts[j].posts[len(ts[j].posts)-1]]
+		if !li.Time.Equal(lj.Time) {
+			return li.Time.After(lj.Time)
+		}
+		return li.ID > lj.ID
+	})
+	per, total := s.opt.TopicsPerPage, len(ts)
+	start := intParam(r, "start")
+	if start < 0 || start >= total { // validate_start: past the end, the last page
+		start = max(total-1, 0) / per * per
 	}
-	b.WriteString("</ul>\n</div>\n</div>")
+	base := "./viewforum.php?f=" + strconv.Itoa(f.ID)
+	pag := pagination(base, total, per, start, "topic")
+	fmt.Fprintf(&b, "<div class=\"action-bar bar-top\">\n<a href=\"./posting.php?mode=post&amp;f=%d\" class=\"button\" title=\"Post a new topic\"><span>New Topic</span></a>\n%s</div>\n", f.ID, pag)
+	b.WriteString("<div class=\"forumbg\">\n<div class=\"inner\">\n<ul class=\"topiclist\"><li class=\"header\"><dl class=\"row-item\"><dt><div class=\"list-inner\">Topics</div></dt><dd class=\"posts\">Replies</dd><dd class=\"views\">Views</dd><dd class=\"lastpost\"><span>Last post</span></dd></dl></li></ul>\n<ul class=\"topiclist topics\">\n")
+	for i, t := range ts[start:min(start+per, total)] {
+		first, last := s.posts[t.posts[0]], s.posts[t.posts[len(t.posts)-1]]
+		fmt.Fprintf(&b, "<li class=\"row bg%d\">\n<dl class=\"row-item topic_read\">\n<dt title=\"No unread posts\"><div class=\"list-inner\"><a href=\"./viewtopic.php?t=%d\" class=\"topictitle\">%s</a><br />\n",
+			1+i%2, t.ID, e(t.Title))
+		fmt.Fprintf(&b, "<div class=\"responsive-show\" style=\"display: none;\">Last post by %s &laquo; <a href=\"./viewtopic.php?p=%d#p%d\" title=\"Go to last post\"><time datetime=\"%s\">%s</time></a></div>\n",
+			s.userFull(last.AuthorID, last.AuthorName), last.ID, last.ID, last.Time.UTC().Format(time.RFC3339), e(s.date(last.Time)))
+		fmt.Fprintf(&b, "<div class=\"topic-poster responsive-hide left-box\">by %s &raquo; <time datetime=\"%s\">%s</time></div>\n</div></dt>\n",
+			s.userFull(first.AuthorID, first.AuthorName), first.Time.UTC().Format(time.RFC3339), e(s.date(first.Time)))
+		fmt.Fprintf(&b, "<dd class=\"posts\">%d <dfn>Replies</dfn></dd>\n<dd class=\"views\">%d <dfn>Views</dfn></dd>\n", len(t.posts)-1, t.views)
+		fmt.Fprintf(&b, "<dd class=\"lastpost\"><span><dfn>Last post </dfn>by %s <a href=\"./viewtopic.php?p=%d#p%d\" title=\"Go to last post\"><span class=\"sr-only\"></span></a><br /><time datetime=\"%s\">%s</time></span></dd>\n</dl>\n</li>\n",
+			s.userFull(last.AuthorID, last.AuthorName), last.ID, last.ID, last.Time.UTC().Format(time.RFC3339), e(s.date(last.Time)))
+	}
+	b.WriteString("</ul>\n</div>\n</div>\n")
+	fmt.Fprintf(&b, "<div class=\"action-bar bar-bottom\">\n%s</div>\n", pag)
 	if len(ts) == 0 {
 		b.WriteString("\n<div class=\"panel\"><div class=\"inner\"><strong>There are no topics or posts in this forum.</strong></div></div>")
 	}
@@ -197,13 +217,14 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 		s.message(w, r, se, http.StatusNotFound, MsgNoTopic, "")
 		return
 	}
+	t.views++ // topic_views: phpBB counts a member's view of a topic they were not on
 	total := len(t.posts)
 	// phpbb/pagination.php validate_start: out of range goes to the last page.
 	if start < 0 || start >= total {
 		start = (total - 1) / per * per
 	}
 	base := "./viewtopic.php?t=" + strconv.Itoa(t.ID)
-	pag := pagination(base, total, per, start)
+	pag := pagination(base, total, per, start, "post")
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h2 class=\"topic-title\"><a href=\"%s\">%s</a></h2>\n", e(base), e(t.Title))
 	fmt.Fprintf(&b, "<div class=\"action-bar bar-top\">\n<a href=\"./posting.php?mode=reply&amp;t=%d\" class=\"button\" title=\"Post a reply\"><span>Post Reply</span></a>\n%s</div>\n\n", t.ID, pag)
@@ -289,6 +310,10 @@ func (s *Server) memberlist(w http.ResponseWriter, r *http.Request, se *session)
 		s.loginForm(w, r, se, "memberlist.php?"+r.URL.RawQuery, "The board requires you to be registered and logged in to view this page.", "", "", http.StatusOK)
 		return
 	}
+	if r.FormValue("mode") == "email" {
+		s.emailForm(w, r, se)
+		return
+	}
 	if r.FormValue("mode") == "viewprofile" {
 		u := s.users[intParam(r, "u")]
 		if un := r.FormValue("un"); un != "" && r.FormValue("u") == "" {
@@ -357,6 +382,14 @@ func (s *Server) ucp(w http.ResponseWriter, r *http.Request, se *session) {
 		return
 	}
 	if i := r.FormValue("i"); i == "pm" || i == "ucp_pm" {
+		if s.opt.NoPMs {
+			s.message(w, r, se, http.StatusNotFound, "The page you requested does not exist.", "")
+			return
+		}
+		if s.opt.PMsDisabled {
+			generalError(w, MsgModuleNotAccess)
+			return
+		}
 		switch mode {
 		case "compose":
 			s.compose(w, r, se)
@@ -372,7 +405,11 @@ func (s *Server) ucp(w http.ResponseWriter, r *http.Request, se *session) {
 		return
 	}
 	u := s.users[se.userID]
-	body := fmt.Sprintf("<h2>User Control Panel</h2>\n<div class=\"panel\"><div class=\"inner\">\n<p>Welcome, %s.</p>\n<ul>\n<li><a href=\"./ucp.php?i=pm&amp;folder=inbox\">Private messages: Inbox</a></li>\n<li><a href=\"./ucp.php?i=pm&amp;folder=sentbox\">Private messages: Sent messages</a></li>\n<li><a href=\"./ucp.php?i=pm&amp;mode=compose\">Compose message</a></li>\n</ul>\n</div></div>", e(u.Name))
+	links := "<li><a href=\"./ucp.php?i=pm&amp;folder=inbox\">Private messages: Inbox</a></li>\n<li><a href=\"./ucp.php?i=pm&amp;folder=sentbox\">Private messages: Sent messages</a></li>\n<li><a href=\"./ucp.php?i=pm&amp;mode=compose\">Compose message</a></li>\n"
+	if s.opt.NoPMs {
+		links = "<li><a href=\"./ucp.php?i=ucp_prefs\">Board preferences</a></li>\n"
+	}
+	body := fmt.Sprintf("<h2>User Control Panel</h2>\n<div class=\"panel\"><div class=\"inner\">\n<p>Welcome, %s.</p>\n<ul>\n%s</ul>\n</div></div>", e(u.Name), links)
 	s.page(w, r, se, "User Control Panel", body, pageOpts{section: "section-ucp"})
 }
 
@@ -436,13 +473,16 @@ func pmViewURL(folder, id int) string {
 }
 
 func (s *Server) pmFolder(w http.ResponseWriter, r *http.Request, se *session) {
-	folder := folderInbox
+	folder, cur := folderInbox, "inbox"
 	switch r.FormValue("folder") {
 	case "sentbox", "outbox":
-		folder = folderSent
+		folder, cur = folderSent, r.FormValue("folder")
 	case "", "inbox":
-		if r.FormValue("f") == "-1" || r.FormValue("f") == "-2" {
-			folder = folderSent
+		switch r.FormValue("f") {
+		case "-1":
+			folder, cur = folderSent, "sentbox"
+		case "-2":
+			folder, cur = folderSent, "outbox"
 		}
 	}
 	u := s.users[se.userID]
@@ -457,6 +497,7 @@ func (s *Server) pmFolder(w http.ResponseWriter, r *http.Request, se *session) {
 		title = "Sent messages"
 	}
 	var b strings.Builder
+	b.WriteString(cpMenu(cur))
 	fmt.Fprintf(&b, "<h2>Private messages</h2>\n<form id=\"viewfolder\" method=\"post\" action=\"./ucp.php?i=pm&amp;mode=view&amp;action=view_folder&amp;f=%d\">\n<div class=\"panel\">\n<div class=\"inner\">\n<h2 class=\"ucp-title\">%s</h2>\n", folder, title)
 	b.WriteString("<p><a href=\"./ucp.php?i=pm&amp;folder=inbox\">Inbox</a> &bull; <a href=\"./ucp.php?i=pm&amp;folder=sentbox\">Sent messages</a> &bull; <a href=\"./ucp.php?i=pm&amp;mode=compose\" class=\"button\">New PM</a></p>\n")
 	if len(msgs) == 0 {
@@ -490,6 +531,32 @@ func (s *Server) pmFolder(w http.ResponseWriter, r *http.Request, se *session) {
 	}
 	b.WriteString("</div>\n</div>\n</form>")
 	s.page(w, r, se, "Private messages", b.String(), pageOpts{section: "section-ucp"})
+}
+
+// generalError is phpBB's page for an E_USER_ERROR (includes/functions.php
+// msg_handler): HTTP 503, its own bare page, not the board's template.
+func generalError(w http.ResponseWriter, text string) {
+	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	fmt.Fprintf(w, "<!DOCTYPE html><html dir=\"ltr\"><head><meta charset=\"utf-8\"><title>General Error</title></head><body id=\"errorpage\"><div id=\"wrap\">"+
+		"<div id=\"page-header\"><a href=\"./index.php\">Return to index page</a></div><div id=\"acp\"><div class=\"panel\"><div id=\"content\">"+
+		"<h1>General Error</h1><div>%s</div></div></div></div><div id=\"page-footer\">Powered by phpBB&reg; Forum Software</div></div></body></html>", e(text))
+}
+
+// cpMenu is the control panel's folder menu (prosilver ucp_header.html),
+// the folder shown marked as the active subsection.
+func cpMenu(cur string) string {
+	var b strings.Builder
+	b.WriteString("<div id=\"cp-menu\" class=\"cp-menu\">\n<div id=\"navigation\" class=\"navigation\" role=\"navigation\">\n<ul>\n")
+	for _, f := range []struct{ id, name string }{{"inbox", "Inbox"}, {"outbox", "Outbox"}, {"sentbox", "Sent messages"}} {
+		if f.id == cur {
+			fmt.Fprintf(&b, "<li id=\"active-subsection\" class=\"active-subsection\"><a href=\"./ucp.php?i=pm&amp;folder=%s\">%s</a></li>\n", f.id, f.name)
+		} else {
+			fmt.Fprintf(&b, "<li><a href=\"./ucp.php?i=pm&amp;folder=%s\"><span>%s</span></a></li>\n", f.id, f.name)
+		}
+	}
+	b.WriteString("</ul>\n</div>\n</div>\n")
+	return b.String()
 }
 
 func (s *Server) readPM(w http.ResponseWriter, r *http.Request, se *session) {

@@ -64,7 +64,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 	b.WriteString("</div></div>\n<div class=\"navbar\" role=\"navigation\"><div class=\"inner\">\n")
 	b.WriteString("<ul id=\"nav-main\" class=\"nav-main linklist\" role=\"menubar\">\n")
 	b.WriteString("<li class=\"rightside\" data-skip-responsive=\"true\"><a href=\"./faq.php\" rel=\"help\" title=\"Frequently Asked Questions\" role=\"menuitem\"><span>FAQ</span></a></li>\n")
-	if se.registered() {
+	if se.registered() && !s.opt.NoPMs {
 		u := s.users[se.userID]
 		unread := 0
 		for _, m := range s.pms {
@@ -77,6 +77,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 			fmt.Fprintf(&b, " <strong class=\"badge\">%d</strong>", unread)
 		}
 		b.WriteString("</a></li>\n")
+	}
+	if se.registered() {
+		u := s.users[se.userID]
 		fmt.Fprintf(&b, "<li id=\"username_logged_in\" class=\"rightside\" data-skip-responsive=\"true\">\n<div class=\"header-profile dropdown-container\">\n<a href=\"./ucp.php\" class=\"header-avatar dropdown-trigger\"><span class=\"username\">%s</span></a>\n", e(u.Name))
 		fmt.Fprintf(&b, "<div class=\"dropdown\"><ul class=\"dropdown-contents\" role=\"menu\">\n<li><a href=\"./ucp.php\" title=\"User Control Panel\" role=\"menuitem\"><span>User Control Panel</span></a></li>\n<li><a href=\"%s\" title=\"Profile\" role=\"menuitem\"><span>Profile</span></a></li>\n", e(profileURL(u.ID)))
 		fmt.Fprintf(&b, "<li class=\"separator\"></li>\n<li><a href=\"./ucp.php?mode=logout&amp;sid=%s\" title=\"Logout\" accesskey=\"x\" role=\"menuitem\"><span>Logout</span></a></li>\n</ul></div>\n</div>\n</li>\n", e(se.id))
@@ -125,7 +128,7 @@ func absURL(r *http.Request, rel string) string {
 }
 
 // pagination renders phpBB's generate_template_pagination for the topic.
-func pagination(base string, total, perPage, start int) string {
+func pagination(base string, total, perPage, start int, noun string) string {
 	pages := (total + perPage - 1) / perPage
 	if pages < 1 {
 		pages = 1
@@ -134,9 +137,9 @@ func pagination(base string, total, perPage, start int) string {
 	var b strings.Builder
 	b.WriteString("<div class=\"pagination\">\n")
 	if total == 1 {
-		b.WriteString("1 post\n")
+		fmt.Fprintf(&b, "1 %s\n", noun)
 	} else {
-		fmt.Fprintf(&b, "%d posts\n", total)
+		fmt.Fprintf(&b, "%d %ss\n", total, noun)
 	}
 	if pages == 1 {
 		b.WriteString("&bull; Page <strong>1</strong> of <strong>1</strong>\n</div>\n")

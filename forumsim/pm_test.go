@@ -3,6 +3,7 @@ package forumsim
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -248,5 +249,67 @@ func TestComposeErrorsAndFlood(t *testing.T) {
 	b.clk.Advance(2 * time.Second)
 	if r := c.post(act, vals); errorText(r) != MsgFlood {
 		t.Errorf("PM right after a post: %q", errorText(r))
+	}
+}
+
+// TestNoPMs: a board without private messages (Options.NoPMs, as a FluxBB
+// without a PM extension): every PM page, the compose form and its submit
+// included, answers 404, and the header links no PMs; the rest works.
+func TestNoPMs(t *testing.T) {
+	b := newBoard(t, Options{NoPMs: true})
+	c := b.client()
+	c.login("GM Bot")
+	for _, rel := range []string{"ucp.php?i=pm&folder=inbox", "ucp.php?i=pm&folder=sentbox", "ucp.php?i=pm&mode=compose&u=2", "ucp.php?i=pm&mode=view&p=1", "ucp.php?i=ucp_pm&mode=compose"} {
+		if p := c.get(rel); p.status != http.StatusNotFound || !strings.Contains(p.body, "does not exist") {
+			t.Errorf("GET %s on a board without PMs: %d", rel, p.status)
+		}
+	}
+	if p := c.post(b.ts.URL+"/ucp.php?i=pm&mode=compose", url.Values{"subject": {"x"}, "message": {"y"}}); p.status != http.StatusNotFound {
+		t.Errorf("a PM submit on a board without PMs: %d", p.status)
+	}
+	p := c.get("index.php")
+	if p.status != http.StatusOK || strings.Contains(p.body, "i=pm") {
+		t.Errorf("the index on a board without PMs: %d, links PMs: %v", p.status, strings.Contains(p.body, "i=pm"))
+	}
+	if p := c.get("ucp.php"); p.status != http.StatusOK || strings.Contains(p.body, "i=pm") {
+		t.Errorf("the control panel on a board without PMs: %d, links PMs: %v", p.status, strings.Contains(p.body, "i=pm"))
+	}
+}
+
+// TestTokensAgain: with TokensAgain a form's token is taken as often as it
+// is submitted within its lifetime (phpBB 3.3.10's check_form_key), so
+// forms of one kind made in one second all go; by default only the first.
+func TestTokensAgain(t *testing.T) {
+	for _, again := range []bool{false, true} {
+		b := newBoard(t, Options{TokensAgain: again, FloodInterval: -1})
+		bot, bob := b.ids["GM Bot"], b.ids["Bob"]
+		c := b.client()
+		c.login("GM Bot")
+		var forms []string
+		var vals []url.Values
+		for i := range 2 { // two forms in one second: one token
+			act, v := c.get(fmt.Sprintf("ucp.php?i=pm&mode=compose&u=%d", bob)).form(t, "postform")
+			vs := urlValues(v)
+			vs.Set("subject", fmt.Sprintf("Role %d", i))
+			vs.Set("message", "You are a spy.")
+			vs.Set("post", "Submit")
+			forms, vals = append(forms, act), append(vals, vs)
+		}
+		if vals[0].Get("form_token") != vals[1].Get("form_token") {
+			t.Fatal("two forms of one second with different tokens")
+		}
+		b.clk.Advance(time.Second)
+		for i := range forms {
+			if r := c.post(forms[i], vals[i]); errorText(r) != "" {
+				t.Logf("TokensAgain %v, PM %d: %s", again, i, errorText(r))
+			}
+		}
+		want := 1
+		if again {
+			want = 2
+		}
+		if n := len(b.s.Sent(bot)); n != want {
+			t.Errorf("TokensAgain %v: %d PMs sent with one token, want %d", again, n, want)
+		}
 	}
 }

@@ -4,7 +4,7 @@
 // messages, edits and deletes. The scraper, parser and poster are tested
 // against it, and `forumgm sim` runs it for a person to browse.
 //
-// It is written from the documented facts (design/forum-engines.md §1), not
+// It is written from phpBB 3.3's documented pages, forms and markup, not
 // from phpBB's code. Where it has to choose, see RULINGS.md in this package.
 //
 // The Server is an http.Handler; the board root is the directory of any
@@ -31,8 +31,10 @@ import (
 // Options configure a Server. Zero values give phpBB's defaults.
 type Options struct {
 	Clock clock.Clock // nil: the wall clock
-	// PostsPerPage is phpBB's posts_per_page (default 10).
-	PostsPerPage int
+	// PostsPerPage is phpBB's posts_per_page (default 10); TopicsPerPage
+	// its topics_per_page, the topic list's rows a page (default 25).
+	PostsPerPage  int
+	TopicsPerPage int
 	// FloodInterval is phpBB's flood_interval (default 15 s); negative
 	// turns flood control off.
 	FloodInterval time.Duration
@@ -48,6 +50,11 @@ type Options struct {
 	SessionLength time.Duration
 	// TokenLifetime is form_token_lifetime (default 7200 s).
 	TokenLifetime time.Duration
+	// TokensAgain lets a form token be submitted again within its
+	// lifetime, as phpBB 3.3.10's check_form_key does (it keeps no record);
+	// by default a token is taken once, as a posting lock would, which
+	// catches a bot resubmitting a form instead of fetching a new one.
+	TokensAgain bool
 	// Theme renames the classes of a topic's posts (default prosilver's).
 	Theme Theme
 	// MaxPostChars is phpBB's max_post_chars (default 60000): longer posts
@@ -56,6 +63,17 @@ type Options struct {
 	// SentPerPage pages the sent folder's list (start=, newest first) as
 	// phpBB does at topics_per_page; 0 lists it whole.
 	SentPerPage int
+	// NoPMs: the board has no private messages (as a FluxBB without a PM
+	// extension): every PM page answers 404 and no page links them.
+	NoPMs bool
+	// PMsDisabled is phpBB's "Private messaging: No" (allow_privmsg off,
+	// SetPMsDisabled while the board runs): the control panel's PM module
+	// is then not accessible, and every PM page answers phpBB's General
+	// Error "Module not accessible", HTTP 503.
+	PMsDisabled bool
+	// NoSize: the board's BBCode has no [size] (as FluxBB 1.5's has
+	// none): the tag shows as typed.
+	NoSize bool
 }
 
 // User is a board member.
@@ -86,6 +104,7 @@ type Topic struct {
 	ForumID int
 	Title   string
 	posts   []int // post ids in order
+	views   int   // topic_views
 }
 
 // Post is one post. Source is the BBCode as submitted; HTML is what
@@ -139,6 +158,7 @@ type Server struct {
 	nextID   struct{ user, forum, topic, post, pm int }
 	guest    *User // phpBB's ANONYMOUS (user id 1)
 	requests int
+	emails   []Email
 	fx       reqFaults // the request being served (under mu)
 	flt      faults
 }
@@ -159,6 +179,9 @@ func New(opt Options) *Server {
 	}
 	if opt.PostsPerPage <= 0 {
 		opt.PostsPerPage = 10
+	}
+	if opt.TopicsPerPage <= 0 {
+		opt.TopicsPerPage = 25
 	}
 	if opt.FloodInterval == 0 {
 		opt.FloodInterval = 15 * time.Second
@@ -195,6 +218,14 @@ func (s *Server) SetSentPerPage(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opt.SentPerPage = n
+}
+
+// SetPMsDisabled turns the board's private messages off or on (phpBB's
+// allow_privmsg), as an admin does in the ACP.
+func (s *Server) SetPMsDisabled(off bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opt.PMsDisabled = off
 }
 
 func (s *Server) SetFloodInterval(d time.Duration) {
@@ -314,7 +345,7 @@ func (s *Server) SetSignature(id int, text string) error {
 		return err
 	}
 	u.Signature = text
-	u.sigHTML = bbcode.Render(text, bbcode.Options{Bold: s.opt.Bold})
+	u.sigHTML = bbcode.Render(text, bbcode.Options{Bold: s.opt.Bold, NoSize: s.opt.NoSize})
 	return nil
 }
 
@@ -400,7 +431,7 @@ func (s *Server) addPost(t *Topic, uid int, name, subject, text string) *Post {
 }
 
 func (s *Server) render(text string) string {
-	return bbcode.Render(text, bbcode.Options{Bold: s.opt.Bold})
+	return bbcode.Render(text, bbcode.Options{Bold: s.opt.Bold, NoSize: s.opt.NoSize})
 }
 
 // Edit changes a post's text as editorID, with phpBB's rule for the edit

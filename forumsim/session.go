@@ -132,7 +132,7 @@ func (s *Server) checkToken(se *session, form string, r *http.Request) (string, 
 		return "", false
 	}
 	key := form + ":" + tok
-	if _, used := s.used[key]; used {
+	if _, used := s.used[key]; used && !s.opt.TokensAgain {
 		return "", false
 	}
 	return key, true

@@ -10,6 +10,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/forumgm/forumgm/bbcode"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/parser"
 )
 
 func postIDs(p page) []string {
@@ -316,5 +318,61 @@ func TestEveryPage(t *testing.T) {
 		if !strings.Contains(p.body, tc.login) {
 			t.Errorf("member %s: no %q", tc.url, tc.login)
 		}
+	}
+}
+
+// TestTopicList: viewforum.php lists a forum's topics by their last post,
+// newest first, topics_per_page (25) a page at start=N as phpBB 3.3 does:
+// each row's last post links its id, the replies count and the views (a
+// topic's views count its page views) are cells of their own, and the
+// phpBB profile's parser reads the rows and the pagination.
+func TestTopicList(t *testing.T) {
+	b := newBoard(t, Options{})
+	var topics []int
+	for i := 0; i < 60; i++ {
+		tid, _, err := b.s.AddTopic(b.forum, b.ids["Alice"], fmt.Sprintf("Topic %d", i), "Hello")
+		if err != nil {
+			t.Fatal(err)
+		}
+		topics = append(topics, tid)
+		b.clk.Advance(time.Second)
+	}
+	// The oldest gets a reply: it is listed first.
+	pid, err := b.s.Post(topics[0], b.ids["Bob"], "Bump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := b.client()
+	c.get(fmt.Sprintf("viewtopic.php?t=%d", topics[59]))
+	prof, _ := forum.Builtin("phpbb")
+	x := parser.MustNew(prof)
+	var all []forum.ThreadMark
+	for page, start := range []int{0, 25, 50} {
+		p := c.get(fmt.Sprintf("viewforum.php?f=%d&start=%d", b.forum, start))
+		doc, err := parser.Doc([]byte(p.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := x.Topics(doc)
+		if l.Page != page+1 || l.Pages != 3 || len(l.Marks) != []int{25, 25, 10}[page] {
+			t.Errorf("start=%d: page %d of %d, %d rows", start, l.Page, l.Pages, len(l.Marks))
+		}
+		all = append(all, l.Marks...)
+		if page == 0 && !strings.Contains(p.body, `<dd class="views">1 <dfn>Views</dfn></dd>`) {
+			t.Error("the topic viewed once does not show 1 view")
+		}
+	}
+	if len(all) != 60 || all[0] != (forum.ThreadMark{Thread: fmt.Sprint(topics[0]), Sign: fmt.Sprintf("post %d, replies 1", pid)}) {
+		t.Fatalf("first row %+v of %d", all[0], len(all))
+	}
+	for i, m := range all[1:] {
+		if want := fmt.Sprint(topics[59-i]); m.Thread != want || m.Sign == "" {
+			t.Errorf("row %d: %+v, want topic %s, newest first", i+1, m, want)
+		}
+	}
+	// Past the end: the last page, as validate_start does.
+	p := c.get(fmt.Sprintf("viewforum.php?f=%d&start=500", b.forum))
+	if !strings.Contains(p.body, `<li class="active"><span>3</span></li>`) {
+		t.Error("start past the end is not the last page")
 	}
 }

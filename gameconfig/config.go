@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -38,7 +39,31 @@ type GameConfig struct {
 	// page: posts that show a map then carry its picture, served by the
 	// desk at PublicURL/p/NAME/map/TURN.png. Checked by CheckPublicURL.
 	PublicURL string `json:"public_url,omitempty"`
+	// Deadlines is the game file's deadlines block (nil: the game's own
+	// lengths of time, no grace, no time for replacements).
+	Deadlines *Deadlines `json:"deadlines,omitempty"`
+	// GracePhase is the phase that has had its grace period (set by the
+	// moderator when it gives one): once per phase, and while it lasts the
+	// phase closes as soon as everyone has acted.
+	GracePhase string `json:"grace_phase,omitempty"`
+	// Counts and Reminders are the game file's blocks (nil: the defaults,
+	// docs/between-deadlines.md).
+	Counts    *Counts    `json:"counts,omitempty"`
+	Reminders *Reminders `json:"reminders,omitempty"`
+	// Between is what the moderator has done between deadlines in the
+	// current phase (its counts, its reminders, its prods), saved with the
+	// step that did it, so nothing is said twice across restarts.
+	Between *BetweenState `json:"between,omitempty"`
+	// Signups is the game file's signups block: the game was (or is being)
+	// filled by sign-ups in its thread. While Players is empty the game is
+	// in sign-ups; the moderator sets Players (in sign-up order) and Start
+	// when they close and the game starts.
+	Signups *Signups `json:"signups,omitempty"`
 }
+
+// SigningUp says whether the game is still taking sign-ups (it has no
+// players yet).
+func (c GameConfig) SigningUp() bool { return c.Signups != nil && len(c.Players) == 0 }
 
 // Rules turns it into the engine's config.
 func (c GameConfig) Rules() rules.Config {
@@ -52,34 +77,47 @@ type ForumConfig struct {
 	Engine string `json:"engine" yaml:"engine"` // a built-in profile: phpbb | mybb | smf
 	// Profile is a GM's profile file (docs/profiles.md), instead of or on
 	// top of the engine; absolute once the game file is loaded.
-	Profile string `json:"profile,omitempty" yaml:"profile"`
-	Forum   string `json:"forum,omitempty" yaml:"forum"`
-	Thread  string `json:"thread" yaml:"thread"`
-	Bot     string `json:"bot" yaml:"bot"` // the bot account's user name
+	Profile string `json:"profile,omitempty" yaml:"profile,omitempty"`
+	// Forum is the id of the forum (board) holding the thread: its topic
+	// list is then the change signal (docs/polling.md).
+	Forum  string `json:"forum,omitempty" yaml:"forum,omitempty"`
+	Thread string `json:"thread" yaml:"thread"`
+	Bot    string `json:"bot" yaml:"bot"` // the bot account's user name
 	// PasswordEnv names an environment variable holding the bot's password;
 	// PasswordFile a file readable only by its owner.
-	PasswordEnv  string `json:"password_env,omitempty" yaml:"password_env"`
-	PasswordFile string `json:"password_file,omitempty" yaml:"password_file"`
+	PasswordEnv  string `json:"password_env,omitempty" yaml:"password_env,omitempty"`
+	PasswordFile string `json:"password_file,omitempty" yaml:"password_file,omitempty"`
 	// PollSeconds is how often the thread and inbox are read.
-	PollSeconds float64 `json:"poll_seconds,omitempty" yaml:"poll_seconds"`
+	PollSeconds float64 `json:"poll_seconds,omitempty" yaml:"poll_seconds,omitempty"`
+	// PollMinSeconds and PollMaxSeconds are how far the poll may follow
+	// the game (docs/polling.md): faster as a deadline nears, down to the
+	// min; slower while nothing happens, up to the max; always
+	// poll_seconds halved or doubled. Unset: poll_seconds.
+	PollMinSeconds float64 `json:"poll_min_seconds,omitempty" yaml:"poll_min_seconds,omitempty"`
+	PollMaxSeconds float64 `json:"poll_max_seconds,omitempty" yaml:"poll_max_seconds,omitempty"`
+	// FullReadSeconds: where the board's topic list tells an unchanged
+	// thread (the change signal, used when Forum names the forum holding
+	// the thread), the thread is still read at least this often, for its
+	// edits and deletions [10 × poll_seconds, at least 300].
+	FullReadSeconds float64 `json:"full_read_seconds,omitempty" yaml:"full_read_seconds,omitempty"`
 	// FloodSeconds fixes the least gap between two of the bot's posts/PMs
 	// (0: a flood-exempt account); unset, it is learned from the board.
-	FloodSeconds *float64 `json:"flood_seconds,omitempty" yaml:"flood_seconds"`
+	FloodSeconds *float64 `json:"flood_seconds,omitempty" yaml:"flood_seconds,omitempty"`
 	// DeadlineUnitSeconds: deadlines are rounded up to a multiple of this
 	// (default: the board's stamp unit, a minute on phpBB and MyBB, so no
 	// minute stamp straddles a deadline; 0 turns rounding off, for phases
 	// of seconds as in the demo).
-	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds"`
+	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds,omitempty"`
 	// RequestsPerSecond caps requests to the board (default 1).
-	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second"`
+	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second,omitempty"`
 	// TimeZone is the bot account's time zone on the board (its profile
 	// setting), when it differs from the engine profile's: how the board
 	// shows relative times to the bot, and the zone deadlines are written in.
-	TimeZone string `json:"time_zone,omitempty" yaml:"time_zone"`
+	TimeZone string `json:"time_zone,omitempty" yaml:"time_zone,omitempty"`
 	// OutageExtension: when the bot could not read the board for a while
 	// (an outage), the phase's deadline moves on by that time and the
 	// thread is told why (README "Outages"). On unless set to false.
-	OutageExtension *bool `json:"outage_extension,omitempty" yaml:"outage_extension"`
+	OutageExtension *bool `json:"outage_extension,omitempty" yaml:"outage_extension,omitempty"`
 }
 
 // ExtendsForOutages says whether an outage moves the deadline on.
@@ -87,62 +125,27 @@ func (f ForumConfig) ExtendsForOutages() bool {
 	return f.OutageExtension == nil || *f.OutageExtension
 }
 
-// BoardProfile is the engine profile the game is played with: a built-in
-// one, or the GM's profile file, with the game's time zone if it sets one.
-func (f ForumConfig) BoardProfile() (forum.Profile, error) {
-	p, err := f.LoadProfile()
-	if err != nil {
-		return p, err
-	}
-	if f.TimeZone != "" {
-		p.TimeZone = f.TimeZone
-	}
-	return p, nil
-}
-
-// Location is the board's time zone for the bot account: what people read
-// deadlines in.
-func (f ForumConfig) Location() (*time.Location, error) {
-	p, err := f.BoardProfile()
-	if err != nil {
-		return nil, err
-	}
-	loc, err := p.Location()
-	if err != nil {
-		return nil, fmt.Errorf("time zone %q: %w", p.TimeZone, err)
-	}
-	return loc, nil
-}
-
-// LoadProfile is the board's profile: the GM's profile file when the game
-// names one, else the built-in profile of its engine.
-func (f ForumConfig) LoadProfile() (forum.Profile, error) {
-	if f.Profile != "" {
-		return forum.LoadProfile(f.Profile)
-	}
-	p, ok := forum.Builtin(f.Engine)
-	if !ok {
-		return forum.Profile{}, fmt.Errorf("forum engine %q: one of %s, or a profile file (profile: FILE)", f.Engine, strings.Join(forum.BuiltinNames(), ", "))
-	}
-	return p, nil
-}
-
-// ThreadURL is the game thread's address, as a person would open it.
-func (f ForumConfig) ThreadURL() string {
-	if p, err := f.LoadProfile(); err == nil {
-		if u, err := forum.Resolve(f.URL, p.ThreadPageURL(f.Thread, 1)); err == nil {
-			return u
-		}
-	}
-	return f.URL + " (thread " + f.Thread + ")"
-}
-
 // Check refuses forum numbers that are not finite or out of any sane range
 // (YAML's .nan and .inf, 1e300): each would become an undefined
 // time.Duration in the poller or the flood wait.
 func (f ForumConfig) Check() error {
-	if err := checkNumber("poll_seconds", f.PollSeconds, 0.05, 86400, true); err != nil {
+	for _, n := range []struct {
+		name string
+		v    float64
+	}{{"poll_seconds", f.PollSeconds}, {"poll_min_seconds", f.PollMinSeconds}, {"poll_max_seconds", f.PollMaxSeconds}} {
+		if err := checkNumber(n.name, n.v, 0.05, 86400, true); err != nil {
+			return err
+		}
+	}
+	if err := checkNumber("full_read_seconds", f.FullReadSeconds, 1, 7*86400, true); err != nil {
 		return err
+	}
+	poll := f.Poll().Seconds()
+	if f.PollMinSeconds > poll {
+		return fmt.Errorf("forum poll_min_seconds: %v is more than poll_seconds (%v)", f.PollMinSeconds, poll)
+	}
+	if f.PollMaxSeconds != 0 && f.PollMaxSeconds < poll {
+		return fmt.Errorf("forum poll_max_seconds: %v is less than poll_seconds (%v)", f.PollMaxSeconds, poll)
 	}
 	if f.FloodSeconds != nil {
 		if err := checkNumber("flood_seconds", *f.FloodSeconds, 0, 3600, true); err != nil {
@@ -171,6 +174,28 @@ func (f ForumConfig) Poll() time.Duration {
 	return time.Duration(f.PollSeconds * float64(time.Second))
 }
 
+// PollBounds are the shortest and longest poll periods (poll_min_seconds,
+// poll_max_seconds; each poll_seconds when unset).
+func (f ForumConfig) PollBounds() (lo, hi time.Duration) {
+	lo, hi = f.Poll(), f.Poll()
+	if f.PollMinSeconds > 0 {
+		lo = min(lo, time.Duration(f.PollMinSeconds*float64(time.Second)))
+	}
+	if f.PollMaxSeconds > 0 {
+		hi = max(hi, time.Duration(f.PollMaxSeconds*float64(time.Second)))
+	}
+	return lo, hi
+}
+
+// FullRead is how often, at least, the thread is read in full where the
+// change signal would let polls skip it.
+func (f ForumConfig) FullRead() time.Duration {
+	if f.FullReadSeconds > 0 {
+		return time.Duration(f.FullReadSeconds * float64(time.Second))
+	}
+	return max(10*f.Poll(), 5*time.Minute)
+}
+
 // Credentials reads the bot's password from where the GM put it: an
 // environment variable, or a file that only its owner can read (a password
 // file anyone can read is refused rather than used).
@@ -191,7 +216,7 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 		if err != nil {
 			return c, fmt.Errorf("the bot's password file: %w", err)
 		}
-		if fi.Mode().Perm()&0o077 != 0 {
+		if othersMayRead(fi) {
 			return c, fmt.Errorf("the bot's password file %s can be read by others (mode %v); chmod 600 it", f.PasswordFile, fi.Mode().Perm())
 		}
 		b, err := os.ReadFile(f.PasswordFile)
@@ -209,6 +234,14 @@ func (f ForumConfig) Credentials() (forum.Credentials, error) {
 		return c, fmt.Errorf("no password_env or password_file for the bot account %q", f.Bot)
 	}
 	return c, nil
+}
+
+// othersMayRead: the file's mode lets its group or others read it. Windows
+// keeps who may read a file in its ACL, which Go's file modes do not show
+// (every writable file reads as 0666), so there the GM's folder permissions
+// are what keeps it private, and the file is not refused for its mode.
+func othersMayRead(fi os.FileInfo) bool {
+	return runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0
 }
 
 // CheckPublicURL checks the web desk's public address and returns it

@@ -1,15 +1,19 @@
 package gameconfig
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
 )
 
 // TestExampleGameFiles checks that every documented example game file loads
@@ -87,6 +91,11 @@ func TestGameFileErrors(t *testing.T) {
 		{"duplicate name, separators", okMyBB + "players: [Mary Jane, Bob, mary_jane]\n", "same name"},
 		{"name without letters", okMyBB + "players: ['--']\n", "no letters or digits"},
 		{"poll nan", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, poll_seconds: .nan}\nplayers: [a]\n", "poll_seconds: NaN is not a finite number"},
+		{"poll min nan", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, poll_min_seconds: .nan}\nplayers: [a]\n", "poll_min_seconds: NaN"},
+		{"poll max huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, poll_max_seconds: 1e9}\nplayers: [a]\n", "poll_max_seconds: must be"},
+		{"poll min above poll", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, poll_seconds: 10, poll_min_seconds: 20}\nplayers: [a]\n", "poll_min_seconds: 20 is more than poll_seconds (10)"},
+		{"poll max below default poll", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, poll_max_seconds: 20}\nplayers: [a]\n", "poll_max_seconds: 20 is less than poll_seconds (30)"},
+		{"full read negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, full_read_seconds: -5}\nplayers: [a]\n", "full_read_seconds"},
 		{"flood inf", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: .inf}\nplayers: [a]\n", "flood_seconds"},
 		{"flood negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: -1}\nplayers: [a]\n", "flood_seconds"},
 		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},
@@ -110,6 +119,22 @@ func TestGameFileErrors(t *testing.T) {
 	}
 }
 
+// TestGameFileErrorsWrap: a game file's error keeps the error it came from
+// (wrapped, not flattened to text), so a caller can tell a missing profile
+// file from a bad one, and still names the game file.
+func TestGameFileErrorsWrap(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "g.yaml")
+	src := "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: gone.profile.yaml, password_env: P}\nplayers: [a]\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadGameFile(p)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), p) {
+		t.Errorf("a game file naming a missing profile: %v, want an error naming %s that is fs.ErrNotExist", err, p)
+	}
+}
+
 func TestCredentials(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("FGM_PW", "s3cret")
@@ -121,7 +146,7 @@ func TestCredentials(t *testing.T) {
 	}
 	p := filepath.Join(dir, "pw")
 	os.WriteFile(p, []byte("filepw\n"), 0o644)
-	if _, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+	if _, err := (ForumConfig{Bot: "b", PasswordFile: p}).Credentials(); runtime.GOOS != "windows" && (err == nil || !strings.Contains(err.Error(), "chmod 600")) {
 		t.Errorf("a world-readable password file must be refused: %v", err)
 	}
 	os.Chmod(p, 0o600)
@@ -161,9 +186,9 @@ func TestGameFileProfile(t *testing.T) {
 	if gf.Forum.Profile != filepath.Join(sub, "mine.profile.yaml") || gf.Forum.Engine != "mybb" {
 		t.Errorf("profile %q engine %q", gf.Forum.Profile, gf.Forum.Engine)
 	}
-	p, err := gf.Forum.LoadProfile()
-	if err != nil || p.Selectors.Post != "div.entry" || p.Name != "mine" {
-		t.Errorf("LoadProfile: %v %+v", err, p.Selectors.Post)
+	site, err := gf.Forum.Site()
+	if err != nil || site.Profile.Selectors.Post != "div.entry" || site.Profile.Name != "mine" {
+		t.Errorf("Site: %v %+v", err, site)
 	}
 	for _, c := range []struct{ src, want string }{
 		{"name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: boards/typo.profile.yaml, password_env: P}\nplayers: [a]\n", `line 3: unknown key "selectors.postt"`},
@@ -209,5 +234,59 @@ func TestGameFilePublicURL(t *testing.T) {
 	}
 	if gc, _, _ := gf.Configs(time.Now()); gc.PublicURL != "https://desk.example.org/forumgm" {
 		t.Errorf("public URL %q", gc.PublicURL)
+	}
+}
+
+// TestGameFileWritesBack: the game file written for a game (the desk's
+// download) loads back as the same game: board, players with their ids,
+// options, setup and seed; and it holds no password, only where it is.
+func TestGameFileWritesBack(t *testing.T) {
+	dir := t.TempDir()
+	zero := 0.0
+	gc := GameConfig{Players: []string{"Ann", "Ben", "Zoë"}, Options: map[string]any{"rounds": 3, "awards": map[string]any{"winner": "Top"}},
+		Setup: map[string]any{"civ": map[string]any{"Ann": "Fire"}}, Seed: 42, Aliases: map[string][]string{"Ann": {"Annie"}}, PublicURL: "https://desk.example.org"}
+	fc := ForumConfig{URL: "https://board.example.org/", Engine: "phpbb", Thread: "12", Bot: "GM Bot", PasswordEnv: "BOT_PW", FloodSeconds: &zero, TimeZone: "Europe/Berlin"}
+	ps := []store.Player{{ForumName: "Ann", ForumUserID: "52"}, {ForumName: "Ben", ForumUserID: "53"}, {ForumName: "Zoë", ForumUserID: "54"}}
+	data, err := FileOf("back", "nations", gc, fc, ps).YAML("written by a test\nsecond line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "# written by a test\n# second line\n") || strings.Contains(string(data), "password:") {
+		t.Errorf("the file:\n%s", data)
+	}
+	p := filepath.Join(dir, "back.game.yaml")
+	os.WriteFile(p, data, 0o644)
+	gf, err := LoadGameFile(p)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	gc2, fc2, ps2 := gf.Configs(time.Now())
+	if gf.Name != "back" || gf.Game != "nations" || gc2.Seed != 42 || fmt.Sprint(gc2.Players) != fmt.Sprint(gc.Players) ||
+		fmt.Sprint(gc2.Options) != fmt.Sprint(gc.Options) || fmt.Sprint(gc2.Setup) != fmt.Sprint(gc.Setup) || fmt.Sprint(gc2.Aliases) != fmt.Sprint(gc.Aliases) || gc2.PublicURL != gc.PublicURL {
+		t.Errorf("read back %+v, wrote %+v", gc2, gc)
+	}
+	if fc2.URL != fc.URL || fc2.Thread != fc.Thread || fc2.Bot != fc.Bot || fc2.PasswordEnv != "BOT_PW" || fc2.TimeZone != fc.TimeZone || fc2.FloodSeconds == nil || *fc2.FloodSeconds != 0 {
+		t.Errorf("forum read back %+v", fc2)
+	}
+	for i, p := range ps2 {
+		if p.ForumName != ps[i].ForumName || p.ForumUserID != ps[i].ForumUserID {
+			t.Errorf("player %d: %+v, wrote %+v", i, p, ps[i])
+		}
+	}
+}
+
+// TestCheckFields: each problem is reported by the key it is about, all
+// of them at once.
+func TestCheckFields(t *testing.T) {
+	gf := &GameFile{Name: "my game", Game: "nations", Forum: ForumConfig{URL: "u", Thread: "1", Bot: "b", TimeZone: "Mars/Olympus", PollSeconds: -3},
+		Players: []PlayerSpec{{Name: "Ann"}}, PublicURL: "ftp://x"}
+	got := map[string]bool{}
+	for _, e := range gf.Check(t.TempDir()) {
+		got[e.Field] = true
+	}
+	for _, f := range []string{"name", "players", "forum.time_zone", "forum.password", "forum.poll_seconds", "public_url"} {
+		if !got[f] {
+			t.Errorf("no error for %s: %v", f, gf.Check(t.TempDir()))
+		}
 	}
 }

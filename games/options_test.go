@@ -22,7 +22,7 @@ var numericOptions = map[string][]string{
 }
 
 var nonNumeric = map[string][]string{
-	"resistance": {"chain_spies", "missing_vote"},
+	"resistance": {"chain_spies", "missing_vote", "missing_proposal"},
 	"protest":    {"layout"},
 	"nations":    {"awards"},
 }

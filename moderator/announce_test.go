@@ -64,25 +64,15 @@ func TestGMControlsAreAnnounced(t *testing.T) {
 }
 
 // TestDeadlinesInTheBoardsZone: a board whose bot account reads times in
-// another zone gets its deadlines in that zone.
+// another zone gets its deadlines in that zone, and in UTC.
 func TestDeadlinesInTheBoardsZone(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		r := newNationsIn(t, db, "UTC-5")
-		if got := r.botPosts(); len(got) != 1 || !strings.Contains(got[0], "Deadline:</strong> Sun 1 Mar 2026, 07:10 UTC-5 (in 10 minutes)") {
+		if got := r.botPosts(); len(got) != 1 || !strings.Contains(got[0], "Deadline:</strong> Sun 1 Mar 2026, 07:10 UTC-5 / 12:10 UTC (in 10 minutes)") {
 			t.Fatalf("opening post:\n%s", strings.Join(got, "\n---\n"))
 		}
 	})
 }
 
 // botPosts are the bodies of the bot's thread posts, in order.
-func (r *nationsRig) botPosts() []string {
-	r.ff.mu.Lock()
-	defer r.ff.mu.Unlock()
-	var out []string
-	for _, p := range r.ff.posts {
-		if p.Author.Name == "GMbot" {
-			out = append(out, p.BodyHTML)
-		}
-	}
-	return out
-}
+func (r *nationsRig) botPosts() []string { return r.ff.BotPosts() }

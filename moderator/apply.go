@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -15,12 +16,13 @@ import (
 // process applies every unread message in forum order, resolving a phase
 // first whenever a message comes after its deadline, and at the end resolves
 // whatever is due as of readAt (the read was complete up to then).
-func (m *Moderator) process(ctx context.Context, l *loaded, f Forum, readAt time.Time) error {
+func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) error {
 	if l.behind && l.readTo.Before(readAt) {
 		// A backfill under way: the thread is known only up to its last
 		// recorded post, so nothing later is applied or resolved yet.
 		readAt = l.readTo
 	}
+	settleAt := l.settleTime(readAt) // the PMs may be known to an earlier time
 	msgs, err := m.unread(ctx, l.row.ID)
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", l.row.Name, err)
@@ -36,32 +38,32 @@ func (m *Moderator) process(ctx context.Context, l *loaded, f Forum, readAt time
 			break
 		}
 		batch := msgs[:n]
-		if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return m.apply(tx, l.row.ID, f, batch) }); err != nil {
+		held := false
+		if err := m.DB.Tx(ctx, func(tx *store.Tx) (err error) { held, err = m.apply(tx, l, batch); return err }); err != nil {
 			return fmt.Errorf("apply %s: %s %s…: %w", l.row.Name, batch[0].Kind, batch[0].ForumID, err)
 		}
 		if err := m.crash("after-message"); err != nil {
 			return err
+		}
+		if held {
+			break // the rest waits for the PM inbox (inbox.go)
 		}
 		if n < len(msgs) && n < applyBatch {
 			break // the next one is stamped after the read began
 		}
 		msgs = msgs[n:]
 	}
-	var s *step
-	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
-		var err error
-		if s, err = m.begin(tx, l.row.ID); err != nil {
+	s, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
+		if err := settle(s, settleAt); err != nil {
 			return err
 		}
-		if err := settle(s, readAt); err != nil {
-			return err
-		}
-		return m.commit(tx, s)
+		return m.between(tx, s, readAt)
 	})
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", l.row.Name, err)
 	}
 	m.logResolved(s)
+	m.notePolled(l.row.ID, m.now(), s.l.row.Deadline, l.news)
 	return nil
 }
 
@@ -86,44 +88,49 @@ func (m *Moderator) unread(ctx context.Context, id int64) ([]store.Message, erro
 const applyBatch = 50
 
 // apply reads the commands of a run of messages (in forum order) and
-// applies them: load, compute, save once.
-func (m *Moderator) apply(tx *store.Tx, id int64, f Forum, msgs []store.Message) error {
-	s, err := m.begin(tx, id) // locks the game: one applier at a time
+// applies them: load, compute, save once. held says it stopped at a message
+// that waits for the PM inbox (waitsForInbox), the rest left unread.
+func (m *Moderator) apply(tx *store.Tx, l *loaded, msgs []store.Message) (held bool, err error) {
+	s, err := m.begin(tx, l) // locks the game: one applier at a time
 	if err != nil {
-		return err
+		return false, err
 	}
 	applied := false
 	for _, msg := range msgs {
 		cur, err := tx.Message(msg.ID)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if cur.Status != store.MessageNew {
 			continue // already applied (by another process)
 		}
-		ok, err := applyMessage(s, f, msg)
+		if l.inboxDown && waitsForInbox(s, msg, l.pmsTo) {
+			held = true
+			break
+		}
+		ok, err := applyMessage(s, msg)
 		if err != nil {
-			return fmt.Errorf("%s %s: %w", msg.Kind, msg.ForumID, err)
+			return false, fmt.Errorf("%s %s: %w", msg.Kind, msg.ForumID, err)
 		}
 		applied = applied || ok
 	}
 	if err := m.commit(tx, s); err != nil {
-		return err
+		return false, err
 	}
 	if applied {
 		// A crash after the commands are written, before the transaction
 		// ends, must undo them with everything else of the step.
 		if err := m.crash("in-apply"); err != nil {
-			return err
+			return false, err
 		}
 	}
 	m.logResolved(s)
-	return nil
+	return held, nil
 }
 
 // applyMessage computes what one message does to the game. It reports
 // whether the message's commands were applied (not ignored, not late).
-func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
+func applyMessage(s *step, msg store.Message) (bool, error) {
 	l := s.l
 	stamp := msg.Stamp
 	if l.row.Status == Running && stamp.Known() {
@@ -134,6 +141,9 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 	}
 	slot, isPlayer := l.state.Roster().Author(msg.AuthorName)
 	if !isPlayer || !l.active() || strings.EqualFold(msg.AuthorName, l.forum.Bot) {
+		if !isPlayer && lateSignup(s, msg) {
+			return false, nil // an /in after sign-ups closed: refused, with the reason
+		}
 		s.setMessage(msg.ID, store.MessageIgnored)
 		return false, nil
 	}
@@ -141,14 +151,14 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 		s.learnID(slot, msg.AuthorID)
 	}
 	ch := channelOf(msg.Kind)
-	var segs []string
-	if ch == rules.Public {
-		segs = f.Segments(msg.BodyHTML)
-	} else {
-		segs = f.Lines(msg.BodyHTML)
-	}
+	segs := commandsOf(l, msg)
 	src := rules.Source{Player: slot, Channel: ch, Time: stamp.Earliest, Ref: msg.ForumID}
 	phase := l.phase()
+	if forum.IsUnreadable(msg.BodyHTML) && beforeGame(l, msg) == "" {
+		// Nothing in it can be read: the player is told to send it again.
+		refuseUnreadable(s, msg, slot, phase)
+		return false, nil
+	}
 	if !stamp.Known() {
 		// Never a silent drop: in the audit log with the reason, the player
 		// told, the GM's log has it as an error.
@@ -177,6 +187,9 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 		s.refuse(msg, slot, phase, referee.Late(l.game, l.state, src, segs, reason), reason, store.CommandRejected)
 		return false, nil
 	}
+	if ch == rules.Public {
+		segs = s.countRequests(msg, slot, phase, segs)
+	}
 	r := referee.Message(l.game, l.state, src, segs)
 	l.state = r.State
 	s.outcomes(msg, slot, phase, r)
@@ -191,6 +204,20 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 	return true, nil
 }
 
+// commandsOf are a message's commands: as recorded with it when the read
+// took them from the page, else read from its stored body (rows from
+// before they were recorded, text appended to a merged post).
+func commandsOf(l *loaded, msg store.Message) []string {
+	switch {
+	case msg.CommandsRead:
+		return msg.Commands
+	case channelOf(msg.Kind) == rules.Public:
+		return l.site.Reader.Segments(msg.BodyHTML)
+	default:
+		return l.site.Reader.Lines(msg.BodyHTML)
+	}
+}
+
 // beforeGame says why a message was made before the game began ("" when it
 // was not). A thread post is in the game when it follows the opening post
 // (a larger post id), whatever minute its stamp shows; before the opening
@@ -198,7 +225,7 @@ func applyMessage(s *step, f Forum, msg store.Message) (bool, error) {
 // message out.
 func beforeGame(l *loaded, msg store.Message) string {
 	open := l.cfg.OpeningPost
-	if msg.Kind == "post" && open != "" {
+	if msg.Kind == forum.KindPost && open != "" {
 		if o, _, ok1 := postKey(open); ok1 {
 			if n, _, ok2 := postKey(msg.ForumID); ok2 {
 				if n < o {
@@ -220,18 +247,11 @@ func beforeGame(l *loaded, msg store.Message) string {
 func (s *step) refuse(msg store.Message, slot, phase string, r referee.Step, reason string, status store.CommandStatus) {
 	if len(r.Outcomes) == 0 {
 		s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Phase: phase, Player: slot,
-			Channel: string(channelOf(msg.Kind)), Text: "(the whole " + kindName(msg.Kind) + ")", Status: status, Reason: reason, Time: msg.Time})
+			Channel: string(channelOf(msg.Kind)), Text: "(the whole " + msg.Kind.Name() + ")", Status: status, Reason: reason, Time: msg.Time})
 	}
 	s.outcomes(msg, slot, phase, r)
 	s.emit(phase, r, msg.Time)
 	s.setMessage(msg.ID, store.MessageProcessed)
-}
-
-func kindName(kind string) string {
-	if kind == "pm" {
-		return "PM"
-	}
-	return "post"
 }
 
 // outcomes records what became of each segment of a message; an accepted
@@ -246,7 +266,7 @@ func (s *step) outcomes(msg store.Message, slot, phase string, r referee.Step) {
 		s.ch.Commands = append(s.ch.Commands, row)
 		if o.Status == referee.Accepted {
 			s.ch.Journal = append(s.ch.Journal, store.JournalWrite{
-				Entry:      store.JournalEntry{GameID: s.l.row.ID, Kind: "command", Time: msg.Time, Payload: mustJSON(o.Cmd)},
+				Entry:      journal.New(s.l.row.ID, msg.Time, journal.Command{Command: *o.Cmd}),
 				ForCommand: len(s.ch.Commands),
 			})
 		}

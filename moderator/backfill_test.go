@@ -3,10 +3,8 @@ package moderator
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -17,90 +15,62 @@ import (
 	"github.com/forumgm/forumgm/bbcode"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 
-// pagedForum is fakeForum read page by page, as forumconn reads a board:
-// a cursor is the last page read, and a read starts again on it. The
-// thread's first gen posts are made up when a page is served (so a long
-// thread takes no memory of its own: the benchmark's heap is the
-// moderator's), the bot's own posts follow them.
-type pagedForum struct {
-	*fakeForum
-	gen     int
-	perPage int
-	fetches int // pages served
-}
-
-// made is the i-th made-up post (0-based): players' chatter a second
+// madePost is the i-th post (0-based) of a long thread the fake board
+// makes up when a page is served (so the thread takes no memory of its
+// own: the benchmark's heap is the moderator's): players' chatter a second
 // apart from the game's start, Bob's civilisation on the second page.
-func (f *pagedForum) made(i int) forum.Post {
+func madePost(ff *forumtest.Board, i int) forum.Post {
 	text := fmt.Sprintf("chatter %d: who do we trust? [quote=Bob]not me[/quote]", i)
 	if i == 15 {
 		text = "We rise. [b]CIV: Fire[/b]"
 	}
 	who := []string{"Alice", "Bob"}[i%2]
-	st := f.stamp(start.Add(time.Duration(i+1) * time.Second))
+	st := ff.Stamp(start.Add(time.Duration(i+1) * time.Second))
 	return forum.Post{ID: strconv.Itoa(i + 1), Author: forum.Author{Name: who, ID: "u-" + who}, Time: st.Earliest, Stamp: st,
 		BodyHTML: bbcode.Render(text, bbcode.Options{})}
 }
 
-func (f *pagedForum) ReadThreadPages(ctx context.Context, thread string, cursor []byte,
-	page func(posts []forum.Post, next []byte, first, last string, n, pages int) error) error {
-	f.mu.Lock()
-	down, total := f.down, f.gen+len(f.posts)
-	f.mu.Unlock()
-	if down {
-		return errDown
-	}
-	var cur struct {
-		Page int `json:"page"`
-	}
-	json.Unmarshal(cursor, &cur)
-	pages := max(1, (total+f.perPage-1)/f.perPage)
-	var buf []forum.Post
-	for n := max(cur.Page, 1); n <= pages; n++ {
-		f.fetches++
-		buf = buf[:0]
-		for i := (n - 1) * f.perPage; i < min(n*f.perPage, total); i++ {
-			if i < f.gen {
-				buf = append(buf, f.made(i))
-				continue
-			}
-			f.mu.Lock()
-			buf = append(buf, f.posts[i-f.gen])
-			f.mu.Unlock()
-		}
-		next, _ := json.Marshal(map[string]int{"page": n})
-		first, last := "", ""
-		if len(buf) > 0 {
-			first, last = buf[0].ID, buf[len(buf)-1].ID
-		}
-		if n == pages && first != "" {
-			last = strconv.FormatInt(math.MaxInt64, 10)
-		}
-		if err := page(buf, next, first, last, n, pages); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func newPagedGame(t testing.TB, db *store.DB, posts int) (*Moderator, *pagedForum, int64) {
+// newPagedGame is a game in a thread that starts with posts made-up posts,
+// 10 a page.
+func newPagedGame(t testing.TB, db *store.DB, posts int) (*Moderator, *forumtest.Board, int64) {
 	t.Helper()
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	ff := &pagedForum{fakeForum: &fakeForum{clk: clk, nextID: posts}, gen: posts, perPage: 10}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	ff := forumtest.New(clk)
+	ff.Made, ff.PerPage = posts, 10
+	ff.MadePost = func(i int) forum.Post { return madePost(ff, i) }
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": 1e5}, Seed: 1, Start: start}
-	g, err := m.Create(ctx, "long", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+	g, err := m.Create(ctx, "long", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Duration(posts+1) * time.Second) // the posts are made
 	return m, ff, g.ID
+}
+
+// pagesPerTick makes each of m's ticks read n pages of a long thread before
+// its read slice is up: the fake clock moves on by a slice's nth while
+// each page is read (as the board's pace would have it), and then calls
+// next, if any, at every crash point.
+func pagesPerTick(m *Moderator, n int, next func(point string) error) {
+	clk := m.Clock.(*clock.Fake)
+	step := readSlice(&loaded{}) / time.Duration(n)
+	m.Crash = func(point string) error {
+		if point == "after-thread" {
+			clk.Advance(step)
+		}
+		if next != nil {
+			return next(point)
+		}
+		return nil
+	}
 }
 
 func progressOf(t testing.TB, db *store.DB, id int64) store.ThreadProgress {
@@ -129,26 +99,31 @@ func messagesOf(t testing.TB, db *store.DB, id int64) []store.Message {
 	return out
 }
 
-// TestBackfillSpreadsOverPolls: a long first read records a bounded number
-// of pages per poll, one transaction each, and resumes where it stopped;
+// TestBackfillSpreadsOverPolls: a long first read records the pages one
+// tick's read slice allows, one transaction each, and resumes where it
+// stopped;
 // what it has read is applied (a command on page 2 is accepted at the
 // first poll) but nothing after its last post (a PM sent since waits), and
 // the progress is recorded for `forumgm status`.
 func TestBackfillSpreadsOverPolls(t *testing.T) {
-	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
-	maxPagesPerPoll = 3
 	ctx := context.Background()
 	db := storetest.SQLite(t)
 	m, ff, id := newPagedGame(t, db, 95)
+	pagesPerTick(m, 3, nil)
 	var logs bytes.Buffer
 	m.Log = slog.New(slog.NewTextHandler(&logs, nil))
-	ff.fakeForum.PM(ctx, "Alice", "PROSPER")
+	ff.PM(ctx, "Alice", "PROSPER")
 
 	if err := m.Tick(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	if p := progressOf(t, db, id); p != (store.ThreadProgress{Page: 3, Pages: 10}) {
 		t.Fatalf("after one poll: %+v, want page 3 of 10", p)
+	}
+	// The next tick comes at once, not at the next poll.
+	acct := gameconfig.ForumConfig{URL: "http://fake/", Bot: "GMbot"}.Account()
+	if w := m.pollWait(id, acct, gameconfig.ForumConfig{}); !m.Backfilling(id) || w != 0 {
+		t.Errorf("behind: backfilling %v, the next tick in %s; want at once", m.Backfilling(id), w)
 	}
 	// The log follows the backfill page by page (the first read of a long
 	// thread shows its progress in the terminal).
@@ -195,12 +170,15 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// 10 pages, 3 a poll, each poll starting again on the page it ended on.
+	// 10 pages, 3 a tick, each starting again on the page it ended on.
 	if polls != 5 {
-		t.Errorf("caught up in %d polls, want 5", polls)
+		t.Errorf("caught up in %d ticks, want 5", polls)
 	}
 	if !strings.Contains(logs.String(), `msg="thread backfill" game=long page="9 of 10"`) {
 		t.Errorf("the backfill's later polls were not logged:\n%s", logs.String())
+	}
+	if w := m.pollWait(id, acct, gameconfig.ForumConfig{}); m.Backfilling(id) || w != 30*time.Second {
+		t.Errorf("caught up: backfilling %v, the next tick in %s; want at the next poll", m.Backfilling(id), w)
 	}
 	// An ordinary poll of the last page is no backfill.
 	logs.Reset()
@@ -219,15 +197,15 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 			t.Errorf("the PM is still waiting once the thread is read")
 		}
 	}
-	if want := ff.gen + len(ff.posts); posts != want { // 95 and the bot's opening post
+	if want := ff.Made + len(ff.Posts()); posts != want { // 95 and the bot's opening post
 		t.Errorf("%d posts recorded, want %d", posts, want)
 	}
 	// Caught up: a poll reads the last page only.
-	before := ff.fetches
+	before := ff.Fetches
 	if err := m.Tick(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if n := ff.fetches - before; n != 1 {
+	if n := ff.Fetches - before; n != 1 {
 		t.Errorf("a caught-up poll read %d pages, want 1", n)
 	}
 }
@@ -242,8 +220,6 @@ func TestBackfillSpreadsOverPolls(t *testing.T) {
 //
 //	go test -run '^$' -bench Backfill -benchtime 1x ./moderator
 func BenchmarkBackfill(b *testing.B) {
-	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
-	maxPagesPerPoll = 50
 	// run backfills a thread of posts posts and returns its rate and peak
 	// live heap; the sampling is not timed.
 	run := func(posts int) (rate, peakMiB float64) {
@@ -252,7 +228,7 @@ func BenchmarkBackfill(b *testing.B) {
 		var high uint64
 		var sampling time.Duration
 		pages := 0
-		m.Crash = func(point string) error {
+		pagesPerTick(m, 50, func(point string) error {
 			if point != "after-thread" {
 				return nil
 			}
@@ -266,7 +242,7 @@ func BenchmarkBackfill(b *testing.B) {
 			high = max(high, ms.HeapAlloc)
 			sampling += time.Since(t)
 			return nil
-		}
+		})
 		s := time.Now()
 		for polls := 0; polls == 0 || progressOf(b, db, id).Behind(); polls++ {
 			if err := m.Tick(context.Background(), id); err != nil {
@@ -302,11 +278,11 @@ func TestPagedReadSeesEdits(t *testing.T) {
 		ff.Post(ctx, "Bob", fmt.Sprintf("chatter %d", i))
 	}
 	ff.Post(ctx, "Alice", "I pick [b]CIV: Fire[/b]")
-	post := ff.lastID()
+	post := ff.LastID()
 	if err := m.Tick(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	ff.edit(post, "Changed my mind: [b]CIV: Water[/b]")
+	ff.Edit(post, "Changed my mind: [b]CIV: Water[/b]")
 	if err := m.Tick(ctx, id); err != nil {
 		t.Fatal(err)
 	}
@@ -327,20 +303,18 @@ func TestPagedReadSeesEdits(t *testing.T) {
 // loses nothing: the pages recorded stay, the next poll goes on from the
 // last of them, and every post is recorded once.
 func TestBackfillResumesAfterACrash(t *testing.T) {
-	defer func(n int) { maxPagesPerPoll = n }(maxPagesPerPoll)
-	maxPagesPerPoll = 3
 	ctx := context.Background()
 	db := storetest.SQLite(t)
 	m, ff, id := newPagedGame(t, db, 55)
 	calls := 0
-	m.Crash = func(point string) error {
+	pagesPerTick(m, 3, func(point string) error {
 		if point == "after-thread" {
 			if calls++; calls == 2 {
 				return ErrCrash
 			}
 		}
 		return nil
-	}
+	})
 	if err := m.Tick(ctx, id); err == nil {
 		t.Fatal("the crash did not stop the tick")
 	}
@@ -361,7 +335,7 @@ func TestBackfillResumesAfterACrash(t *testing.T) {
 			seen[msg.ForumID]++
 		}
 	}
-	if want := ff.gen + len(ff.posts); len(seen) != want {
+	if want := ff.Made + len(ff.Posts()); len(seen) != want {
 		t.Errorf("%d posts recorded, want %d", len(seen), want)
 	}
 }

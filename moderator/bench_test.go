@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -22,17 +23,18 @@ import (
 func BenchmarkLongGame(b *testing.B) {
 	ctx := context.Background()
 	type game struct {
-		m  *Moderator
-		ff *fakeForum
-		id int64
+		m   *Moderator
+		ff  *forumtest.Board
+		clk *clock.Fake
+		id  int64
 	}
 	mk := func(name string, history int) game {
 		db := storetest.SQLite(b)
 		clk := clock.NewFake(start)
-		ff := &fakeForum{clk: clk}
-		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+		ff := forumtest.New(clk)
+		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 		gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 1e6}, Seed: 1, Start: start}
-		g, err := m.Create(ctx, name, "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+		g, err := m.Create(ctx, name, "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,13 +50,13 @@ func BenchmarkLongGame(b *testing.B) {
 		if err := m.Tick(ctx, g.ID); err != nil {
 			b.Fatal(err)
 		}
-		return game{m, ff, g.ID}
+		return game{m, ff, clk, g.ID}
 	}
 	fresh, long := mk("fresh", 0), mk("long", 1000)
 	one := func(g game) func() {
 		return func() {
 			g.ff.PM(ctx, "Bob", "PROSPER")
-			g.ff.clk.(*clock.Fake).Advance(time.Second)
+			g.clk.Advance(time.Second)
 			if err := g.m.Tick(ctx, g.id); err != nil {
 				b.Fatal(err)
 			}

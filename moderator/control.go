@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -19,20 +20,11 @@ import (
 // control runs a GM command as a step: load the game, let fn compute the
 // change (fn may read more through tx, never write), save it once.
 func (m *Moderator) control(ctx context.Context, what, name string, fn func(tx *store.Tx, s *step) error) error {
-	var s *step
-	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
-		g, err := tx.Game(name)
-		if err != nil {
-			return fmt.Errorf("game %q: %w", name, err)
-		}
-		if s, err = m.begin(tx, g.ID); err != nil {
-			return err
-		}
-		if err := fn(tx, s); err != nil {
-			return err
-		}
-		return m.commit(tx, s)
-	})
+	l, err := m.viewNamed(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, name, err)
+	}
+	s, err := m.runStep(ctx, l, fn)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, name, err)
 	}
@@ -41,6 +33,9 @@ func (m *Moderator) control(ctx context.Context, what, name string, fn func(tx *
 }
 
 func active(l *loaded) error {
+	if l.row.Status == Signups {
+		return fmt.Errorf("game %s is taking sign-ups and has no players yet ('forumgm signups %s' shows them; 'close' starts the game)", l.row.Name, l.row.Name)
+	}
 	if !l.active() {
 		return fmt.Errorf("game %s is %s", l.row.Name, l.row.Status)
 	}
@@ -68,7 +63,7 @@ func (m *Moderator) deadlineLine(s *step) string {
 func (m *Moderator) setDeadline(s *step, t time.Time) time.Time {
 	t = forum.DeadlineOn(t, s.l.deadlineUnit())
 	s.l.state = s.l.game.SetDeadline(s.l.state, t)
-	s.journal("deadline", m.now(), map[string]time.Time{"deadline": t})
+	s.journal(m.now(), journal.Deadline{Deadline: t})
 	return t
 }
 
@@ -98,28 +93,29 @@ func (m *Moderator) Extend(ctx context.Context, name string, d time.Duration) (t
 	return nd, err
 }
 
-// ResolveNow closes the current phase at once. It returns when the update
-// goes out if the game holds it back (Nations posts a round's report when the
-// next round opens), zero if at once.
+// ResolveNow closes the current phase at once, whatever it is by then
+// (ResolvePhase names the phase). It returns when the update goes out if
+// the game holds it back (Nations posts a round's report when the next
+// round opens), zero if at once.
 func (m *Moderator) ResolveNow(ctx context.Context, name string) (time.Time, error) {
+	return m.ResolvePhase(ctx, name, "")
+}
+
+// ResolvePhase is ResolveNow for the phase the GM saw: refused with a
+// *StalePhaseError, resolving nothing, once the game has left phase (""
+// resolves whatever phase is current).
+func (m *Moderator) ResolvePhase(ctx context.Context, name, phase string) (time.Time, error) {
 	var held time.Time
 	err := m.control(ctx, "resolve-now", name, func(tx *store.Tx, s *step) error {
-		if err := active(s.l); err != nil {
+		if err := m.resolveNow(s, phase); err != nil {
 			return err
 		}
-		if s.l.game.Status(s.l.state).Finished {
-			return fmt.Errorf("game %s is over", name)
-		}
-		if s.l.row.Status == Paused {
-			s.l.row.PausedAt = m.now() // the new phase's clock stops from here
-		}
-		resolve(s, m.now())
 		un, err := tx.Unsent(s.l.row.ID)
 		if err != nil {
 			return err
 		}
 		for _, it := range append(un, s.ch.Outbox...) {
-			if it.Kind == "post" && it.NotBefore.After(held) {
+			if it.Kind == forum.KindPost && it.NotBefore.After(held) {
 				held = it.NotBefore
 			}
 		}
@@ -132,6 +128,9 @@ func (m *Moderator) ResolveNow(ctx context.Context, name string) (time.Time, err
 // deadline passes until Resume, which moves the deadline by the pause.
 func (m *Moderator) Pause(ctx context.Context, name string) error {
 	return m.control(ctx, "pause", name, func(_ *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
+			return err
+		}
 		if s.l.row.Status != Running {
 			return fmt.Errorf("game %s is %s, not running", name, s.l.row.Status)
 		}
@@ -144,6 +143,9 @@ func (m *Moderator) Pause(ctx context.Context, name string) error {
 // Resume restarts a paused game.
 func (m *Moderator) Resume(ctx context.Context, name string) error {
 	return m.control(ctx, "resume", name, func(_ *store.Tx, s *step) error {
+		if err := active(s.l); err != nil {
+			return err
+		}
 		if s.l.row.Status != Paused {
 			return fmt.Errorf("game %s is %s, not paused", name, s.l.row.Status)
 		}
@@ -193,7 +195,7 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			return err
 		}
 		s.l.state = st
-		s.journal("replace", m.now(), map[string]string{"Old": old, "New": newName})
+		s.journal(m.now(), journal.Replace{Old: old, New: newName})
 		for i := range s.players {
 			if p := &s.players[i]; p.Slot == slot {
 				p.Aliases = append(p.Aliases, p.ForumName)
@@ -202,7 +204,7 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			}
 		}
 		s.ch.Retarget = &store.Retarget{GameID: s.l.row.ID, Slot: slot, Name: newName, ForumID: forumID}
-		m.announce(s, fmt.Sprintf("[b]%s replaces %s[/b] in the game, from now on.", rules.Esc(newName), rules.Esc(left)))
+		m.announce(s, fmt.Sprintf("[b]%s replaces %s[/b] in the game, from now on.", rules.Esc(newName), rules.Esc(left))+m.replacementTime(s, newName))
 		evs, err := tx.Events(s.l.row.ID)
 		if err != nil {
 			return err
@@ -218,15 +220,7 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 // member looks the new account up on the board of game name, once what can
 // be told without the board (the old player, the name clash) is fine.
 func (m *Moderator) member(ctx context.Context, name, old, newName, forumID string) (forum.Author, error) {
-	var l *loaded
-	err := m.DB.View(ctx, func(tx *store.Tx) error {
-		g, err := tx.Game(name)
-		if err != nil {
-			return fmt.Errorf("game %q: %w", name, err)
-		}
-		l, err = decodeGame(g)
-		return err
-	})
+	l, err := m.viewNamed(ctx, name)
 	if err != nil {
 		return forum.Author{}, err
 	}
@@ -313,15 +307,20 @@ func (m *Moderator) Void(ctx context.Context, name string, commandID int64, reas
 // End closes the game at the GM's word: final standings and reveals go out.
 func (m *Moderator) End(ctx context.Context, name string) error {
 	return m.control(ctx, "end", name, func(_ *store.Tx, s *step) error {
+		if s.l.row.Status == Signups {
+			m.cancelSignups(s) // a game that never started: cancelled
+			return nil
+		}
 		if err := active(s.l); err != nil {
 			return err
 		}
-		phase := s.l.phase()
+		phase, title := s.l.phase(), s.l.game.Status(s.l.state).Title
 		now := m.now()
 		r := referee.End(s.l.game, s.l.state, now)
 		s.l.state = r.State
 		s.l.row.Status = Ended
-		s.journal("end", now, nil)
+		s.journal(now, journal.End{})
+		s.closings = append(s.closings, closing{phase: phase, title: title})
 		s.emit(phase, r, now)
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/nations"
@@ -21,20 +22,28 @@ type nationsRig struct {
 	ctx context.Context
 	db  *store.DB
 	clk *clock.Fake
-	ff  *fakeForum
+	ff  *forumtest.Board
 	m   *Moderator
 	id  int64
 }
 
-func newNations(t *testing.T, db *store.DB) *nationsRig { return newNationsIn(t, db, "") }
+func newNations(t *testing.T, db *store.DB) *nationsRig { return newNationsOn(t, db, nil) }
 
 // newNationsIn is newNations on a board whose bot account reads times in zone.
 func newNationsIn(t *testing.T, db *store.DB, zone string) *nationsRig {
+	return newNationsOn(t, db, func(fc *gameconfig.ForumConfig) { fc.TimeZone = zone })
+}
+
+// newNationsOn is newNations with the forum settings changed by set.
+func newNationsOn(t *testing.T, db *store.DB, set func(*gameconfig.ForumConfig)) *nationsRig {
 	r := &nationsRig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
-	r.ff = &fakeForum{clk: r.clk}
-	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
+	r.ff = forumtest.New(r.clk)
+	r.m = &Moderator{DB: db, Clock: r.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return r.ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", TimeZone: zone}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	if set != nil {
+		set(&fc)
+	}
 	g, err := r.m.Create(r.ctx, "n1", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}, {Slot: "Carol", ForumName: "Carol"}})
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +89,12 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 
 		// An edit before the deadline replaces the post's commands.
 		r.ff.Post(ctx, "Alice", "I pick [b]CIV: Fire[/b]")
-		post := r.ff.lastID()
+		post := r.ff.LastID()
 		r.tick()
 		if s, _ := r.state(); s.CivOf("Alice") != "Fire" {
 			t.Fatalf("civ %s", s.CivOf("Alice"))
 		}
-		r.ff.edit(post, "Changed my mind: [b]CIV: Water[/b]")
+		r.ff.Edit(post, "Changed my mind: [b]CIV: Water[/b]")
 		r.tick()
 		s, _ := r.state()
 		if s.CivOf("Alice") != "Water" {
@@ -160,11 +169,11 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 
 		// Deletion is flagged; the deleted post's commands stand.
 		r.ff.Post(ctx, "Carol", "[b]CIV: Earth[/b]")
-		carolPost := r.ff.lastID()
+		carolPost := r.ff.LastID()
 		r.ff.Post(ctx, "Alice", "chatter")
-		chatter := r.ff.lastID()
+		chatter := r.ff.LastID()
 		r.tick()
-		r.ff.remove(carolPost)
+		r.ff.Remove(carolPost)
 		r.tick()
 		if s, _ := r.state(); s.CivOf("Carol") != "Earth" {
 			t.Error("a deleted post's command should stand")
@@ -189,7 +198,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		r.tick()
 		// (The GM's announcements above pushed Alice's first post off the
 		// page a poll re-reads; her chatter, also of round 1, is on it.)
-		r.ff.edit(chatter, "[b]CIV: Earth[/b]")
+		r.ff.Edit(chatter, "[b]CIV: Earth[/b]")
 		r.tick()
 		if s, _ := r.state(); s.CivOf("Alice") != "Water" {
 			t.Error("an edit after the deadline changed a closed phase")
@@ -237,10 +246,10 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 func TestEditSeenAfterTheDeadline(t *testing.T) {
 	r := newNations(t, storetest.SQLite(t))
 	r.ff.Post(r.ctx, "Alice", "[b]CIV: Fire[/b]")
-	post := r.ff.lastID()
+	post := r.ff.LastID()
 	r.tick()
 	r.clk.Advance(11 * time.Minute) // round 1's 10 minutes are over
-	r.ff.edit(post, "[b]CIV: Water[/b]")
+	r.ff.Edit(post, "[b]CIV: Water[/b]")
 	r.tick()
 	if s, _ := r.state(); s.CivOf("Alice") != "Fire" {
 		t.Errorf("civ %s: an edit seen after the deadline changed the phase", s.CivOf("Alice"))
@@ -266,11 +275,12 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	down := &fakeForum{clk: clock.Real{}, down: true}
-	up := &fakeForum{clk: clock.Real{}}
+	down := forumtest.New(clock.Real{})
+	down.Down = true
+	up := forumtest.New(clock.Real{})
 	var downCalls atomic.Int32
-	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(_ context.Context, fc gameconfig.ForumConfig) (Forum, error) {
-		if fc.Thread == "down" {
+	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(_ context.Context, site *gameconfig.Site) (Forum, error) {
+		if site.Forum.Thread == "down" {
 			downCalls.Add(1)
 			return down, nil
 		}
@@ -278,17 +288,17 @@ func TestOneForumDownDoesNotStallAnother(t *testing.T) {
 	}}
 	for _, th := range []string{"down", "up"} {
 		gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
-		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: th, Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: th, Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
 		if _, err := m.Create(ctx, "g-"+th, "nations", gc, fc, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	done := make(chan error)
 	go func() { done <- m.Run(ctx) }()
-	for ctx.Err() == nil && len(up.botPosts()) == 0 {
+	for ctx.Err() == nil && len(up.BotPosts()) == 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(up.botPosts()) == 0 {
+	if len(up.BotPosts()) == 0 {
 		t.Fatal("the healthy game's opening post was never sent")
 	}
 	cancel()
@@ -306,15 +316,16 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		clk := clock.NewFake(start)
-		ff := &fakeForum{clk: clk, missing: map[string]bool{"Nobody": true}, memberIDs: map[string]string{"Benedict": "99", "Bo": "7", "Annex": "2"}}
-		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+		ff := forumtest.New(clk)
+		ff.Missing, ff.MemberIDs = map[string]bool{"Nobody": true}, map[string]string{"Benedict": "99", "Bo": "7", "Annex": "2"}
+		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 		players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 		var ps []store.Player
 		for i, p := range players {
 			ps = append(ps, store.Player{Slot: p, ForumName: p, ForumUserID: string(rune('2' + i))})
 		}
 		gc := gameconfig.GameConfig{Players: players, Seed: 1, Start: start}
-		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 		g, err := m.Create(ctx, "r1", "resistance", gc, fc, ps)
 		if err != nil {
 			t.Fatal(err)
@@ -378,20 +389,35 @@ func TestReplaceRedirectsQueuedPMs(t *testing.T) {
 
 // TestPMsRoutedBetweenGames: two games share a board and a bot account, and
 // Alice plays in both. Her PMs go to the game their subject names; one that
-// names none is answered once, by the older game, and read by neither.
+// names none is answered once, by the older game, and read by neither. The
+// board and the account are the same however the two games' settings write
+// them: a trailing slash, letter case (the bug of issue 19: such games
+// shared one session and inbox, yet each took Alice's PMs as its own).
 func TestPMsRoutedBetweenGames(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		urls, bots [2]string
+	}{
+		{"the same settings", [2]string{"http://fake/", "http://fake/"}, [2]string{"GMbot", "GMbot"}},
+		{"a trailing slash and letter case", [2]string{"http://fake/", "http://FAKE"}, [2]string{"GMbot", "gmbot"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { pmsRoutedBetweenGames(t, tc.urls, tc.bots) })
+	}
+}
+
+func pmsRoutedBetweenGames(t *testing.T, urls, bots [2]string) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	ff := &fakeForum{clk: clk}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	ff := forumtest.New(clk)
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 	opts := map[string]any{"rounds": 2, "round_minutes": 10}
 	var ids []int64
-	for _, g := range []struct {
+	for i, g := range []struct {
 		name    string
 		players []string
 	}{{"spies", []string{"Alice", "Bob"}}, {"spies-2", []string{"Alice", "Carol"}}} {
+		fc := gameconfig.ForumConfig{URL: urls[i], Engine: "phpbb", Thread: "1", Bot: bots[i], PasswordEnv: "X"}
 		row, err := m.Create(ctx, g.name, "nations", gameconfig.GameConfig{Players: g.players, Options: opts, Seed: 1, Start: start}, fc, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -440,7 +466,7 @@ func TestPMsRoutedBetweenGames(t *testing.T) {
 		t.Errorf("spies-2 read more than its own PM: %v", g2)
 	}
 	asked := 0
-	for _, pm := range ff.sentTo()["Alice"] {
+	for _, pm := range ff.SentTo()["Alice"] {
 		if strings.Contains(pm, "several games") {
 			asked++
 		}

@@ -12,8 +12,13 @@ import (
 )
 
 // Create sets a game up: draws its secrets, saves it, and queues the
-// opening post and the role PMs.
+// opening post and the role PMs. A game to be filled by sign-ups (no
+// players, gc.Signups) is created taking them, and the call for players
+// queued instead (signups.go).
 func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig.GameConfig, fc gameconfig.ForumConfig, players []store.Player) (*store.Game, error) {
+	if gc.SigningUp() {
+		return m.createSignups(ctx, name, kind, gc, fc)
+	}
 	eng, err := rules.Lookup(kind)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
@@ -30,6 +35,7 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 		return nil, fmt.Errorf("create %s: encoding the state: %w", name, err)
 	}
 	row := &store.Game{Name: name, Kind: kind, Status: Running, Config: mustJSON(gc), Forum: mustJSON(fc), State: state}
+	site := resolveSite(fc) // its first deadline goes on the board's unit
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
 		if err := tx.CreateGame(row); err != nil {
 			return err
@@ -39,16 +45,19 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 			p.GameID = row.ID
 			ps[i] = p
 		}
-		s := &step{l: &loaded{row: row, game: eng, cfg: gc, forum: fc, state: setup.State},
+		s := &step{l: &loaded{row: row, game: eng, cfg: gc, forum: fc, state: setup.State, site: site},
 			players: ps, playersChanged: len(ps) > 0, opened: gc.Start, pictured: -1}
+		// The first deadline as the schedule sets it, on the board's unit
+		// (a whole minute where stamps are to the minute), before the
+		// opening post states it.
+		openDeadline(s, gc.Start, m.now())
+		setup.State = s.l.state
 		s.emit("setup", setup, m.now())
-		// The first deadline on the board's unit too (a whole minute where
-		// stamps are to the minute).
-		roundDeadline(s, m.now())
 		return m.commit(tx, s)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}
+	m.hold(row.ID, row.Forum, site)
 	return row, nil
 }

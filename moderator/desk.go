@@ -33,6 +33,7 @@ type DeskGame struct {
 	State    rules.State  // the whole state, secrets included
 	Status   rules.Status // with the game-specific results (Extra)
 	Forum    gameconfig.ForumConfig
+	Site     *gameconfig.Site // the board, resolved from Forum
 	Config   gameconfig.GameConfig
 	Players  []store.Player
 	Events   []store.EventRow   // everything the game said, public and private, by phase
@@ -48,13 +49,13 @@ func (m *Moderator) Desk(ctx context.Context, name string) (*DeskGame, error) {
 		return nil, err
 	}
 	d := &DeskGame{Report: rs[0]}
+	var l *loaded
 	err = m.DB.View(ctx, func(tx *store.Tx) error {
 		g, err := tx.Game(name)
 		if err != nil {
 			return err
 		}
-		l, err := decodeGame(g)
-		if err != nil {
+		if l, err = decodeGame(g); err != nil {
 			return err
 		}
 		d.Engine, d.State, d.Forum, d.Config, d.PausedAt = l.game, l.state, l.forum, l.cfg, g.PausedAt
@@ -79,6 +80,7 @@ func (m *Moderator) Desk(ctx context.Context, name string) (*DeskGame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("desk %s: %w", name, err)
 	}
+	d.Site = m.site(l.row.ID, l.row.Forum, l.forum)
 	return d, nil
 }
 
@@ -124,6 +126,8 @@ func health(msgs []store.Message, items []store.OutboxItem) Health {
 				h.LastSent = it.SentAt
 			}
 			continue
+		case store.OutboxLapsed, store.OutboxSplit:
+			continue // never to go, or gone as its parts
 		case store.OutboxFailed:
 			h.Failed++
 		case store.OutboxSending, store.OutboxUnconfirmed:

@@ -58,7 +58,7 @@ func gameThroughFaults(t *testing.T, seed int64) {
 	}
 
 	m := simModerator(db, clk, 50)
-	g := simtest.Start(t, m, "faults", "nations", th.Nations(start, 2, 30, 5), th.Forum(t, "FORUMGM_FAULTS_TEST_PW"), th.Roster())
+	g := simtest.Start(t, m, "faults", "nations", noReminders(th.Nations(start, 2, 30, 5)), th.Forum(t, "FORUMGM_FAULTS_TEST_PW"), th.Roster())
 	report := func() GameReport { return reportOf(t, m, "faults") }
 	outbox := func() []store.OutboxItem { return simtest.Outbox(t, db, g.ID) }
 	tickErrs := 0

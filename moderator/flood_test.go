@@ -28,7 +28,7 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 	sim, topic, bot, alice, bob := th.Sim, th.Topic, th.Bot, th.Players["Alice"], th.Players["Bob"]
 	must := simtest.Must(t)
 	m := simModerator(db, clk, 3)
-	sg := simtest.Start(t, m, "flood", "nations", th.Nations(start, 2, 30, 5), th.Forum(t, "FORUMGM_FLOOD_TEST_PW"), th.Roster())
+	sg := simtest.Start(t, m, "flood", "nations", noReminders(th.Nations(start, 2, 30, 5)), th.Forum(t, "FORUMGM_FLOOD_TEST_PW"), th.Roster())
 	g, tick := sg.Game, sg.Tick
 	report := func() GameReport { return reportOf(t, m, "flood") }
 	outbox := func() []store.OutboxItem { return simtest.Outbox(t, db, g.ID) }
@@ -131,7 +131,7 @@ func TestFloodWaitDoesNotStallTheGame(t *testing.T) {
 		if n := th.OnBoard(it); n != 1 {
 			t.Errorf("%s (%s) on the board %d times", it.Marker, it.Kind, n)
 		}
-		lane := it.Kind + ":" + it.Recipient
+		lane := string(it.Kind) + ":" + it.Recipient
 		id, _ := strconv.Atoi(it.ForumID)
 		if id <= last[lane] {
 			t.Errorf("%s went out as %d, after %d in its lane", it.Marker, id, last[lane])

@@ -1,11 +1,13 @@
 package moderator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -18,13 +20,25 @@ type loaded struct {
 	cfg   gameconfig.GameConfig
 	forum gameconfig.ForumConfig
 	state rules.State
-	unit  *time.Duration // deadlineUnit, once looked up
-	loc   *time.Location // the board's time zone (see zone)
+	// cfgChanged: a step changed cfg (GracePhase); commit saves it.
+	cfgChanged bool
+	// site is the game's board, resolved outside any transaction (Moderator.
+	// site) and held; nil for a game loaded only to be told apart from
+	// another (siblings), which needs no board.
+	site *gameconfig.Site
 	// behind is set by a read that stopped before the thread's end (a long
 	// backfill spread over polls); readTo is then as far as the thread is
 	// known complete: the time of the last post it recorded.
 	behind bool
 	readTo time.Time
+	// inboxDown is set by a read whose thread read and whose PM inbox did
+	// not (inbox.go): PMs are known only up to pmsTo, the last read that
+	// got the inbox.
+	inboxDown bool
+	pmsTo     time.Time
+	// news: the tick's read recorded a new or edited message (the poll
+	// follows the game: poll.go).
+	news bool
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {
@@ -38,6 +52,13 @@ func decodeGame(g *store.Game) (*loaded, error) {
 	}
 	if err := json.Unmarshal(g.Forum, &l.forum); err != nil {
 		return nil, fmt.Errorf("game %s: forum settings: %w", g.Name, err)
+	}
+	if l.cfg.SigningUp() {
+		// Taking sign-ups: the state is the list (signups.go).
+		if err := decodeSignups(l); err != nil {
+			return nil, fmt.Errorf("game %s: %w", g.Name, err)
+		}
+		return l, nil
 	}
 	if l.state, err = eng.Decode(g.State); err != nil {
 		return nil, fmt.Errorf("game %s: state: %w", g.Name, err)
@@ -61,21 +82,89 @@ func (l *loaded) phase() string { return l.game.Status(l.state).Phase }
 // active says whether the game still takes commands.
 func (l *loaded) active() bool { return l.row.Status == Running || l.row.Status == Paused }
 
+// view loads a game by id with its board, for the steps that follow: the
+// game is read in a transaction of its own, the board resolved after it.
 func (m *Moderator) view(ctx context.Context, id int64) (*loaded, error) {
+	return m.viewBy(ctx, func(tx *store.Tx) (*store.Game, error) { return tx.GameByID(id) })
+}
+
+// viewNamed is view by the game's name.
+func (m *Moderator) viewNamed(ctx context.Context, name string) (*loaded, error) {
+	return m.viewBy(ctx, func(tx *store.Tx) (*store.Game, error) {
+		g, err := tx.Game(name)
+		if err != nil {
+			return nil, fmt.Errorf("game %q: %w", name, err)
+		}
+		return g, nil
+	})
+}
+
+func (m *Moderator) viewBy(ctx context.Context, get func(*store.Tx) (*store.Game, error)) (*loaded, error) {
 	var l *loaded
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
-		g, err := tx.GameByID(id)
+		g, err := get(tx)
 		if err != nil {
 			return err
 		}
 		l, err = decodeGame(g)
 		return err
 	})
-	return l, err
+	if err != nil {
+		return nil, err
+	}
+	l.site = m.site(l.row.ID, l.row.Forum, l.forum)
+	return l, nil
 }
 
-func channelOf(kind string) rules.Channel {
-	if kind == "pm" {
+// site is the board of the game id with these forum settings, resolved the
+// first time and held for every later step (no profile file is read in a
+// step). A game's forum settings do not change once it is created; should
+// they, the board is resolved again. A board whose profile cannot be loaded
+// still writes times (gameconfig.Site.Err), and cannot be read; it is not
+// held, so the game's next load finds the file once the GM puts it back.
+func (m *Moderator) site(id int64, raw []byte, fc gameconfig.ForumConfig) *gameconfig.Site {
+	m.mu.Lock()
+	e, ok := m.sites[id]
+	m.mu.Unlock()
+	if ok && bytes.Equal(e.forum, raw) {
+		return e.site
+	}
+	s := resolveSite(fc)
+	m.hold(id, raw, s)
+	return s
+}
+
+// hold keeps the board resolved for game id's forum settings.
+func (m *Moderator) hold(id int64, raw []byte, s *gameconfig.Site) {
+	if s.Err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sites == nil {
+		m.sites = map[int64]siteEntry{}
+	}
+	m.sites[id] = siteEntry{forum: bytes.Clone(raw), site: s}
+}
+
+// resolveSite resolves a game's board (gameconfig.ForumConfig.Site), or
+// says why it cannot be (gameconfig.Site.Err).
+func resolveSite(fc gameconfig.ForumConfig) *gameconfig.Site {
+	s, err := fc.Site()
+	if err != nil {
+		return fc.UnknownSite(err)
+	}
+	return s
+}
+
+// siteEntry is a game's resolved board with the settings it came from.
+type siteEntry struct {
+	forum []byte
+	site  *gameconfig.Site
+}
+
+func channelOf(kind forum.MessageKind) rules.Channel {
+	if kind == forum.KindPM {
 		return rules.Private
 	}
 	return rules.Public

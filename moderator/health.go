@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -73,11 +74,11 @@ type storeError struct{ error }
 
 func (e storeError) Unwrap() error { return e.error }
 
-// readOK records, in the read's own transaction, that the read begun at
-// readAt succeeded, and the outage it ended if there was one (and the game
+// readOK records in the read's own step that the read begun at readAt
+// succeeded, and the outage it ended if there was one (and the game
 // extends deadlines for outages).
 func (m *Moderator) readOK(tx *store.Tx, s *step, readAt time.Time) error {
-	h, err := tx.Health(s.l.row.ID)
+	h, err := s.health(tx)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,8 @@ func (m *Moderator) readOK(tx *store.Tx, s *step, readAt time.Time) error {
 	}
 	h.LastGoodRead = readAt
 	h.LastError, h.FailingSince, h.Failures, h.LastFailure, h.NextRetry = "", time.Time{}, 0, time.Time{}, time.Time{}
-	return tx.SaveHealth(h)
+	s.ch.Health = &h
+	return nil
 }
 
 // outageOf is the outage a run of failed reads ended by a good read at
@@ -138,11 +140,11 @@ func extendForOutage(s *step, dl time.Time, final bool) bool {
 	}
 	nd := forum.DeadlineOn(st.Deadline.Add(overlap), s.l.deadlineUnit())
 	s.l.state = s.l.game.SetDeadline(s.l.state, nd)
-	s.journal("deadline", o.OutageTo, map[string]time.Time{"deadline": nd})
+	s.journal(o.OutageTo, journal.Deadline{Deadline: nd})
 	s.outageDone = true
 	zone := s.l.zone()
 	text := fmt.Sprintf("[b]The board could not be read[/b] from %s to %s; the deadline of %s moves to %s (%s later), so nobody loses a turn to the outage.",
-		rules.When(o.OutageFrom, zone), rules.When(o.OutageTo, zone), rules.Esc(st.Title), rules.When(nd, zone),
+		rules.When(o.OutageFrom, zone), rules.When(o.OutageTo, zone), rules.Esc(st.Title), rules.WhenUTC(nd, zone),
 		strings.TrimPrefix(rules.Until(nd.Sub(st.Deadline)), "in "))
 	s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, o.OutageTo)
 	return true

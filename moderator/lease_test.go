@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
@@ -21,18 +22,18 @@ func TestLostLeaseNeverSends(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		fake := &fakeForum{clk: clock.Real{}}
+		fake := forumtest.New(clock.Real{})
 		m := &Moderator{DB: db, Clock: clock.Real{}, Lease: 3 * time.Second, Runner: "daemon",
-			Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return fake, nil }}
+			Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return fake, nil }}
 		gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
-		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "t", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "t", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
 		g, err := m.Create(ctx, "leased", "nations", gc, fc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- m.Run(ctx) }()
-		waitFor(t, ctx, func() bool { return len(fake.botPosts()) == 1 }, "the opening post")
+		waitFor(t, ctx, func() bool { return len(fake.BotPosts()) == 1 }, "the opening post")
 
 		// A thief takes the game over; then a notice is queued.
 		var epoch int64
@@ -44,11 +45,11 @@ func TestLostLeaseNeverSends(t *testing.T) {
 			t.Fatal(err)
 		}
 		notice := []store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "A notice from the GM.", Marker: "leased.test/gm/1"}}
-		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Enqueue(notice) }); err != nil {
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Save(&store.Changes{Outbox: notice}) }); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(1500 * time.Millisecond) // a renewal (every second) and many polls
-		if n := len(fake.botPosts()); n != 1 {
+		if n := len(fake.BotPosts()); n != 1 {
 			t.Fatalf("the daemon posted %d times after losing the lease, want 1 (the opening post only)", n)
 		}
 		if pending := unsentCount(t, db, g.ID); pending == 0 {
@@ -62,7 +63,7 @@ func TestLostLeaseNeverSends(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, ctx, func() bool { return unsentCount(t, db, g.ID) == 0 }, "the notice to go out")
-		posts := fake.botPosts()
+		posts := fake.BotPosts()
 		if len(posts) != 2 || !strings.Contains(posts[1], "A notice from the GM.") {
 			t.Errorf("bot posts after the lease came back: %d %q", len(posts), posts)
 		}
@@ -125,31 +126,31 @@ func TestDatabaseRestartResumesWithinLease(t *testing.T) {
 	}
 	defer db.Close()
 	const lease = 3 * time.Second
-	fake := &fakeForum{clk: clock.Real{}}
+	fake := forumtest.New(clock.Real{})
 	m := &Moderator{DB: db, Clock: clock.Real{}, Lease: lease, Runner: "daemon",
-		Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return fake, nil }}
+		Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return fake, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "t", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "t", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
 	g, err := m.Create(ctx, "restarted", "nations", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-	waitFor(t, ctx, func() bool { return len(fake.botPosts()) == 1 }, "the opening post")
+	waitFor(t, ctx, func() bool { return len(fake.BotPosts()) == 1 }, "the opening post")
 
 	srv.Restart(t, 2*lease)
 	back := time.Now()
 	notice := []store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "After the restart.", Marker: "restarted.test/gm/1"}}
 	for {
-		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Enqueue(notice) }); err == nil {
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Save(&store.Changes{Outbox: notice}) }); err == nil {
 			break
 		} else if ctx.Err() != nil {
 			t.Fatalf("queueing the notice after the restart: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond) // the test's own pool reconnecting
 	}
-	waitFor(t, ctx, func() bool { return len(fake.botPosts()) == 2 }, "the notice after the restart")
+	waitFor(t, ctx, func() bool { return len(fake.BotPosts()) == 2 }, "the notice after the restart")
 	if d := time.Since(back); d > lease {
 		t.Errorf("the game was worked again %s after the database came back, want within the lease (%s)", d.Round(10*time.Millisecond), lease)
 	} else {

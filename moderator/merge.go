@@ -21,18 +21,18 @@ import (
 func (r *intake) post(p forum.Post) error {
 	st := stampOf(p.Stamp, p.Time)
 	if r.merge == nil {
-		return r.observe("post", p.ID, p.Author, st, p.BodyHTML)
+		return r.observe(forum.KindPost, p.ID, p.Author, st, postBody(p))
 	}
-	stored, err := r.tx.MessageByForumID(r.s.l.row.ID, "post", p.ID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && stored.Hash == r.f.Hash(p.BodyHTML)) {
-		return r.observe("post", p.ID, p.Author, st, p.BodyHTML)
+	stored, err := r.tx.MessageByForumID(r.s.l.row.ID, forum.KindPost, p.ID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && stored.Hash == r.s.l.site.Reader.Hash(p.BodyHTML)) {
+		return r.observe(forum.KindPost, p.ID, p.Author, st, postBody(p))
 	}
 	if err != nil {
 		return err
 	}
 	known := 0
 	for {
-		if _, err := r.tx.MessageByForumID(r.s.l.row.ID, "post", mergedID(p.ID, known+1)); err != nil {
+		if _, err := r.tx.MessageByForumID(r.s.l.row.ID, forum.KindPost, mergedID(p.ID, known+1)); err != nil {
 			if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
@@ -40,11 +40,11 @@ func (r *intake) post(p forum.Post) error {
 		}
 		known++
 	}
-	head, parts, ok := splitMerged(r.merge, r.f.Hash, stored.Hash, p.BodyHTML, known)
+	head, parts, ok := splitMerged(r.merge, r.s.l.site.Reader.Hash, stored.Hash, p.BodyHTML, known)
 	if !ok {
-		return r.observe("post", p.ID, p.Author, st, p.BodyHTML)
+		return r.observe(forum.KindPost, p.ID, p.Author, st, postBody(p))
 	}
-	if err := r.observe("post", p.ID, p.Author, st, head); err != nil {
+	if err := r.observe(forum.KindPost, p.ID, p.Author, st, body{html: head}); err != nil {
 		return err
 	}
 	// Appended after the last read that saw the post without it (and after
@@ -63,7 +63,7 @@ func (r *intake) post(p forum.Post) error {
 		if i >= known {
 			r.s.warn("text appended to a post read as a new message", "post", p.ID, "as", id)
 		}
-		if err := r.observe("post", id, p.Author, appended, part); err != nil {
+		if err := r.observe(forum.KindPost, id, p.Author, appended, body{html: part}); err != nil {
 			return err
 		}
 	}

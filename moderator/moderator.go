@@ -10,10 +10,19 @@
 // saves them in one call (store.Tx.Save), all in one transaction, so a crash
 // at any point leaves either all of a step or none of it.
 //
+// A game's board is resolved once when the game is loaded and held
+// (gameconfig.Site: its profile, zone, deadline unit, message limit and
+// body reader), so no step looks anything about the board up. The board is
+// reached only through the port forum.Board: its reading half by a poll
+// (read.go), its sending half by the outbox (send.go). The state is
+// rebuilt from the game's seed and its journal (package journal).
+// docs/architecture.md draws the whole seam.
+//
 // The files follow the steps: read.go (thread and inbox into the store),
 // apply.go (one message's commands), resolve.go (deadlines, rebuilding the
 // state), create.go, control.go (the GM's commands), send.go (the outbox),
-// step.go (what a step loads and saves).
+// step.go (what a step loads and saves), game.go (a game as loaded, with
+// its board).
 package moderator
 
 import (
@@ -36,6 +45,10 @@ const (
 	Paused   = store.GamePaused
 	Finished = store.GameFinished // the rules ended it
 	Ended    = store.GameEnded    // the GM ended it
+	// Signups and Cancelled: a game filled by sign-ups in its thread
+	// (signups.go) before it starts, and one that never did.
+	Signups   = store.GameSignups
+	Cancelled = store.GameCancelled
 )
 
 // Moderator runs games kept in a store.
@@ -61,12 +74,23 @@ type Moderator struct {
 	Pool *Pool
 
 	mu         sync.Mutex
+	sites      map[int64]siteEntry // by game: its board, resolved once
 	conns      map[int64]Forum
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded
 	// retryAt: by outbox item, when a send that went wrong may be tried
 	// again (its lane waits; the others go on). Lost on restart, harmlessly.
 	retryAt map[int64]time.Time
+	// backfilling: the games whose last read stopped before the thread's
+	// end (read.go, readSlice); polls: what each game's polls saw (poll.go).
+	backfilling map[int64]bool
+	polls       map[int64]*pollState
+	// prodAt: by game, when a prod may next be due (between.go; lost on
+	// restart, harmlessly).
+	prodAt map[int64]time.Time
+	// settle: by outbox item, when its last submission (perhaps another
+	// runner's, cancelled) has surely ended on the board (send.go, settled).
+	settle map[int64]time.Time
 }
 
 // ErrCrash is what a Crash hook returns to simulate a crash.
@@ -102,7 +126,10 @@ func (m *Moderator) conn(ctx context.Context, l *loaded) (Forum, error) {
 	if ok {
 		return f, nil
 	}
-	f, err := m.Connect(ctx, l.forum)
+	if l.site.Err != nil {
+		return nil, l.site.Err
+	}
+	f, err := m.Connect(ctx, l.site)
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +150,15 @@ func (m *Moderator) Forget(id int64) {
 }
 
 // Tick is one poll of one game: read, record, apply, resolve what is due,
-// send what is queued.
+// send what is queued. The read uses only the board's reading half and
+// the sends only its sending half (forum.BoardReader, forum.BoardSender).
 func (m *Moderator) Tick(ctx context.Context, id int64) error {
+	return m.tick(ctx, id, true)
+}
+
+// tick is Tick; with send false it leaves the outbox to the game's sender
+// (Run: sender.go).
+func (m *Moderator) tick(ctx context.Context, id int64, send bool) error {
 	l, err := m.view(ctx, id)
 	if err != nil {
 		return fmt.Errorf("game #%d: %w", id, err)
@@ -136,11 +170,14 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		m.readFailed(ctx, l, readAt, err)
 		return err
 	}
-	if l.row.Status == Running || l.row.Status == Paused {
+	if l.row.Status == Running || l.row.Status == Paused || l.row.Status == Signups {
 		readAt, err := m.read(ctx, l, f, readAt)
 		if err != nil {
 			m.readFailed(ctx, l, readAt, err)
 			// Still send what is queued: reading and posting fail apart.
+			if !send {
+				return err
+			}
 			if derr := m.drain(ctx, l, f); derr != nil && ctx.Err() == nil {
 				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)
 			}
@@ -149,12 +186,19 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 		if err := m.crash("after-read"); err != nil {
 			return err
 		}
-		if err := m.process(ctx, l, f, readAt); err != nil {
+		if l.row.Status == Signups {
+			if err := m.processSignups(ctx, l, readAt); err != nil {
+				return err
+			}
+		} else if err := m.process(ctx, l, readAt); err != nil {
 			return err
 		}
-	} else if err := m.process(ctx, l, f, m.now()); err != nil {
+	} else if err := m.process(ctx, l, m.now()); err != nil {
 		// Messages recorded before the game ended are closed off (ignored).
 		return err
+	}
+	if !send {
+		return nil
 	}
 	err = m.drain(ctx, l, f)
 	if ferr := m.saveFlood(ctx, l.row.ID, f); ferr != nil && ctx.Err() == nil {

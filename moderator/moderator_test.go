@@ -13,6 +13,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/pgtest"
@@ -63,12 +64,12 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 	ctx := context.Background()
 	fg := fastGames[gi]
 	clk := clock.NewFake(start)
-	ff := &fakeForum{clk: clk}
+	ff := forumtest.New(clk)
 	rng := rand.New(rand.NewPCG(seed, 99))
 	crashes := 0
 	opened := false
 	mk := func() *Moderator {
-		return &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil },
+		return &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil },
 			Crash: func(point string) error {
 				// Not before the opening post is up: the game's clock starts
 				// then, so a crash delaying it would rightly move every
@@ -120,7 +121,7 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 			}
 		}
 		if crash > 0 && opened && rng.Float64() < crash/3 {
-			ff.lose = 1
+			ff.Lose = 1
 		}
 		if err := m.Tick(ctx, g.ID); err != nil {
 			if !errors.Is(err, ErrCrash) && !strings.Contains(err.Error(), "timeout") {
@@ -128,7 +129,7 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 			}
 			m = mk() // the process died; a new one starts from the database
 		}
-		opened = len(ff.botPosts()) > 0
+		opened = len(ff.BotPosts()) > 0
 		db.View(ctx, func(tx *store.Tx) error { row, err = tx.GameByID(g.ID); return err })
 		var pending *store.OutboxItem
 		db.View(ctx, func(tx *store.Tx) error { pending, err = tx.NextOutbox(g.ID, start.AddDate(1, 0, 0)); return err })
@@ -137,7 +138,7 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 			if crash > 0 {
 				t.Logf("%s finished after %d iterations and %d crashes", fg.kind, iter, crashes)
 			}
-			return outcome{status: eng.Status(st), posts: ff.botPosts(), pms: ff.sentTo(), inputs: rec}
+			return outcome{status: eng.Status(st), posts: ff.BotPosts(), pms: ff.SentTo(), inputs: rec}
 		}
 		clk.Advance(time.Minute)
 	}
@@ -149,10 +150,10 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 var crashedAt sync.Map
 
 // crashPoints are all the places the moderator can be killed in a test.
-var crashPoints = []string{"after-read", "after-thread", "after-message", "in-apply", "in-resolve", "before-send", "after-send"}
+var crashPoints = []string{"after-read", "after-thread", "after-message", "in-apply", "in-resolve", "in-between", "before-send", "after-send"}
 
 type recorder struct {
-	ff   *fakeForum
+	ff   *forumtest.Board
 	rec  *[]input
 	iter int
 }
@@ -214,7 +215,7 @@ func TestMarkersTellGamesApart(t *testing.T) {
 		db := storetest.SQLite(t)
 		m := &Moderator{DB: db, Clock: clock.NewFake(start)}
 		gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
-		fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 		g, err := m.Create(ctx, "same-name", "nations", gc, fc, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -276,7 +277,7 @@ func TestOrderMessages(t *testing.T) {
 	within := func(from, to string) forum.Stamp {
 		return forum.Stamp{Earliest: at(from), Latest: at(to), Precision: forum.PrecisionMinute}
 	}
-	msg := func(kind, id string, st forum.Stamp, seen string) store.Message {
+	msg := func(kind forum.MessageKind, id string, st forum.Stamp, seen string) store.Message {
 		return store.Message{Kind: kind, ForumID: id, Stamp: st, FirstSeen: at(seen)}
 	}
 	tests := []struct {
@@ -300,7 +301,7 @@ func TestOrderMessages(t *testing.T) {
 	for _, tc := range tests {
 		var got []string
 		for _, m := range orderMessages(tc.in) {
-			got = append(got, m.Kind+" "+m.ForumID)
+			got = append(got, string(m.Kind)+" "+m.ForumID)
 		}
 		if g := strings.Join(got, ", "); g != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, g, tc.want)

@@ -3,6 +3,7 @@ package moderator
 import (
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -11,26 +12,27 @@ import (
 // confirmed sent): the opening post's id is remembered (a thread post
 // after it belongs to the game, whatever minute its stamp shows), Start
 // becomes when it went up, and the first phase's deadline moves by as
-// much as the post was late. The new deadline is journalled like a GM's,
+// much as the post was late (unless the GM's schedule set it: the slot the
+// post announced stands). The new deadline is journalled like a GM's,
 // so a rebuild has it. Nothing moves once a phase has closed, nor for a
 // game whose planned start is later than the post.
-func (m *Moderator) openingPosted(tx *store.Tx, it *store.OutboxItem) error {
-	if it.Kind != "post" || it.ForumID == "" {
+func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem) error {
+	if it.Kind != forum.KindPost || it.ForumID == "" {
 		return nil
 	}
-	s, err := m.begin(tx, it.GameID)
+	s, err := m.begin(tx, l)
 	if err != nil {
 		return err
 	}
-	if s.l.cfg.OpeningPost != "" {
-		return nil
+	if s.l.cfg.OpeningPost != "" || s.l.cfg.SigningUp() || signupItem(it) {
+		return nil // known already, or a post of the sign-ups before the game
 	}
 	items, err := tx.Outbox(it.GameID)
 	if err != nil {
 		return err
 	}
 	for _, o := range items {
-		if o.Kind == "post" {
+		if o.Kind == forum.KindPost && !signupItem(&o) {
 			if o.ID != it.ID && o.ID != it.PartOf {
 				return nil // not the game's first post (nor its first part)
 			}
@@ -45,7 +47,7 @@ func (m *Moderator) openingPosted(tx *store.Tx, it *store.OutboxItem) error {
 	if lr := s.l.row.LastRead; !lr.IsZero() && lr.Before(posted) {
 		posted = lr
 	}
-	if msg, err := tx.MessageByForumID(it.GameID, "post", it.ForumID); err == nil && msg.Stamp.Known() {
+	if msg, err := tx.MessageByForumID(it.GameID, forum.KindPost, it.ForumID); err == nil && msg.Stamp.Known() {
 		posted = msg.Stamp.Earliest
 	}
 	posted = posted.Truncate(time.Second)
@@ -57,9 +59,7 @@ func (m *Moderator) openingPosted(tx *store.Tx, it *store.OutboxItem) error {
 		cfg.Start = posted
 	}
 	s.l.cfg = cfg
-	if err := tx.SetGameSettings(s.l.row.ID, mustJSON(cfg), s.l.row.Forum); err != nil {
-		return err
-	}
+	s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
 	if moved {
 		dl := s.l.game.Status(s.l.state).Deadline
 		// The state as the new Start sets it up (what a rebuild will do),
@@ -67,7 +67,16 @@ func (m *Moderator) openingPosted(tx *store.Tx, it *store.OutboxItem) error {
 		if err := rebuild(tx, s, nil); err != nil {
 			return err
 		}
-		if !dl.IsZero() {
+		_, sched := scheduled(s, posted)
+		switch {
+		case dl.IsZero():
+		case sched:
+			// The slot the opening post announced stands: players read
+			// a clock time, which a late post does not move.
+			if !s.l.game.Status(s.l.state).Deadline.Equal(dl) {
+				m.setDeadline(s, dl)
+			}
+		default:
 			m.setDeadline(s, dl.Add(shift))
 		}
 		s.opened = posted

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -20,8 +22,8 @@ import (
 func newOutageRig(t *testing.T, db *store.DB, extension *bool) *rig {
 	t.Helper()
 	r := &rig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
-	r.ff = &fakeForum{clk: r.clk}
-	r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
+	r.ff = forumtest.New(r.clk)
+	r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return r.ff, nil }}
 	players := []string{"Ann", "Ben", "Cat", "Dan", "Eve"}
 	gc := gameconfig.GameConfig{Players: players, Options: map[string]any{"phase_hours": 30.0 / 3600}, Seed: 3, Start: start}
 	zero := 0.0
@@ -44,18 +46,18 @@ func newOutageRig(t *testing.T, db *store.DB, extension *bool) *rig {
 // polling every 10 s throughout (each read in it failing).
 func (r *rig) outage(from, to time.Duration) {
 	r.t.Helper()
-	r.ff.mu.Lock()
-	r.ff.down = true
-	r.ff.mu.Unlock()
+	r.ff.Lock()
+	r.ff.Down = true
+	r.ff.Unlock()
 	for d := from; d < to; d += 10 * time.Second {
 		r.at(d)
-		if err := r.m.Tick(r.ctx, r.id); !errors.Is(err, errDown) {
+		if err := r.m.Tick(r.ctx, r.id); !errors.Is(err, forumtest.ErrDown) {
 			r.t.Fatalf("a read at +%v with the board down: %v", d, err)
 		}
 	}
-	r.ff.mu.Lock()
-	r.ff.down = false
-	r.ff.mu.Unlock()
+	r.ff.Lock()
+	r.ff.Down = false
+	r.ff.Unlock()
 	r.at(to)
 }
 
@@ -68,22 +70,20 @@ func (r *rig) health() store.Health {
 
 // threadPosts are the bot's thread posts that contain text.
 func (r *rig) threadPosts(text string) []string {
-	r.ff.mu.Lock()
-	defer r.ff.mu.Unlock()
 	var out []string
-	for _, p := range r.ff.posts {
-		if p.Author.Name == "GMbot" && strings.Contains(p.BodyHTML, text) {
-			out = append(out, p.BodyHTML)
+	for _, p := range r.ff.BotPosts() {
+		if strings.Contains(p, text) {
+			out = append(out, p)
 		}
 	}
 	return out
 }
 
-func (r *rig) journalKinds() map[string]int {
+func (r *rig) journalKinds() map[journal.Kind]int {
 	r.t.Helper()
-	var j []store.JournalEntry
+	var j []journal.Entry
 	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; j, err = tx.Journal(r.id); return err })
-	n := map[string]int{}
+	n := map[journal.Kind]int{}
 	for _, e := range j {
 		n[e.Kind]++
 	}

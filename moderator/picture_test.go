@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
@@ -19,78 +20,108 @@ var update = flag.Bool("update", false, "rewrite the golden posts in testdata/go
 
 // TestMapPictureInPosts: with public_url set, the opening post and every
 // Protest turn post carry the picture of that turn's public map (after the
-// text map, before the deadline), each turn's once; without it, none does.
-// The posts are compared with testdata/golden/protest-picture.txt.
+// text map, before the deadline), each turn's once; Nations' round reports
+// carry the chart of the points so far with its key, and its opening none
+// (a chart of nothing). Without public_url no post has a picture and the
+// posts keep their text map and scores. The posts are compared with
+// testdata/golden/GAME-picture.txt and GAME-text.txt (-update rewrites them).
 func TestMapPictureInPosts(t *testing.T) {
-	for _, public := range []string{"https://desk.example.org", ""} {
-		t.Run("public_url="+public, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) {
-				ctx := context.Background()
-				clk := clock.NewFake(start)
-				ff := &fakeForum{clk: clk}
-				m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
-				gc := gameconfig.GameConfig{Players: []string{"Pia", "Quin", "Rob", "Sue"}, Seed: 5, Start: start, PublicURL: public,
-					Options: map[string]any{"turn_hours": 1, "sites": 3},
-					Setup:   map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}, "sites": []any{"A1", "C2", "E4"}}}
-				fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "mybb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
-				var ps []store.Player
-				for _, p := range gc.Players {
-					ps = append(ps, store.Player{Slot: p, ForumName: p})
-				}
-				g := simtest.Start(t, m, "pr1", "protest", gc, fc, ps)
-				tick := g.Tick
-				tick()
-				ff.PM(ctx, "Pia", "PROTEST C2")
-				ff.PM(ctx, "Quin", "PROTEST B3")
-				tick()
-				for range 2 {
-					if _, err := m.ResolveNow(ctx, "pr1"); err != nil {
-						t.Fatal(err)
+	games := []struct {
+		kind    string
+		gc      gameconfig.GameConfig
+		orders  [][2]string // PMs before the first turn resolves
+		pics    []string    // the pictures the posts show, each once
+		details []string    // more the picture posts must say
+	}{
+		{kind: "protest", gc: gameconfig.GameConfig{Players: []string{"Pia", "Quin", "Rob", "Sue"}, Seed: 5,
+			Options: map[string]any{"turn_hours": 1, "sites": 3},
+			Setup:   map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}, "sites": []any{"A1", "C2", "E4"}}},
+			orders: [][2]string{{"Pia", "PROTEST C2"}, {"Quin", "PROTEST B3"}},
+			pics:   []string{"0.png", "1.png", "2.png"}},
+		{kind: "nations", gc: gameconfig.GameConfig{Players: []string{"Pia", "Quin", "Rob"}, Seed: 5,
+			Options: map[string]any{"rounds": 3, "round_minutes": 60, "break_minutes": 30}},
+			orders:  [][2]string{{"Pia", "INVADE Quin"}, {"Quin", "PROSPER"}, {"Rob", "DEFEND Pia"}},
+			pics:    []string{"1.png", "2.png"},
+			details: []string{"[b]Victory points after round 1 of 3[/b]", "Lines: [color=#0072b2]blue[/color] Pia ("}},
+	}
+	for _, gm := range games {
+		for _, public := range []string{"https://desk.example.org", ""} {
+			t.Run(gm.kind+"/public_url="+public, func(t *testing.T) {
+				storetest.Each(t, func(t *testing.T, db *store.DB) {
+					ctx := context.Background()
+					clk := clock.NewFake(start)
+					ff := forumtest.New(clk)
+					m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+					gc := gm.gc
+					gc.Start, gc.PublicURL = start, public
+					fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "mybb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+					var ps []store.Player
+					for _, p := range gc.Players {
+						ps = append(ps, store.Player{Slot: p, ForumName: p})
+					}
+					name := gm.kind[:2] + "1"
+					g := simtest.Start(t, m, name, gm.kind, gc, fc, ps)
+					tick := g.Tick
+					tick()
+					for _, o := range gm.orders {
+						ff.PM(ctx, o[0], o[1])
 					}
 					tick()
-					tick() // a second poll adds nothing
-				}
-				var posts []string
-				db.View(ctx, func(tx *store.Tx) error {
-					items, err := tx.Outbox(g.ID)
-					for _, it := range items {
-						if it.Kind == "post" {
-							posts = append(posts, it.Body)
+					for range 2 {
+						if _, err := m.ResolveNow(ctx, name); err != nil {
+							t.Fatal(err)
+						}
+						tick()
+						tick() // a second poll adds nothing
+					}
+					var posts []string
+					db.View(ctx, func(tx *store.Tx) error {
+						items, err := tx.Outbox(g.ID)
+						for _, it := range items {
+							if it.Kind == "post" {
+								posts = append(posts, it.Body)
+							}
+						}
+						return err
+					})
+					got := strings.Join(posts, "\n\n======== next post ========\n\n") + "\n"
+					pics := strings.Count(got, "[img]")
+					golden := filepath.Join("testdata", "golden", gm.kind+"-text.txt")
+					if public == "" {
+						if pics != 0 {
+							t.Errorf("%d pictures without public_url", pics)
+						}
+					} else {
+						golden = filepath.Join("testdata", "golden", gm.kind+"-picture.txt")
+						for _, want := range gm.pics {
+							if n := strings.Count(got, "[img]https://desk.example.org/p/"+name+"/map/"+want+"[/img]"); n != 1 {
+								t.Errorf("%s: %d times, want once", want, n)
+							}
+						}
+						if pics != len(gm.pics) {
+							t.Errorf("%d pictures, want %d (%v)", pics, len(gm.pics), gm.pics)
+						}
+						for _, d := range gm.details {
+							if !strings.Contains(got, d) {
+								t.Errorf("the posts do not say %q", d)
+							}
 						}
 					}
-					return err
+					if *update {
+						os.MkdirAll(filepath.Dir(golden), 0o755)
+						if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					want, err := os.ReadFile(golden)
+					if err != nil {
+						t.Fatalf("%v (run with -update to write it)", err)
+					}
+					if got != string(want) {
+						t.Errorf("the posts differ from %s:\n%s", golden, got)
+					}
 				})
-				got := strings.Join(posts, "\n\n======== next post ========\n\n") + "\n"
-				pics := strings.Count(got, "[img]")
-				if public == "" {
-					if pics != 0 {
-						t.Errorf("%d pictures without public_url", pics)
-					}
-					return
-				}
-				for turn, want := range []string{"/p/pr1/map/0.png", "/p/pr1/map/1.png", "/p/pr1/map/2.png"} {
-					if n := strings.Count(got, "[img]https://desk.example.org"+want+"[/img]"); n != 1 {
-						t.Errorf("turn %d: its picture %d times, want once", turn, n)
-					}
-				}
-				if pics != 3 {
-					t.Errorf("%d pictures, want 3 (the start and two turns)", pics)
-				}
-				golden := filepath.Join("testdata", "golden", "protest-picture.txt")
-				if *update {
-					os.MkdirAll(filepath.Dir(golden), 0o755)
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to write it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("the posts differ from %s:\n%s", golden, got)
-				}
 			})
-		})
+		}
 	}
 }

@@ -2,11 +2,10 @@ package moderator
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/forum"
 )
 
 // Pool shapes `forumgm run`'s work across all its games: at most Workers
@@ -18,12 +17,17 @@ import (
 type Pool struct {
 	Workers int           // ticks at once [8]
 	Stagger time.Duration // between two games' first ticks [0: none]
+	// SendLanes: how many games of one account send at once, each
+	// message taking a lane (sender.go) [DefaultSendLanes]. Sends never
+	// take a worker.
+	SendLanes int
 
 	once   sync.Once
 	sem    chan struct{}
 	mu     sync.Mutex
-	slot   time.Time            // the last first-tick slot handed out
-	epochs map[string]time.Time // a session's cycle start
+	slot   time.Time                   // the last first-tick slot handed out
+	epochs map[forum.Account]time.Time // an account's cycle start
+	lanes  lanes
 }
 
 func (p *Pool) init() {
@@ -33,7 +37,7 @@ func (p *Pool) init() {
 			n = 8
 		}
 		p.sem = make(chan struct{}, n)
-		p.epochs = map[string]time.Time{}
+		p.epochs = map[forum.Account]time.Time{}
 	})
 }
 
@@ -70,9 +74,9 @@ func (p *Pool) firstWait(now time.Time) time.Duration {
 }
 
 // nextPoll is the wait until a game's next poll: the next turn of its
-// session's cycle (every poll from the session's first game's start), so
+// account's cycle (every poll from the account's first game's start), so
 // the games of one account poll together.
-func (p *Pool) nextPoll(session string, poll time.Duration, now time.Time) time.Duration {
+func (p *Pool) nextPoll(session forum.Account, poll time.Duration, now time.Time) time.Duration {
 	if p == nil || poll <= 0 {
 		return poll
 	}
@@ -89,10 +93,4 @@ func (p *Pool) nextPoll(session string, poll time.Duration, now time.Time) time.
 		wait += poll // just past a turn: the next one, not a poll at once
 	}
 	return wait
-}
-
-// sessionKey names the session a game's forum settings share: the board
-// and the bot account.
-func sessionKey(fc gameconfig.ForumConfig) string {
-	return strings.ToLower(strings.TrimRight(fc.URL, "/")) + "\x00" + strings.ToLower(strings.TrimSpace(fc.Bot))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -70,14 +71,14 @@ func TestPoolStaggersStart(t *testing.T) {
 func TestPoolSharedCycle(t *testing.T) {
 	p := &Pool{}
 	poll := 10 * time.Second
-	a := sessionKey(gameconfig.ForumConfig{URL: "http://board/", Bot: "GMBot"})
-	a2 := sessionKey(gameconfig.ForumConfig{URL: "http://BOARD", Bot: "gmbot"})
-	b := sessionKey(gameconfig.ForumConfig{URL: "http://board/", Bot: "Other"})
+	a := gameconfig.ForumConfig{URL: "http://board/", Bot: "GMBot"}.Account()
+	a2 := gameconfig.ForumConfig{URL: "http://BOARD", Bot: "gmbot"}.Account()
+	b := gameconfig.ForumConfig{URL: "http://board/", Bot: "Other"}.Account()
 	if a != a2 || a == b {
-		t.Fatalf("session keys %q %q %q", a, a2, b)
+		t.Fatalf("accounts %v %v %v", a, a2, b)
 	}
 	for _, tc := range []struct {
-		key  string
+		key  forum.Account
 		at   time.Duration // since start
 		want time.Duration
 	}{
@@ -96,18 +97,6 @@ func TestPoolSharedCycle(t *testing.T) {
 	}
 }
 
-// listedForum serves PMs from an inbox list asked for at a set time, as a
-// list shared by the games of one account is.
-type listedForum struct {
-	*fakeForum
-	listedAt time.Time
-}
-
-func (f *listedForum) NewPMsListed(ctx context.Context, cursor []byte) ([]forum.PrivateMessage, []byte, time.Time, error) {
-	pms, next, err := f.NewPMs(ctx, cursor)
-	return pms, next, f.listedAt, err
-}
-
 // A read whose inbox list was asked for before the deadline is complete
 // only up to then: the deadline waits for a list asked for after it, and
 // the PMs are stamped no later than their list.
@@ -115,10 +104,10 @@ func TestSharedInboxListHoldsDeadline(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.SQLite(t)
 	clk := clock.NewFake(start)
-	lf := &listedForum{fakeForum: &fakeForum{clk: clk}}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return lf, nil }}
+	lf := forumtest.New(clk) // its inbox list asked for at a set time, as a list shared by the games of one account is
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return lf, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 1, "round_minutes": 10}, Seed: 1, Start: start}
-	g, err := m.Create(ctx, "listed", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
+	g, err := m.Create(ctx, "listed", "nations", gc, gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +116,7 @@ func TestSharedInboxListHoldsDeadline(t *testing.T) {
 		db.View(ctx, func(tx *store.Tx) error { row, err = tx.GameByID(g.ID); return err })
 		return row
 	}
-	lf.listedAt = clk.Now()
+	lf.ListedAt = clk.Now()
 	if err := m.Tick(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +126,7 @@ func TestSharedInboxListHoldsDeadline(t *testing.T) {
 	}
 	lf.PMAt("Alice", "PROSPER", deadline.Add(-30*time.Second))
 	clk.Set(deadline.Add(5 * time.Second))
-	lf.listedAt = deadline.Add(-time.Minute)
+	lf.ListedAt = deadline.Add(-time.Minute)
 	if err := m.Tick(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +134,11 @@ func TestSharedInboxListHoldsDeadline(t *testing.T) {
 		t.Fatalf("resolved on a list from before the deadline: %s, deadline %s", row.Status, row.Deadline)
 	}
 	var pm *store.Message
-	db.View(ctx, func(tx *store.Tx) error { pm, err = tx.MessageByForumID(g.ID, "pm", lf.inbox[0].ID); return err })
-	if err != nil || !pm.FirstSeen.Equal(lf.listedAt) {
-		t.Errorf("PM first seen %v (%v), want its list's time %s", pm, err, lf.listedAt)
+	db.View(ctx, func(tx *store.Tx) error { pm, err = tx.MessageByForumID(g.ID, "pm", lf.Inbox()[0].ID); return err })
+	if err != nil || !pm.FirstSeen.Equal(lf.ListedAt) {
+		t.Errorf("PM first seen %v (%v), want its list's time %s", pm, err, lf.ListedAt)
 	}
-	lf.listedAt = deadline.Add(time.Second)
+	lf.ListedAt = deadline.Add(time.Second)
 	if err := m.Tick(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}

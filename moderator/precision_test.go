@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -21,8 +22,8 @@ import (
 func TestTimedOutPhaseReplaysExactly(t *testing.T) {
 	for _, extra := range []time.Duration{0, 1, 420, 999} {
 		r := &rig{t: t, ctx: context.Background(), db: storetest.SQLite(t), clk: clock.NewFake(start)}
-		r.ff = &fakeForum{clk: r.clk}
-		r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
+		r.ff = forumtest.New(r.clk)
+		r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return r.ff, nil }}
 		gc := gameconfig.GameConfig{Players: []string{"Ann", "Ben"}, Seed: 3, Start: start.Add(extra)}
 		zero := 0.0 // deadlines as the game sets them, not on whole minutes
 		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}

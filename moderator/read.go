@@ -14,116 +14,87 @@ import (
 	"github.com/forumgm/forumgm/store"
 )
 
-// threadRead is what one read of the thread found.
-type threadRead struct {
-	posts       []forum.Post
-	next        []byte // the thread cursor after it
-	first, last string // the range of post ids it covered without gaps
+// readSlice is how long one tick reads thread pages before the rest of
+// the game's work runs (what was read applied, its deadlines, its inbox,
+// its sends): the game's poll period, at least a second. A long first
+// read (a game started in a sign-up thread of hundreds of pages) that is
+// still behind then goes on from where it stopped in the next tick, at
+// once (Moderator.Backfilling: the worker does not wait for the next
+// poll), so it runs at the board's pace (its requests_per_second, shared
+// with the account's other games), not at a number of pages a poll.
+func readSlice(l *loaded) time.Duration { return max(l.forum.Poll(), time.Second) }
+
+var errPollFull = errors.New("enough thread pages for one tick")
+
+// Backfilling says whether the game's last read stopped before the end of
+// its thread (a long first read under way): its next tick should come at
+// once, not at the next poll.
+func (m *Moderator) Backfilling(id int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.backfilling[id]
 }
 
-// read records new posts, edits, deletions and new PMs: the forum is read
-// first, then all of it is recorded in one transaction with the cursors.
+func (m *Moderator) setBackfilling(id int64, behind bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !behind {
+		delete(m.backfilling, id)
+		return
+	}
+	if m.backfilling == nil {
+		m.backfilling = map[int64]bool{}
+	}
+	m.backfilling[id] = true
+}
+
+// read records new posts, edits, deletions and new PMs. The thread is read
+// page by page, each page recorded in its own transaction with the cursor
+// after it (memory stays one page whatever the thread's length, and a
+// crash loses at most that page's work), for at most readSlice; then the
+// new PMs in one more. A read that stops before the thread's end leaves l
+// behind: process applies and resolves only up to the last post recorded,
+// and the next tick goes on at once.
+//
 // readAt, when the read began, is kept as each new message's FirstSeen: the
 // thread read that starts then is complete up to then, so it is the latest a
 // message with only a minute-precise time can be said to have been made.
-// PMs from an inbox list shared with other games (InboxLister) are bounded
-// by when that list was asked for instead. It returns the time the read is
-// complete up to: readAt, or that list's time when earlier.
-func (m *Moderator) read(ctx context.Context, l *loaded, f Forum, readAt time.Time) (time.Time, error) {
-	if pr, ok := f.(pageReader); ok {
-		return m.readPaged(ctx, l, f, pr, readAt)
-	}
-	th, err := readThread(ctx, l, f)
-	if err != nil {
-		return readAt, fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
-	}
-	if err := m.crash("after-thread"); err != nil {
-		return readAt, err
-	}
-	in, err := readInbox(ctx, l, f, readAt)
-	if err != nil {
-		return readAt, err
-	}
-	var unreadable []string
-	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
-		s, err := m.begin(tx, l.row.ID)
-		if err != nil {
-			return err
-		}
-		r, err := m.newIntake(tx, s, f, readAt, l.row.LastRead)
-		if err != nil {
-			return err
-		}
-		defer func() { unreadable = r.unreadable }()
-		for _, p := range th.posts {
-			if err := r.post(p); err != nil {
-				return err
-			}
-		}
-		if err := m.deletions(tx, s, th); err != nil {
-			return err
-		}
-		s.l.row.ThreadCursor = th.next
-		return m.recordInbox(r, in, readAt)
-	})
-	if err != nil {
-		return readAt, storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
-	}
-	m.warnUnreadable(l, unreadable)
-	return in.complete, nil
-}
-
-// pageReader is a Forum that reads a thread page by page (forumconn.Conn):
-// the page callback gets each page's posts (reused after it returns), the
-// cursor after the page, the post ids it covers, its number and the
-// thread's page count; an error from it stops the read.
-type pageReader interface {
-	ReadThreadPages(ctx context.Context, thread string, cursor []byte,
-		page func(posts []forum.Post, next []byte, first, last string, n, pages int) error) error
-}
-
-// maxPagesPerPoll bounds the thread pages one poll records. A long first
-// read (a game started in a sign-up thread of hundreds of pages) goes on
-// from where it stopped at the next poll, and the game's deadlines,
-// receipts and sends run in between instead of waiting for its end.
-var maxPagesPerPoll = 20
-
-var errPollFull = errors.New("enough thread pages for one poll")
-
-// readPaged is read for a page reader: each thread page is recorded in its
-// own transaction with the cursor after it (memory stays one page whatever
-// the thread's length, and a crash loses at most that page's work), at
-// most maxPagesPerPoll of them; then the new PMs in one more. A read that
-// stops before the thread's end leaves l behind: process applies and
-// resolves only up to the last post recorded.
-func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageReader, readAt time.Time) (time.Time, error) {
+// PMs from an inbox list shared with other games are bounded by when that
+// list was asked for instead. It returns the time the read is complete up
+// to: readAt, or that list's time when earlier.
+func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, readAt time.Time) (time.Time, error) {
 	var (
 		unreadable []string
+		news       int
 		read       int
 		prevLast   string // the last post of the page before: deletions between pages
 		newest     time.Time
+		last       forum.Post // the newest post read
 		start      = -1
+		slice      = readSlice(l)
 	)
-	l.behind, l.readTo = false, time.Time{}
-	err := pr.ReadThreadPages(ctx, l.forum.Thread, l.row.ThreadCursor, func(posts []forum.Post, next []byte, first, last string, n, pages int) error {
+	l.behind, l.readTo, l.news = false, time.Time{}, false
+	l.inboxDown, l.pmsTo = false, time.Time{}
+	defer func() { m.setBackfilling(l.row.ID, l.behind); l.news = news > 0 }()
+	// The change signal first (poll.go): a thread its topic list shows
+	// unchanged since the last full read is not read again.
+	skip, known, mark := m.unchanged(ctx, l, f, readAt)
+	if skip {
+		return m.readPMs(ctx, l, f, readAt, known, nil, &news) // the inbox only
+	}
+	err := f.ReadThread(ctx, l.forum.Thread, l.row.ThreadCursor, func(pg forum.ThreadPage) error {
 		if err := m.crash("after-thread"); err != nil {
 			return err
 		}
-		th := threadRead{posts: posts, next: next, first: first, last: last}
+		posts, n, pages := pg.Posts, pg.Number, pg.Pages
+		th := threadRead{posts: posts, first: pg.First, last: pg.Last}
 		if prevLast != "" {
 			th.first = prevLast
 			th.posts = append(posts[:len(posts):len(posts)], forum.Post{ID: prevLast})
 		}
-		err := m.DB.Tx(ctx, func(tx *store.Tx) error {
-			s, err := m.begin(tx, l.row.ID)
-			if err != nil {
-				return err
-			}
-			r, err := m.newIntake(tx, s, f, readAt, l.row.LastRead)
-			if err != nil {
-				return err
-			}
-			defer func() { unreadable = append(unreadable, r.unreadable...) }()
+		_, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
+			r := m.newIntake(tx, s, readAt, l.row.LastRead)
+			defer func() { unreadable, news = append(unreadable, r.unreadable...), news+r.news }()
 			for _, p := range posts {
 				if err := r.post(p); err != nil {
 					return err
@@ -135,11 +106,9 @@ func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageRe
 			if err := m.edits(r); err != nil {
 				return err
 			}
-			if err := tx.SetThreadProgress(l.row.ID, store.ThreadProgress{Page: n, Pages: pages}); err != nil {
-				return err
-			}
-			s.l.row.ThreadCursor = next
-			return m.commit(tx, s)
+			s.ch.Progress = &store.ProgressChange{GameID: l.row.ID, Progress: store.ThreadProgress{Page: n, Pages: pages}}
+			s.l.row.ThreadCursor = pg.Next
+			return nil
 		})
 		if err != nil {
 			return storeError{fmt.Errorf("recording page %d: %w", n, err)}
@@ -155,11 +124,12 @@ func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageRe
 		}
 		if len(posts) > 0 {
 			prevLast = posts[len(posts)-1].ID
+			last = posts[len(posts)-1]
 		}
 		if pages-start >= 2 {
 			m.log().Info("thread backfill", "game", l.row.Name, "page", fmt.Sprintf("%d of %d", n, pages))
 		}
-		if n < pages && read >= maxPagesPerPoll {
+		if n < pages && m.now().Sub(readAt) >= slice {
 			l.behind, l.readTo = true, newest
 			return errPollFull
 		}
@@ -173,22 +143,38 @@ func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageRe
 		return readAt, fmt.Errorf("read %s: the thread: %w", l.row.Name, err)
 	}
 	if l.behind {
-		m.log().Info("thread backfill goes on at the next poll", "game", l.row.Name, "pages_this_poll", read)
+		m.log().Info("thread backfill goes on after the game's other work", "game", l.row.Name, "pages_this_tick", read)
+	} else {
+		m.fullRead(l, mark, readAt, last)
 	}
+	return m.readPMs(ctx, l, f, readAt, readAt, unreadable, &news)
+}
+
+// readPMs is a read's last part: the inbox, recorded with the read's time,
+// or, when the inbox fails on its own, the read going on without it
+// (inbox.go). The thread is known complete up to threadTo (readAt, or
+// when its topic list showed it unchanged), so the read is complete up to
+// the earlier of that and the inbox list's time. unreadable are the
+// thread's messages nested too deeply to read, warned of with the PMs'.
+func (m *Moderator) readPMs(ctx context.Context, l *loaded, f forum.BoardReader, readAt, threadTo time.Time, unreadable []string, news *int) (time.Time, error) {
 	in, err := readInbox(ctx, l, f, readAt)
 	if err != nil {
-		return readAt, err
+		if !inboxTrouble(ctx, err) {
+			return readAt, err
+		}
+		m.warnUnreadable(l, unreadable)
+		to, err := m.withoutInbox(ctx, l, readAt, err)
+		if err == nil && threadTo.Before(to) {
+			to = threadTo
+		}
+		return to, err
 	}
-	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
-		s, err := m.begin(tx, l.row.ID)
-		if err != nil {
-			return err
-		}
-		r, err := m.newIntake(tx, s, f, readAt, l.row.LastRead)
-		if err != nil {
-			return err
-		}
-		defer func() { unreadable = append(unreadable, r.unreadable...) }()
+	if threadTo.Before(in.complete) {
+		in.complete = threadTo
+	}
+	_, err = m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
+		r := m.newIntake(tx, s, readAt, l.row.LastRead)
+		defer func() { unreadable, *news = append(unreadable, r.unreadable...), *news+r.news }()
 		return m.recordInbox(r, in, readAt)
 	})
 	if err != nil {
@@ -196,6 +182,14 @@ func (m *Moderator) readPaged(ctx context.Context, l *loaded, f Forum, pr pageRe
 	}
 	m.warnUnreadable(l, unreadable)
 	return in.complete, nil
+}
+
+// threadRead is one page of the thread as recorded: its posts (with the
+// last post of the page before, when there was one) and the range of post
+// ids it covered without gaps.
+type threadRead struct {
+	posts       []forum.Post
+	first, last string
 }
 
 // inboxRead is one read of the bot's new PMs: at, when their list was asked
@@ -207,18 +201,12 @@ type inboxRead struct {
 	at, complete time.Time
 }
 
-func readInbox(ctx context.Context, l *loaded, f Forum, readAt time.Time) (inboxRead, error) {
-	in := inboxRead{at: readAt}
-	var err error
-	if il, ok := f.(InboxLister); ok {
-		in.pms, in.next, in.at, err = il.NewPMsListed(ctx, l.row.PMCursor)
-		in.at = in.at.UTC().Truncate(time.Microsecond)
-	} else {
-		in.pms, in.next, err = f.NewPMs(ctx, l.row.PMCursor)
-	}
+func readInbox(ctx context.Context, l *loaded, f forum.BoardReader, readAt time.Time) (inboxRead, error) {
+	box, err := f.NewPMs(ctx, l.row.PMCursor)
 	if err != nil {
-		return in, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
+		return inboxRead{}, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
 	}
+	in := inboxRead{pms: box.PMs, next: box.Next, at: box.ListedAt.UTC().Truncate(time.Microsecond)}
 	in.complete = readAt
 	if in.at.Before(in.complete) {
 		in.complete = in.at
@@ -226,9 +214,9 @@ func readInbox(ctx context.Context, l *loaded, f Forum, readAt time.Time) (inbox
 	return in, nil
 }
 
-// recordInbox ends a read's last transaction: the new PMs routed (first
-// seen when their list was asked for), edits, the PM cursor, the read's
-// time, the forum health, and the step saved.
+// recordInbox is a read's last step: the new PMs routed (first seen when
+// their list was asked for), edits, the PM cursor, the read's time, the
+// forum health.
 func (m *Moderator) recordInbox(r *intake, in inboxRead, readAt time.Time) error {
 	if len(in.pms) > 0 {
 		r.seen = in.at // the PMs were made before their list was asked for
@@ -245,38 +233,21 @@ func (m *Moderator) recordInbox(r *intake, in inboxRead, readAt time.Time) error
 	if err := m.readOK(r.tx, r.s, readAt); err != nil {
 		return err
 	}
-	return m.commit(r.tx, r.s)
+	m.inboxOK(r.s)
+	return nil
 }
 
 func (m *Moderator) warnUnreadable(l *loaded, unreadable []string) {
 	for _, u := range unreadable {
-		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; the GM may ask its author to post it again",
+		m.log().Warn("a message nested too deeply to read: recorded as unreadable, none of its commands read; a player's author is told by PM to send it again",
 			"game", l.row.Name, "message", u)
 	}
 }
 
 // newIntake starts recording one read's messages in a step.
-func (m *Moderator) newIntake(tx *store.Tx, s *step, f Forum, readAt, lastRead time.Time) (*intake, error) {
-	r := &intake{tx: tx, s: s, f: f, seen: readAt, lastRead: lastRead, prev: map[string]*store.Message{}}
-	if p, ok := boardProfile(s.l.forum); ok && p.MergeSeparator != "" {
-		var err error
-		if r.merge, err = regexp.Compile(p.MergeSeparator); err != nil {
-			return nil, fmt.Errorf("the profile's merge_separator: %w", err)
-		}
-	}
-	return r, nil
-}
-
-// readThread reads the thread's new posts (and the cursor's page again, for
-// edits), in forum order.
-func readThread(ctx context.Context, l *loaded, f Forum) (threadRead, error) {
-	var th threadRead
-	var err error
-	th.next, th.first, th.last, err = f.ReadThread(ctx, l.forum.Thread, l.row.ThreadCursor, func(p forum.Post) error {
-		th.posts = append(th.posts, p)
-		return nil
-	})
-	return th, err
+func (m *Moderator) newIntake(tx *store.Tx, s *step, readAt, lastRead time.Time) *intake {
+	return &intake{tx: tx, s: s, seen: readAt, lastRead: lastRead, merge: s.l.site.Reader.MergeSeparator(),
+		prev: map[forum.MessageKind]*store.Message{}}
 }
 
 // deletions marks the stored posts inside the read's range that the read
@@ -298,7 +269,7 @@ func (m *Moderator) deletions(tx *store.Tx, s *step, th threadRead) error {
 			continue // text a board appended to a post that is still there
 		}
 		if !seen[pid] {
-			s.ch.Deleted = append(s.ch.Deleted, store.Deletion{GameID: s.l.row.ID, Kind: "post", ForumID: pid, Seen: m.now()})
+			s.ch.Deleted = append(s.ch.Deleted, store.Deletion{GameID: s.l.row.ID, Kind: forum.KindPost, ForumID: pid, Seen: m.now()})
 			m.log().Info("post deleted; its commands stand unless the GM voids them", "game", s.l.row.Name, "post", pid)
 		}
 	}
@@ -310,15 +281,15 @@ func (m *Moderator) deletions(tx *store.Tx, s *step, th threadRead) error {
 type intake struct {
 	tx       *store.Tx
 	s        *step
-	f        Forum
 	seen     time.Time // when the read began
 	lastRead time.Time // when the read before it began
 	merge    *regexp.Regexp
-	prev     map[string]*store.Message // the last message of each kind observed
+	prev     map[forum.MessageKind]*store.Message // the last message of each kind observed
 	edited   []store.Message
 	// unreadable are the new or changed messages the parser could not
 	// take (forum.UnreadableBody): recorded as such, flagged to the GM.
 	unreadable []string
+	news       int // messages new or edited
 }
 
 // observe records one post or PM. It is the store's one upsert per message:
@@ -327,16 +298,21 @@ type intake struct {
 // was made before this read began, and not before the message of its kind
 // with the next smaller id (posts are numbered as they are made, and so
 // are a board's PMs).
-func (r *intake) observe(kind, forumID string, a forum.Author, st forum.Stamp, body string) error {
+func (r *intake) observe(kind forum.MessageKind, forumID string, a forum.Author, st forum.Stamp, b body) error {
 	st = r.narrow(kind, forumID, st)
+	body := b.html
 	msg := &store.Message{GameID: r.s.l.row.ID, Kind: kind, ForumID: forumID, AuthorName: a.Name, AuthorID: a.ID,
-		Time: st.Earliest, Stamp: st, BodyHTML: body, Hash: r.f.Hash(body), FirstSeen: r.seen}
+		Time: st.Earliest, Stamp: st, BodyHTML: body, Hash: r.s.l.site.Reader.Hash(body), FirstSeen: r.seen,
+		Commands: b.cmds, CommandsRead: b.read}
 	ch, err := r.tx.RecordMessage(msg)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, forumID, err)
 	}
+	if ch != store.Unchanged {
+		r.news++
+	}
 	if ch != store.Unchanged && forum.IsUnreadable(body) {
-		r.unreadable = append(r.unreadable, kind+" "+forumID+" by "+a.Name)
+		r.unreadable = append(r.unreadable, string(kind)+" "+forumID+" by "+a.Name)
 	}
 	if ch == store.Edited && msg.Status != store.MessageNew {
 		// (Not read yet: the new body is what will be read.)
@@ -346,9 +322,22 @@ func (r *intake) observe(kind, forumID string, a forum.Author, st forum.Stamp, b
 	return nil
 }
 
+// body is a message's body as read, with its commands when the read took
+// them from the page (forum.Post.Commands): recorded with it, so applying
+// the message does not parse the body again.
+type body struct {
+	html string
+	cmds []string
+	read bool
+}
+
+func postBody(p forum.Post) body { return body{p.BodyHTML, p.Commands, p.CommandsRead} }
+
+func pmBody(pm forum.PrivateMessage) body { return body{pm.BodyHTML, pm.Commands, pm.CommandsRead} }
+
 // narrow bounds a stamp by the read (made before it began) and by the
 // message before it in id order.
-func (r *intake) narrow(kind, forumID string, st forum.Stamp) forum.Stamp {
+func (r *intake) narrow(kind forum.MessageKind, forumID string, st forum.Stamp) forum.Stamp {
 	if !st.Known() {
 		if st.Err != "" {
 			r.s.warn("a message's time could not be read", "kind", kind, "id", forumID, "time", st.Text, "err", st.Err)
@@ -400,10 +389,15 @@ func (m *Moderator) edits(r *intake) error {
 	again := false
 	for _, msg := range r.edited {
 		earlier := s.closed != "" && msg.Stamp.Before(s.opened) == forum.Yes // made in a phase already closed
-		if st.Finished || late || earlier {
+		signing := s.l.cfg.Signups != nil && (s.l.cfg.SigningUp() || beforeGame(s.l, msg) != "")
+		if st.Finished || late || earlier || signing {
+			reason := "edited after its phase's deadline: the edit does not change that phase"
+			if signing {
+				reason = signupEdit
+			}
 			s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Phase: st.Phase, Player: msg.AuthorName,
 				Channel: string(channelOf(msg.Kind)), Text: "(edit)", Kind: "edit", Status: store.CommandIgnored, Time: m.now(),
-				Reason: "edited after its phase's deadline: the edit does not change that phase"})
+				Reason: reason})
 			continue
 		}
 		cmds, err := r.tx.Commands(s.l.row.ID, store.CommandFilter{MessageID: msg.ID})
@@ -444,7 +438,7 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 			if !playsIn(siblings, pm.From.Name) && !strings.EqualFold(pm.From.Name, s.l.forum.Bot) {
 				// Nobody's player: keep it in the audit log (a replacement
 				// writing before the GM's replace, a stranger).
-				if err := r.observe("pm", pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pm.BodyHTML); err != nil {
+				if err := r.observe(forum.KindPM, pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pmBody(pm)); err != nil {
 					return err
 				}
 			}
@@ -460,7 +454,7 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 			}
 			continue
 		}
-		if err := r.observe("pm", pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pm.BodyHTML); err != nil {
+		if err := r.observe(forum.KindPM, pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pmBody(pm)); err != nil {
 			return err
 		}
 	}
@@ -483,7 +477,7 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*loaded, error) {
 		if err != nil {
 			continue // a broken game must not stop this one
 		}
-		if strings.EqualFold(o.forum.URL, l.forum.URL) && strings.EqualFold(o.forum.Bot, l.forum.Bot) {
+		if o.forum.Account() == l.site.Account {
 			out = append(out, o)
 		}
 	}
@@ -543,9 +537,9 @@ func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
 // to name the game.
 func askWhichGame(r *intake, siblings []*loaded, slot string, pm forum.PrivateMessage) error {
 	s := r.s
-	st := r.narrow("pm", pm.ID, stampOf(pm.Stamp, pm.Time))
-	msg := &store.Message{GameID: s.l.row.ID, Kind: "pm", ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
-		Time: st.Earliest, Stamp: st, BodyHTML: pm.BodyHTML, Hash: r.f.Hash(pm.BodyHTML), FirstSeen: r.seen}
+	st := r.narrow(forum.KindPM, pm.ID, stampOf(pm.Stamp, pm.Time))
+	msg := &store.Message{GameID: s.l.row.ID, Kind: forum.KindPM, ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
+		Time: st.Earliest, Stamp: st, BodyHTML: pm.BodyHTML, Hash: r.s.l.site.Reader.Hash(pm.BodyHTML), FirstSeen: r.seen}
 	ch, err := r.tx.RecordMessage(msg)
 	if err != nil {
 		return fmt.Errorf("pm %s: %w", pm.ID, err)

@@ -45,6 +45,13 @@ type GameReport struct {
 	// StepError is why the game's steps are failing (nil while they
 	// succeed): what `forumgm run` met at its last try, and since when.
 	StepError *store.StepError `json:"step_error,omitempty"`
+	// Activity is each player's in the current phase: posts in the
+	// thread, accepted commands, when last heard from (activity.go).
+	Activity []PlayerActivity `json:"activity,omitempty"`
+	// Signups is the game's sign-ups (nil: its players were in its game
+	// file): while they run, who is in and when they close; after, who
+	// signed up and when the game started.
+	Signups *SignupList `json:"signups,omitempty"`
 }
 
 // HealthText is the forum health in one line for a GM, times in the
@@ -62,7 +69,7 @@ func (r GameReport) HealthText() string {
 		if h.LastGoodRead.IsZero() {
 			return "not read yet"
 		}
-		return "read fine, last at " + at(h.LastGoodRead)
+		return "read fine, last at " + at(h.LastGoodRead) + inboxText(h, at)
 	}
 	text := fmt.Sprintf("NOT READABLE since %s (%d failed %s): %s; last good read %s", at(h.FailingSince), h.Failures,
 		map[bool]string{true: "read", false: "reads"}[h.Failures == 1], h.LastError, at(h.LastGoodRead))
@@ -82,6 +89,7 @@ func (r GameReport) zoneOrUTC() *time.Location {
 // Report summarises games (all when name is "").
 func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, error) {
 	var out []GameReport
+	var onBoard []*loaded // out[i]'s game, nil when unreadable: its board is resolved after the read
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
 		var games []store.Game
 		if name != "" {
@@ -104,16 +112,13 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 				}
 				// One unreadable game must not hide the others.
 				out = append(out, GameReport{Name: games[i].Name, Game: games[i].Kind, Status: games[i].Status, Error: "unreadable: " + err.Error()})
+				onBoard = append(onBoard, nil)
 				continue
 			}
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game
 			names(l.state.Roster(), &st)
-			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, Thread: l.forum.ThreadURL(), PublicURL: l.cfg.PublicURL}
-			if !st.Deadline.IsZero() {
-				r.DeadlineText = rules.When(st.Deadline, l.zone())
-			}
-			r.Zone = l.zone()
+			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, PublicURL: l.cfg.PublicURL}
 			items, err := tx.Outbox(l.row.ID)
 			if err != nil {
 				return err
@@ -132,24 +137,49 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			if r.StepError, err = tx.StepError(l.row.ID); err != nil {
 				return err
 			}
+			if r.Activity, err = currentActivity(tx, l); err != nil {
+				return err
+			}
+			if l.cfg.Signups != nil {
+				ps, err := tx.Players(l.row.ID)
+				if err != nil {
+					return err
+				}
+				r.Signups = signupList(l, ps, time.UTC) // written in the board's zone below
+			}
 			for _, it := range items {
 				switch it.State {
 				case store.OutboxSent:
 					r.Sent++
 				case store.OutboxFailed:
 					r.Failed++
-				case store.OutboxSplit:
-					// replaced by its parts, counted instead
+				case store.OutboxSplit, store.OutboxLapsed:
+					// replaced by its parts, counted instead; or never to go
 				default:
 					r.Pending++
 				}
 			}
 			out = append(out, r)
+			onBoard = append(onBoard, l)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("status %s: %w", name, err)
+	}
+	for i, l := range onBoard {
+		if l == nil {
+			continue
+		}
+		site := m.site(l.row.ID, l.row.Forum, l.forum)
+		r := &out[i]
+		r.Thread, r.Zone = site.ThreadURL(), site.Zone
+		if !r.Rules.Deadline.IsZero() {
+			r.DeadlineText = rules.When(r.Rules.Deadline, site.Zone)
+		}
+		if r.Signups != nil {
+			r.Signups.CloseText = rules.WhenUTC(r.Signups.Close, site.Zone)
+		}
 	}
 	return out, nil
 }

@@ -1,12 +1,11 @@
 package moderator
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -23,7 +22,7 @@ func settle(s *step, t time.Time) error {
 			return nil
 		}
 		if dl := st.Deadline; !dl.IsZero() && t.After(dl) {
-			if !extendForOutage(s, dl, false) {
+			if !extendForOutage(s, dl, false) && !giveGrace(s, dl) {
 				resolve(s, dl)
 			}
 			continue
@@ -48,7 +47,7 @@ func settleBefore(s *step, stamp forum.Stamp) error {
 		if st.Finished || s.l.row.Status != Running || st.Deadline.IsZero() || stamp.Before(st.Deadline) != forum.No {
 			return nil
 		}
-		if extendForOutage(s, st.Deadline, false) {
+		if extendForOutage(s, st.Deadline, false) || giveGrace(s, st.Deadline) {
 			continue // the message may count in the phase after all
 		}
 		resolve(s, st.Deadline)
@@ -72,12 +71,13 @@ func settleAfter(s *step, at time.Time) error {
 
 // dueEarly says whether the phase is due at t for a reason other than its
 // time limit (every player has acted): the game is asked as of just before
-// the deadline when t is not before it.
+// the deadline when t is not before it. A phase in its grace period is due
+// as soon as nobody is missing, in every game.
 func dueEarly(s *step, st rules.Status, t time.Time) bool {
 	if !st.Deadline.IsZero() && !t.Before(st.Deadline) {
 		t = st.Deadline.Add(-time.Nanosecond)
 	}
-	return s.l.game.Due(s.l.state, t)
+	return s.l.game.Due(s.l.state, t) || (inGrace(s) && len(st.Waiting) == 0)
 }
 
 func laterOf(a, b time.Time) time.Time {
@@ -87,9 +87,11 @@ func laterOf(a, b time.Time) time.Time {
 	return a
 }
 
-// resolve closes the current phase at at. The next phase's deadline is put
-// on the board's unit (a whole minute where stamps are to the minute), so
-// no stamp straddles it; the journal keeps that, so a rebuild has it too.
+// resolve closes the current phase at at. The next phase's deadline is the
+// GM's schedule's when it sets that kind of phase (openDeadline), and on
+// the board's unit (a whole minute where stamps are to the minute), so no
+// stamp straddles it; the journal keeps that, so a rebuild has it too. It
+// is set before the posts are made, so they state it.
 func resolve(s *step, at time.Time) {
 	// On the journal's precision (microseconds), rounded up so a phase
 	// never closes before its deadline: a deadline counted from a start
@@ -101,28 +103,17 @@ func resolve(s *step, at time.Time) {
 	title := s.l.game.Status(s.l.state).Title
 	r := referee.Resolve(s.l.game, s.l.state, at)
 	s.l.state = r.State
-	s.journal("resolve", at, map[string]string{"phase": phase, "title": title})
+	s.journal(at, journal.Resolve{Phase: phase, Title: title})
+	openDeadline(s, openedAt(r, at), at)
+	r.State = s.l.state
 	s.opened = at
 	s.closed = title
 	if s.closed == "" {
 		s.closed = phase
 	}
 	s.resolved = append(s.resolved, phase)
+	s.closings = append(s.closings, closing{phase: phase, title: s.closed})
 	s.emit(phase, r, at)
-	roundDeadline(s, at)
-}
-
-// roundDeadline puts the current deadline on the board's unit, journalled
-// at at.
-func roundDeadline(s *step, at time.Time) {
-	st := s.l.game.Status(s.l.state)
-	if st.Finished || st.Deadline.IsZero() {
-		return
-	}
-	if d := forum.DeadlineOn(st.Deadline, s.l.deadlineUnit()); !d.Equal(st.Deadline) {
-		s.l.state = s.l.game.SetDeadline(s.l.state, d)
-		s.journal("deadline", at, map[string]time.Time{"deadline": d})
-	}
 }
 
 // rebuild recomputes the state from the seed and the journal, leaving out
@@ -139,55 +130,10 @@ func rebuild(tx *store.Tx, s *step, voided map[int64]bool) error {
 			j[i].Voided = true
 		}
 	}
-	st, err := replayJournal(s.l.game, s.l.cfg, j)
+	st, err := journal.Replay(s.l.game, s.l.cfg.Rules(), j, journal.Lenient)
 	if err != nil {
 		return fmt.Errorf("rebuild %s: %w", s.l.row.Name, err)
 	}
 	s.l.state = st
 	return nil
-}
-
-// replayJournal replays a game's journal from its seed.
-func replayJournal(g rules.Game, cfg gameconfig.GameConfig, j []store.JournalEntry) (rules.State, error) {
-	s, _, err := g.Setup(cfg.Rules())
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range j {
-		if e.Voided {
-			continue
-		}
-		switch e.Kind {
-		case "command":
-			var c rules.Command
-			if err := json.Unmarshal(e.Payload, &c); err != nil {
-				return nil, fmt.Errorf("journal %d: %w", e.Seq, err)
-			}
-			if ns, _, err := g.Apply(s, c); err == nil {
-				s = ns
-			}
-		case "resolve":
-			s, _ = g.Resolve(s, e.Time)
-		case "end":
-			s, _ = g.End(s, e.Time)
-		case "deadline":
-			var p struct {
-				Deadline time.Time `json:"deadline"`
-			}
-			if err := json.Unmarshal(e.Payload, &p); err != nil {
-				return nil, fmt.Errorf("journal %d: %w", e.Seq, err)
-			}
-			s = g.SetDeadline(s, p.Deadline)
-		case "replace":
-			var p struct{ Old, New string }
-			if err := json.Unmarshal(e.Payload, &p); err != nil {
-				return nil, fmt.Errorf("journal %d: %w", e.Seq, err)
-			}
-			s = rules.Clone(g, s)
-			if err := s.Roster().Replace(p.Old, p.New); err != nil {
-				return nil, fmt.Errorf("journal %d: %w", e.Seq, err)
-			}
-		}
-	}
-	return s, nil
 }

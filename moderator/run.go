@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/store"
@@ -81,7 +82,7 @@ func (r *runner) round(ctx context.Context) {
 	var games []store.Game
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
 		var err error
-		games, err = tx.Games(Running, Paused, Finished, Ended)
+		games, err = tx.Games(Running, Paused, Signups, Finished, Ended, Cancelled)
 		return err
 	})
 	if err != nil {
@@ -174,9 +175,13 @@ func (r *runner) reap(ctx context.Context) {
 		}
 		delete(r.held, id)
 		r.m.Forget(id)
-		if !j.lost.Load() {
-			r.release(ctx, j)
-		}
+		// Even a job that stopped for a lost lease releases it: the
+		// release is fenced (a lease another runner took is left alone),
+		// and a lease that ran out during a database outage may have been
+		// renewed by this runner's heartbeat just after the job's save was
+		// refused for it; held by nobody's job, it would keep the game idle
+		// until it ran out again.
+		r.release(ctx, j)
 	}
 }
 
@@ -228,10 +233,10 @@ func (r *runner) stop() {
 	}
 }
 
-// wantsWork: running and paused games always; finished ones while they still
-// have something to send.
+// wantsWork: running, paused and signing-up games always; finished (and
+// cancelled) ones while they still have something to send.
 func (m *Moderator) wantsWork(ctx context.Context, g store.Game) bool {
-	if g.Status == Running || g.Status == Paused {
+	if g.Status == Running || g.Status == Paused || g.Status == Signups {
 		return true
 	}
 	pending := false
@@ -254,8 +259,9 @@ func (m *Moderator) sleep(ctx context.Context, d time.Duration) error {
 // says it stopped because the game's lease went to another runner.
 func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	var fc gameconfig.ForumConfig
+	var account forum.Account
 	if l, err := decodeGame(&g); err == nil {
-		fc = l.forum
+		fc, account = l.forum, l.forum.Account()
 	}
 	poll := fc.Poll()
 	backoff := retry.New(poll, max(poll, 5*time.Minute))
@@ -263,15 +269,24 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		return
 	}
 	cleared := false
+	snd := m.startSender(ctx, g.ID, account)
+	defer snd.close()
 	for ctx.Err() == nil {
+		// What is queued goes out while the thread is read (a long first
+		// read takes many ticks), and what the tick queues after it;
+		// reading and sending fail apart.
+		snd.poke()
 		err := m.Pool.Do(ctx, func() error { return m.safeTick(ctx, g.ID) })
+		if !errors.Is(err, store.ErrLeaseLost) {
+			snd.poke()
+		}
 		m.noteStep(ctx, g.ID, err, &cleared)
 		if errors.Is(err, store.ErrLeaseLost) {
 			m.log().Warn("lost the game's lease to another runner; stopping work on it", "game", g.Name, "err", err)
 			m.Forget(g.ID)
 			return true
 		}
-		wait := m.Pool.nextPoll(sessionKey(fc), poll, m.now())
+		wait := m.pollWait(g.ID, account, fc)
 		if err != nil && ctx.Err() == nil {
 			wait = backoff.Next()
 			if errors.Is(err, store.ErrUnavailable) {
@@ -287,10 +302,15 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			backoff.Reset()
 		}
 		var cur *store.Game
+		boardDown := false // the game's reads of its board are failing
 		verr := m.DB.View(ctx, func(tx *store.Tx) error {
 			var err error
-			cur, err = tx.GameByID(g.ID)
-			return err
+			if cur, err = tx.GameByID(g.ID); err != nil {
+				return err
+			}
+			h, herr := tx.Health(g.ID)
+			boardDown = herr == nil && h.Failing()
+			return nil
 		})
 		switch {
 		case errors.Is(verr, store.ErrNotFound):
@@ -304,7 +324,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			return false
 		}
 		// Wake up for a deadline that comes sooner than the next poll.
-		if !cur.Deadline.IsZero() && cur.Status == Running {
+		if !cur.Deadline.IsZero() && (cur.Status == Running || cur.Status == Signups) {
 			if d := cur.Deadline.Sub(m.now()) + 50*time.Millisecond; d > 0 && d < wait {
 				wait = d
 			}
@@ -316,21 +336,56 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		if err != nil && ctx.Err() == nil {
 			m.noteNextRead(ctx, g.ID, m.now().Add(wait)) // for status
 		}
-		if m.sleep(ctx, wait) != nil {
+		if err != nil && boardDown {
+			err = m.waitForBoard(ctx, g, fc, wait)
+		} else {
+			err = m.sleep(ctx, wait)
+		}
+		if err != nil {
 			return false
 		}
 	}
 	return false
 }
 
-// safeTick is Tick with a panic turned into an error, so one game's bug (a
-// message that crashes its engine) backs that game off instead of taking
-// every game down.
+// PingEvery is how often a game backed off for a board it cannot read
+// checks whether the board answers again (RULINGS "Backing off a failing
+// board").
+const PingEvery = time.Minute
+
+// waitForBoard waits d, the backoff of a game whose board cannot be read,
+// checking the board with one Ping every PingEvery meanwhile, and ends the
+// wait as soon as the board answers: a board back is read within a minute,
+// while a board still down gets one request a minute, not full reads.
+func (m *Moderator) waitForBoard(ctx context.Context, g store.Game, fc gameconfig.ForumConfig, d time.Duration) error {
+	until := m.now().Add(d)
+	site := m.site(g.ID, g.Forum, fc)
+	if site.Err != nil {
+		return m.sleep(ctx, d)
+	}
+	p, err := m.Connect(ctx, site)
+	if err != nil {
+		return m.sleep(ctx, d)
+	}
+	for until.Sub(m.now()) > PingEvery {
+		if err := m.sleep(ctx, PingEvery); err != nil {
+			return err
+		}
+		if p.Ping(ctx) == nil {
+			return ctx.Err()
+		}
+	}
+	return m.sleep(ctx, until.Sub(m.now()))
+}
+
+// safeTick is Run's tick (its sends left to the game's sender) with a
+// panic turned into an error, so one game's bug (a message that crashes its
+// engine) backs that game off instead of taking every game down.
 func (m *Moderator) safeTick(ctx context.Context, id int64) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	return m.Tick(ctx, id)
+	return m.tick(ctx, id, false)
 }

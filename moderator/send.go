@@ -26,7 +26,13 @@ import (
 // is likely failing); the items that had trouble then wait out a backoff
 // while the others go first on the next ticks. The first trouble is
 // returned once the rest has gone.
-func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
+func (m *Moderator) drain(ctx context.Context, l *loaded, f forum.BoardSender) error {
+	return m.drainEach(ctx, l, f, func(send func() error) error { return send() })
+}
+
+// drainEach is drain with each item's try run through each (Send: on one of
+// the account's send lanes, given back between two items).
+func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSender, each func(func() error) error) error {
 	max := m.MaxAttempts
 	if max <= 0 {
 		max = 20
@@ -45,7 +51,7 @@ func (m *Moderator) drain(ctx context.Context, l *loaded, f Forum) error {
 		if it == nil {
 			return first
 		}
-		err = m.sendItem(ctx, f, l, it, max)
+		err = each(func() error { return m.sendItem(ctx, f, l, it, max) })
 		var tr *troubleError
 		switch {
 		case err == nil:
@@ -82,10 +88,16 @@ func (e *troubleError) Unwrap() error { return e.err }
 // sendItem takes one item as far as it can go now: its marker checked for
 // when an earlier try may have sent it, given up after max attempts, cut
 // into parts when longer than the board is known to take, or sent.
-func (m *Moderator) sendItem(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem, max int) error {
+func (m *Moderator) sendItem(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem, max int) error {
 	if it.State == store.OutboxSending || it.State == store.OutboxUnconfirmed {
+		if at := m.settleAt(it.ID); at.After(m.now()) {
+			return &troubleError{err: fmt.Errorf("%s: the board may still be taking its last submission, until %s", it.Marker, at.UTC().Format(time.RFC3339)), waiting: true}
+		}
 		done, err := m.confirm(ctx, f, l, it)
 		if err != nil || done {
+			return err
+		}
+		if err := m.settled(ctx, it); err != nil {
 			return err
 		}
 	}
@@ -93,7 +105,7 @@ func (m *Moderator) sendItem(ctx context.Context, f Forum, l *loaded, it *store.
 		return &troubleError{err: fmt.Errorf("%s waits until %s after: %s", it.Marker, at.UTC().Format(time.RFC3339), it.LastError), waiting: true}
 	}
 	if it.Attempts >= max {
-		if err := m.mark(ctx, it, store.OutboxFailed, "", it.LastError); err != nil {
+		if err := m.mark(ctx, l, it, store.OutboxFailed, "", it.LastError); err != nil {
 			return err
 		}
 		m.log().Error("giving up on a message after repeated failures", "game", l.row.Name, "marker", it.Marker)
@@ -109,12 +121,47 @@ func (m *Moderator) sendItem(ctx context.Context, f Forum, l *loaded, it *store.
 	return m.sendOne(ctx, f, l, it)
 }
 
+// settled returns nil once the board has had the time to finish the
+// item's last submission (its claim's fence budget, store.ClaimSettles),
+// so the marker's absence just seen is proof it never went out; before
+// that, the item waits (its lane only) and is looked for again then. A
+// request its sender cancelled (a runner stopped cleanly, or giving the
+// game back, releases the lease at once) may still land: this is the
+// bound that protects a runner killed with kill -9, whose lease another
+// runner can take only once it has run out.
+func (m *Moderator) settled(ctx context.Context, it *store.OutboxItem) error {
+	var wait time.Duration
+	if err := m.DB.View(ctx, func(tx *store.Tx) error { var err error; wait, err = tx.ClaimSettles(it.ID); return err }); err != nil {
+		return fmt.Errorf("checking %s's last claim: %w", it.Marker, err)
+	}
+	if wait <= 0 {
+		return nil
+	}
+	at := m.now().Add(wait)
+	m.mu.Lock()
+	if m.settle == nil {
+		m.settle = map[int64]time.Time{}
+	}
+	m.settle[it.ID] = at
+	m.mu.Unlock()
+	m.log().Info("not on the board yet, but its last submission may still land: looking again before any resend", "marker", it.Marker, "at", at)
+	return &troubleError{err: fmt.Errorf("%s: the board may still be taking its last submission, until %s", it.Marker, at.UTC().Format(time.RFC3339)), waiting: true}
+}
+
+// settleAt is when an item's last submission has surely ended (zero: it
+// has, as far as this moderator knows).
+func (m *Moderator) settleAt(id int64) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.settle[id]
+}
+
 // lane is the order an item keeps: the thread's posts, or one player's PMs.
 func lane(it *store.OutboxItem) string {
-	if it.Kind == "pm" {
-		return "pm:" + it.Recipient
+	if it.Kind == forum.KindPM {
+		return string(forum.KindPM) + ":" + it.Recipient
 	}
-	return "post"
+	return string(forum.KindPost)
 }
 
 // retryAfter is when an item that had trouble may be sent again (zero: now).
@@ -147,34 +194,22 @@ func (m *Moderator) clearBackOff(id int64) {
 // start one; it stays queued.
 var errNotYet = errors.New("not yet: flood control")
 
-// Flooder is what a Forum may tell of its account's flood control: what it
-// has learned, and when the next post or PM may go.
-type Flooder interface {
-	Flood() forum.FloodStatus
-}
-
 // floodUntil is when a game's next post or PM may go: what the last flood
 // refusal said, or what the forum connection knows.
-func (m *Moderator) floodUntil(id int64, f Forum) time.Time {
+func (m *Moderator) floodUntil(id int64, f forum.BoardSender) time.Time {
 	m.mu.Lock()
 	until := m.flood[id]
 	m.mu.Unlock()
-	if fl, ok := f.(Flooder); ok {
-		if n := fl.Flood().Next; n.After(until) {
-			until = n
-		}
+	if n := f.Flood().Next; n.After(until) {
+		until = n
 	}
 	return until
 }
 
 // saveFlood records the forum connection's learned flood status when it
 // has changed, for `forumgm status` (another process) to show.
-func (m *Moderator) saveFlood(ctx context.Context, id int64, f Forum) error {
-	fl, ok := f.(Flooder)
-	if !ok {
-		return nil
-	}
-	st := fl.Flood()
+func (m *Moderator) saveFlood(ctx context.Context, id int64, f forum.BoardSender) error {
+	st := f.Flood()
 	st.Next = time.Time{} // changes with every send; status needs the rest
 	doc := mustJSON(st)
 	m.mu.Lock()
@@ -227,12 +262,12 @@ func (m *Moderator) nextItem(ctx context.Context, id int64, held map[string]bool
 // found, it is marked sent and done is true. When the check itself fails,
 // the item is unconfirmed: checked again on a later tick, never resent
 // blind and never given up for it.
-func (m *Moderator) confirm(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (done bool, err error) {
+func (m *Moderator) confirm(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) (done bool, err error) {
 	fid, found, err := m.find(ctx, f, l, it)
 	if err != nil {
 		why := fmt.Sprintf("not confirmed yet: the check for its marker failed: %v", err)
 		if it.State != store.OutboxUnconfirmed || it.LastError != why {
-			if merr := m.mark(ctx, it, store.OutboxUnconfirmed, "", why); merr != nil {
+			if merr := m.mark(ctx, l, it, store.OutboxUnconfirmed, "", why); merr != nil {
 				return false, merr
 			}
 		}
@@ -245,14 +280,14 @@ func (m *Moderator) confirm(ctx context.Context, f Forum, l *loaded, it *store.O
 	}
 	m.log().Info("found an earlier send already on the forum", "game", l.row.Name, "marker", it.Marker)
 	m.clearBackOff(it.ID)
-	return true, m.mark(ctx, it, store.OutboxSent, fid, "")
+	return true, m.mark(ctx, l, it, store.OutboxSent, fid, "")
 }
 
 // sendOne makes one attempt at an item: claimed (marked sending) first,
 // sent after. Under a lease the claim is fenced and the send given up once
 // the fence's budget is spent, so it is over before any other runner can
 // take the game (and look for the item's marker).
-func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) error {
+func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) error {
 	if err := m.claim(ctx, it); errors.Is(err, store.ErrLeaseShort) || errors.Is(err, store.ErrClaimed) {
 		m.log().Info("not sending now", "game", l.row.Name, "marker", it.Marker, "why", err)
 		return errNotYet
@@ -270,7 +305,7 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 	}
 	var fid string
 	var err error
-	if it.Kind == "post" {
+	if it.Kind == forum.KindPost {
 		fid, err = f.Reply(sendCtx, l.forum.Thread, it.Body, it.Marker)
 	} else {
 		fid, err = f.SendPM(sendCtx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
@@ -286,7 +321,7 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 		if fe.Uncertain {
 			state = store.OutboxSending
 		}
-		if merr := m.mark(ctx, it, state, "", fe.Error()); merr != nil {
+		if merr := m.mark(ctx, l, it, state, "", fe.Error()); merr != nil {
 			return merr
 		}
 		m.setFloodUntil(l.row.ID, fe.Until)
@@ -300,7 +335,7 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 	if errors.Is(err, forum.ErrUnconfirmed) {
 		// It may well be on the forum: a later tick checks for its
 		// marker again, and only a check that answers can lead to a resend.
-		if merr := m.mark(ctx, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
+		if merr := m.mark(ctx, l, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.backOff(it)
@@ -310,7 +345,7 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 		// The board refused it for good (an unknown recipient, a locked
 		// topic): retrying will not help, and it must not hold up the
 		// game's other messages. The GM sees it and can `retry` it.
-		if merr := m.mark(ctx, it, store.OutboxFailed, "", err.Error()); merr != nil {
+		if merr := m.mark(ctx, l, it, store.OutboxFailed, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.log().Error("the forum refused a message; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", err)
@@ -320,7 +355,7 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 		// Stays sending: whether it went out is unknown until the marker
 		// check on the next try.
 		it.LastError = err.Error()
-		if merr := m.mark(ctx, it, store.OutboxSending, "", it.LastError); merr != nil {
+		if merr := m.mark(ctx, l, it, store.OutboxSending, "", it.LastError); merr != nil {
 			return merr
 		}
 		m.backOff(it)
@@ -330,7 +365,7 @@ func (m *Moderator) sendOne(ctx context.Context, f Forum, l *loaded, it *store.O
 	if err := m.crash("after-send"); err != nil {
 		return err
 	}
-	if err := m.mark(ctx, it, store.OutboxSent, fid, ""); err != nil {
+	if err := m.mark(ctx, l, it, store.OutboxSent, fid, ""); err != nil {
 		return err
 	}
 	m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
@@ -365,13 +400,13 @@ func nextDue(items []store.OutboxItem, now time.Time, held map[string]bool) *sto
 // find looks for an item that may already be on the forum: first among the
 // thread's posts the bot has already read and stored (however long ago), then
 // on the forum itself (its last pages, its sent folder).
-func (m *Moderator) find(ctx context.Context, f Forum, l *loaded, it *store.OutboxItem) (string, bool, error) {
-	if it.Kind == "post" {
+func (m *Moderator) find(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) (string, bool, error) {
+	if it.Kind == forum.KindPost {
 		var id string
 		err := m.DB.View(ctx, func(tx *store.Tx) error {
 			msgs, err := tx.Messages(l.row.ID)
 			for _, msg := range msgs {
-				if msg.Kind == "post" && strings.EqualFold(msg.AuthorName, l.forum.Bot) && forum.HasMarker(msg.BodyHTML, it.Marker) {
+				if msg.Kind == forum.KindPost && strings.EqualFold(msg.AuthorName, l.forum.Bot) && forum.HasMarker(msg.BodyHTML, it.Marker) {
 					id = msg.ForumID
 				}
 			}
@@ -420,7 +455,7 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 	return n, nil
 }
 
-func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string) error {
+func (m *Moderator) mark(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string) error {
 	it.State, it.LastError = state, lastErr
 	if forumID != "" {
 		it.ForumID = forumID
@@ -432,7 +467,7 @@ func (m *Moderator) mark(ctx context.Context, it *store.OutboxItem, state store.
 		if err := tx.UpdateOutbox(it); err != nil || state != store.OutboxSent {
 			return err
 		}
-		return m.openingPosted(tx, it)
+		return m.openingPosted(tx, l, it)
 	}); err != nil {
 		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
 	}
@@ -472,11 +507,11 @@ func (m *Moderator) tooLong(ctx context.Context, l *loaded, it *store.OutboxItem
 // each part its own item and marker, so each is sent exactly once. When it
 // is itself a part, the parts after it are cut again too, so the order
 // holds. The learned limit is recorded for the game (later messages are
-// queued under it) in the same transaction.
+// queued under it) in the same step.
 func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, limit int, said string) error {
 	if limit < minMessageLimit || len(forum.SplitMessage(it.Body, limit)) < 2 {
 		why := fmt.Sprintf("too long for the board, and cannot be cut shorter than %d characters: %s", limit, said)
-		if err := m.mark(ctx, it, store.OutboxFailed, "", why); err != nil {
+		if err := m.mark(ctx, l, it, store.OutboxFailed, "", why); err != nil {
 			return err
 		}
 		m.log().Error("the forum refused a message as too long; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", why)
@@ -486,7 +521,7 @@ func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, 
 	if it.PartOf != 0 {
 		root = it.PartOf
 	}
-	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+	_, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
 		group := []store.OutboxItem{*it}
 		if it.PartOf != 0 {
 			items, err := tx.Unsent(l.row.ID)
@@ -517,14 +552,10 @@ func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, 
 			if said != "" {
 				g.LastError += " (the board said: " + said + ")"
 			}
-			if err := tx.UpdateOutbox(g); err != nil {
-				return err
-			}
 		}
-		if err := tx.SetMessageLimit(l.row.ID, limit); err != nil {
-			return err
-		}
-		return tx.Enqueue(parts)
+		s.ch.OutboxUpdates, s.ch.Outbox = group, parts
+		s.ch.MessageLimit = &store.MessageLimitChange{GameID: l.row.ID, Max: limit}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("splitting %s: %w", it.Marker, err)

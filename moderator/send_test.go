@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -20,11 +22,12 @@ func TestRefusedMessageDoesNotBlockTheGame(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	ff := &fakeForum{clk: clk, refuse: "Ben"}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	ff := forumtest.New(clk)
+	ff.Refuse = "Ben"
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 	players := []string{"Ann", "Ben", "Cat", "Dan", "Eli"}
 	gc := gameconfig.GameConfig{Players: players, Seed: 1, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(ctx, "r", "resistance", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +35,7 @@ func TestRefusedMessageDoesNotBlockTheGame(t *testing.T) {
 	if err := m.Tick(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
-	got := ff.sentTo()
+	got := ff.SentTo()
 	if len(got["Ben"]) != 0 || len(got["Cat"]) != 1 || len(got["Eli"]) != 1 {
 		t.Fatalf("role PMs sent: %v", got)
 	}
@@ -49,14 +52,14 @@ func TestRefusedMessageDoesNotBlockTheGame(t *testing.T) {
 	if len(failed) != 1 || failed[0].Recipient != "Ben" || !strings.Contains(failed[0].LastError, "no such user") {
 		t.Fatalf("failed items: %+v", failed)
 	}
-	ff.refuse = ""
+	ff.Refuse = ""
 	if n, err := m.Retry(ctx, "r", failed[0].Marker); err != nil || n != 1 {
 		t.Fatalf("retry: %d %v", n, err)
 	}
 	if err := m.Tick(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
-	if len(ff.sentTo()["Ben"]) != 1 {
+	if len(ff.SentTo()["Ben"]) != 1 {
 		t.Error("the retried PM was not sent")
 	}
 	if _, err := m.Retry(ctx, "r", "nope"); err == nil {
@@ -71,10 +74,11 @@ func TestUncertainPostFoundAmongStoredPosts(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	ff := &fakeForum{clk: clk, lose: 1}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	ff := forumtest.New(clk)
+	ff.Lose = 1
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(ctx, "n", "nations", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -85,11 +89,11 @@ func TestUncertainPostFoundAmongStoredPosts(t *testing.T) {
 	if err := m.Tick(ctx, g.ID); err != nil { // reads its own post, then finds it stored
 		t.Fatal(err)
 	}
-	if n := len(ff.botPosts()); n != 1 {
+	if n := len(ff.BotPosts()); n != 1 {
 		t.Errorf("%d opening posts, want 1", n)
 	}
-	if ff.finds != 0 {
-		t.Errorf("searched the forum %d times; the stored post should have been enough", ff.finds)
+	if ff.Finds != 0 {
+		t.Errorf("searched the forum %d times; the stored post should have been enough", ff.Finds)
 	}
 }
 
@@ -126,20 +130,20 @@ func TestLateMessageIsAnswered(t *testing.T) {
 		t.Errorf("Bob's commands: %q", reasons)
 	}
 	told := false
-	for _, pm := range r.ff.sentTo()["Bob"] {
+	for _, pm := range r.ff.SentTo()["Bob"] {
 		told = told || strings.Contains(pm, "“PROSPER” — arrived after Round 1 of 2 had closed (Sun 1 Mar 12:09:00 UTC): it was made before then but reached the bot only after")
 	}
 	if !told {
-		t.Errorf("Bob was not told: %q", r.ff.sentTo()["Bob"])
+		t.Errorf("Bob was not told: %q", r.ff.SentTo()["Bob"])
 	}
 }
 
 // TestPanicInATickIsAnError: one game's crash does not take the daemon down.
 func TestPanicInATickIsAnError(t *testing.T) {
 	db := storetest.SQLite(t)
-	m := &Moderator{DB: db, Clock: clock.NewFake(start), Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { panic("boom") }}
+	m := &Moderator{DB: db, Clock: clock.NewFake(start), Connect: func(context.Context, *gameconfig.Site) (Forum, error) { panic("boom") }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(context.Background(), "p", "nations", gc, fc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +156,7 @@ func TestPanicInATickIsAnError(t *testing.T) {
 func TestNextDue(t *testing.T) {
 	now := start
 	later := start.Add(time.Minute)
-	item := func(id int64, kind, to, state string, nb time.Time) store.OutboxItem {
+	item := func(id int64, kind forum.MessageKind, to, state string, nb time.Time) store.OutboxItem {
 		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: store.OutboxState(state), NotBefore: nb}
 	}
 	tests := []struct {
@@ -190,10 +194,10 @@ func TestMessagesBeforeTheGameAreIgnored(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx := context.Background()
 	clk := clock.NewFake(start)
-	ff := &fakeForum{clk: clk}
+	ff := forumtest.New(clk)
 	ff.PMAt("Bob", "INVADE Alice", start.Add(-time.Hour))
-	ff.posts = append(ff.posts, fakePost(ff, "Alice", "[b]I'm in![/b] [b]CIV: Fire[/b]", start.Add(-2*time.Hour)))
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return ff, nil }}
+	ff.PostAt("Alice", "[b]I'm in![/b] [b]CIV: Fire[/b]", start.Add(-2*time.Hour))
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
 	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	g, err := m.Create(ctx, "n", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}})
@@ -224,7 +228,7 @@ func TestMessagesBeforeTheGameAreIgnored(t *testing.T) {
 	if !reflect.DeepEqual(reasons, want) {
 		t.Errorf("audit reasons %q, want %q", reasons, want)
 	}
-	for who, pms := range ff.sentTo() {
+	for who, pms := range ff.SentTo() {
 		for _, pm := range pms {
 			if strings.Contains(pm, "before the game") {
 				t.Errorf("%s was messaged: %q", who, pm)

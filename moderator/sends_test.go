@@ -3,11 +3,13 @@ package moderator
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -25,7 +27,7 @@ func (r *nationsRig) enqueue(msgs ...[2]string) []string {
 		items = append(items, it)
 		markers = append(markers, it.Marker)
 	}
-	if err := r.db.Tx(r.ctx, func(tx *store.Tx) error { return tx.Enqueue(items) }); err != nil {
+	if err := r.db.Tx(r.ctx, func(tx *store.Tx) error { return tx.Save(&store.Changes{Outbox: items}) }); err != nil {
 		r.t.Fatal(err)
 	}
 	return markers
@@ -52,9 +54,9 @@ func (r *nationsRig) item(marker string) store.OutboxItem {
 
 // sentWith counts what went out to the thread or a player carrying marker.
 func (r *nationsRig) sentWith(to, marker string) int {
-	bodies := r.ff.sentTo()[to]
+	bodies := r.ff.SentTo()[to]
 	if to == "post" {
-		bodies = r.ff.botPosts()
+		bodies = r.ff.BotPosts()
 	}
 	n := 0
 	for _, b := range bodies {
@@ -80,7 +82,7 @@ func TestTroubleHoldsUpOnlyItsLane(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newNations(t, storetest.SQLite(t))
-			r.ff.failPM = map[string]error{"Alice": tc.err}
+			r.ff.FailPM = map[string]error{"Alice": tc.err}
 			mk := r.enqueue([2]string{"Alice", "Your receipt"}, [2]string{"post", "Vote result: Bob leads"},
 				[2]string{"Bob", "Your result"}, [2]string{"Alice", "Your result"})
 			err := r.m.Tick(r.ctx, r.id)
@@ -93,8 +95,8 @@ func TestTroubleHoldsUpOnlyItsLane(t *testing.T) {
 			if tc.permanent {
 				// The board refuses every PM to her (no such account): each
 				// is given up for the GM at its first refusal.
-				if a, b := r.item(mk[0]).State, r.item(mk[3]).State; a != store.OutboxFailed || b != store.OutboxFailed || r.ff.pmCalls["Alice"] != 2 {
-					t.Errorf("Alice's refused PMs: %s, %s after %d tries", a, b, r.ff.pmCalls["Alice"])
+				if a, b := r.item(mk[0]).State, r.item(mk[3]).State; a != store.OutboxFailed || b != store.OutboxFailed || r.ff.PMCalls["Alice"] != 2 {
+					t.Errorf("Alice's refused PMs: %s, %s after %d tries", a, b, r.ff.PMCalls["Alice"])
 				}
 				return
 			}
@@ -106,18 +108,18 @@ func TestTroubleHoldsUpOnlyItsLane(t *testing.T) {
 				r.clk.Advance(10 * time.Second)
 				r.m.Tick(r.ctx, r.id)
 			}
-			if n := r.ff.pmCalls["Alice"]; n != 1 {
+			if n := r.ff.PMCalls["Alice"]; n != 1 {
 				t.Errorf("Alice's PM tried %d times within its backoff, want 1", n)
 			}
-			r.ff.mu.Lock()
-			r.ff.failPM = nil
-			r.ff.mu.Unlock()
+			r.ff.Lock()
+			r.ff.FailPM = nil
+			r.ff.Unlock()
 			r.clk.Advance(time.Minute)
 			r.tick()
 			if r.sentWith("Alice", mk[0]) != 1 || r.sentWith("Alice", mk[3]) != 1 {
 				t.Fatalf("Alice's PMs once the board takes them: %d, %d", r.sentWith("Alice", mk[0]), r.sentWith("Alice", mk[3]))
 			}
-			pms := strings.Join(r.ff.sentTo()["Alice"], "\n")
+			pms := strings.Join(r.ff.SentTo()["Alice"], "\n")
 			if strings.Index(pms, mk[0]) > strings.Index(pms, mk[3]) {
 				t.Error("Alice's PMs went out of order")
 			}
@@ -132,7 +134,7 @@ func TestTroubleHoldsUpOnlyItsLane(t *testing.T) {
 // in between still goes out.
 func TestTooLongLearnsTheBoardsLimit(t *testing.T) {
 	r := newNations(t, storetest.SQLite(t))
-	r.ff.maxLen = 2000
+	r.ff.MaxLen = 2000
 	var lines []string
 	for i := range 150 {
 		lines = append(lines, fmt.Sprintf("line %03d: “INVADE Bob” — accepted", i))
@@ -140,8 +142,8 @@ func TestTooLongLearnsTheBoardsLimit(t *testing.T) {
 	long := strings.Join(lines, "\n")
 	mk := r.enqueue([2]string{"Alice", long}, [2]string{"post", "Vote result: Bob leads"}, [2]string{"Bob", long})
 	r.tick()
-	if r.ff.longRefusals != 1 {
-		t.Errorf("%d refusals as too long, want 1 (the limit learned from the first)", r.ff.longRefusals)
+	if r.ff.LongRefusals != 1 {
+		t.Errorf("%d refusals as too long, want 1 (the limit learned from the first)", r.ff.LongRefusals)
 	}
 	_, g := r.state()
 	if g.MessageLimit != 2000 {
@@ -157,7 +159,7 @@ func TestTooLongLearnsTheBoardsLimit(t *testing.T) {
 		if st := r.item(mk[i]).State; st != store.OutboxSplit {
 			t.Errorf("%s's long PM is %s, want split", who, st)
 		}
-		pms := r.ff.sentTo()[who]
+		pms := r.ff.SentTo()[who]
 		var got []string
 		parts := 0
 		for _, pm := range pms {
@@ -183,11 +185,61 @@ func TestTooLongLearnsTheBoardsLimit(t *testing.T) {
 			}
 		}
 	}
-	before := len(r.ff.sentTo()["Alice"])
+	before := len(r.ff.SentTo()["Alice"])
 	r.clk.Advance(time.Minute)
 	r.tick()
-	if n := len(r.ff.sentTo()["Alice"]); n != before {
+	if n := len(r.ff.SentTo()["Alice"]); n != before {
 		t.Errorf("%d PMs to Alice after another tick, %d before: resent", n, before)
+	}
+}
+
+// A GM's profile file that gives the board's max_message_bytes (below the
+// engine's) has a long receipt queued in parts under it before its first
+// send: the board refuses none of them, there is nothing to learn, and
+// every line is answered once (issue 19: only the built-in profile's limit
+// or a learned one was used, so the first send was refused).
+func TestProfileFileMessageLimit(t *testing.T) {
+	profile, err := filepath.Abs(filepath.Join("testdata", "short-posts.profile.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newNationsOn(t, storetest.SQLite(t), func(fc *gameconfig.ForumConfig) { fc.Engine, fc.Profile = "", profile })
+	r.ff.MaxLen = 2000
+	var lines []string
+	for i := range 150 {
+		lines = append(lines, fmt.Sprintf("line %03d of my very long letter", i))
+	}
+	r.clk.Advance(time.Minute)
+	r.ff.PMSubject("Alice", "orders", strings.Join(lines, "\n"))
+	r.tick()
+	if r.ff.LongRefusals != 0 {
+		t.Errorf("%d sends refused as too long, want none", r.ff.LongRefusals)
+	}
+	if _, g := r.state(); g.MessageLimit != 0 {
+		t.Errorf("a limit of %d learned, want none (the profile's was known)", g.MessageLimit)
+	}
+	var box []store.OutboxItem
+	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; box, err = tx.Outbox(r.id); return err })
+	parts := 0
+	for _, it := range box {
+		if it.State != store.OutboxSent {
+			t.Errorf("%s is %s: %s", it.Marker, it.State, it.LastError)
+		}
+		if it.Recipient == "Alice" && strings.Contains(it.Body, "(part ") {
+			parts++
+			if n := forum.MessageSize(forum.WithMarker(phpBBMarkup(), it.Body, it.Marker)); n > 2000 {
+				t.Errorf("%s: %d bytes with its marker, over the profile's 2000", it.Marker, n)
+			}
+		}
+	}
+	answered := strings.Join(r.ff.SentTo()["Alice"], "\n")
+	for _, l := range lines {
+		if strings.Count(answered, l) != 1 {
+			t.Errorf("%q answered %d times in Alice's PMs, want once", l, strings.Count(answered, l))
+		}
+	}
+	if parts < 2 {
+		t.Errorf("the receipt was queued in %d parts, want several", parts)
 	}
 }
 
@@ -208,9 +260,9 @@ func TestUnconfirmedIsCheckedAgainNeverFailed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newNations(t, storetest.SQLite(t))
 			r.m.MaxAttempts = tc.maxTries
-			r.ff.mu.Lock()
-			r.ff.unconfirm, r.ff.lose, r.ff.findFail = tc.unconfirm, tc.lose, tc.findFail
-			r.ff.mu.Unlock()
+			r.ff.Lock()
+			r.ff.Unconfirm, r.ff.Lose, r.ff.FindFail = tc.unconfirm, tc.lose, tc.findFail
+			r.ff.Unlock()
 			mks := r.enqueue([2]string{"Alice", "Your role: Fire"}, [2]string{"Bob", "Your role: Water"})
 			mk := mks[0]
 			for i := range tc.ticks {
@@ -241,7 +293,7 @@ func TestUnconfirmedIsCheckedAgainNeverFailed(t *testing.T) {
 func TestTwoTroublesThenTheRestGoesNext(t *testing.T) {
 	r := newNations(t, storetest.SQLite(t))
 	fail := errors.New("no confirmation (HTTP 200)")
-	r.ff.failPM = map[string]error{"Alice": fail, "Carol": fail}
+	r.ff.FailPM = map[string]error{"Alice": fail, "Carol": fail}
 	mk := r.enqueue([2]string{"Alice", "a"}, [2]string{"Carol", "c"}, [2]string{"Bob", "b"})
 	if err := r.m.Tick(r.ctx, r.id); err == nil {
 		t.Error("the first tick's trouble was not reported")
@@ -251,9 +303,9 @@ func TestTwoTroublesThenTheRestGoesNext(t *testing.T) {
 	}
 	r.clk.Advance(10 * time.Second)
 	r.m.Tick(r.ctx, r.id)
-	if r.sentWith("Bob", mk[2]) != 1 || r.ff.pmCalls["Alice"] != 1 || r.ff.pmCalls["Carol"] != 1 {
+	if r.sentWith("Bob", mk[2]) != 1 || r.ff.PMCalls["Alice"] != 1 || r.ff.PMCalls["Carol"] != 1 {
 		t.Errorf("next tick: Bob's PM sent %d times, Alice's tried %d, Carol's %d; want 1, 1, 1",
-			r.sentWith("Bob", mk[2]), r.ff.pmCalls["Alice"], r.ff.pmCalls["Carol"])
+			r.sentWith("Bob", mk[2]), r.ff.PMCalls["Alice"], r.ff.PMCalls["Carol"])
 	}
 }
 
@@ -263,10 +315,10 @@ func TestTwoTroublesThenTheRestGoesNext(t *testing.T) {
 // them do not end the drain, and the game's other messages go on.
 func TestNoProofHoldsOnlyItsLane(t *testing.T) {
 	r := newNations(t, storetest.SQLite(t))
-	r.ff.mu.Lock()
-	r.ff.unconfirm = 2
-	r.ff.noProof = map[string]bool{"Alice": true, "Carol": true}
-	r.ff.mu.Unlock()
+	r.ff.Lock()
+	r.ff.Unconfirm = 2
+	r.ff.NoProof = map[string]bool{"Alice": true, "Carol": true}
+	r.ff.Unlock()
 	mk := r.enqueue([2]string{"Alice", "a"}, [2]string{"Carol", "c"}, [2]string{"Bob", "b"}, [2]string{"Alice", "a2"})
 	for i := 0; i < 8; i++ {
 		if err := r.m.Tick(r.ctx, r.id); err != nil && i > 0 {
@@ -284,10 +336,16 @@ func TestNoProofHoldsOnlyItsLane(t *testing.T) {
 			t.Errorf("%s: %s (%s); want unconfirmed, saying why", k, it.State, it.LastError)
 		}
 	}
-	if r.ff.pmCalls["Alice"] != 1 || r.ff.pmCalls["Carol"] != 1 {
-		t.Errorf("sent to Alice %d times, Carol %d; want once each, never resent", r.ff.pmCalls["Alice"], r.ff.pmCalls["Carol"])
+	if r.ff.PMCalls["Alice"] != 1 || r.ff.PMCalls["Carol"] != 1 {
+		t.Errorf("sent to Alice %d times, Carol %d; want once each, never resent", r.ff.PMCalls["Alice"], r.ff.PMCalls["Carol"])
 	}
 	if it := r.item(mk[3]); it.State != store.OutboxPending {
 		t.Errorf("Alice's second PM: %s; want pending behind her first (her lane's order)", it.State)
 	}
+}
+
+// phpBBMarkup is the marker markup of the fake board (phpBB's).
+func phpBBMarkup() string {
+	p, _ := forum.Builtin("phpbb")
+	return p.MarkerMarkup
 }

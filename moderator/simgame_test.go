@@ -14,8 +14,8 @@ import (
 // tests) through the real connection, trying a message maxAttempts times
 // (0: the default).
 func simModerator(db *store.DB, clk clock.Clock, maxAttempts int) *Moderator {
-	return &Moderator{DB: db, Clock: clk, MaxAttempts: maxAttempts, Connect: func(ctx context.Context, fc gameconfig.ForumConfig) (Forum, error) {
-		c, err := forumconn.Connect(fc, clk, "test")
+	return &Moderator{DB: db, Clock: clk, MaxAttempts: maxAttempts, Connect: func(ctx context.Context, site *gameconfig.Site) (Forum, error) {
+		c, err := forumconn.Connect(site, clk, "test")
 		if err != nil {
 			return nil, err // not a nil *Conn in a non-nil Forum
 		}

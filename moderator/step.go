@@ -1,11 +1,14 @@
 package moderator
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -23,6 +26,7 @@ type step struct {
 	notes          []note    // problems to log once the step is saved
 	queued         int       // outbox items so far: numbers the markers
 	resolved       []string  // phases this step resolved (for the log)
+	closings       []closing // the same, with their titles (closeOff)
 	pictured       int       // the last turn whose map picture a post carries (see withPicture)
 	ch             store.Changes
 
@@ -32,8 +36,11 @@ type step struct {
 	outageDone bool
 }
 
-// begin loads and locks a game for a step, in one call.
-func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
+// begin loads and locks a game for a step, in one call. v is the game as
+// viewed before the transaction: the step keeps its board (v.site), so
+// nothing about the board is looked up inside the transaction.
+func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
+	id := v.row.ID
 	in, err := tx.LoadStep(id)
 	if err != nil {
 		return nil, err
@@ -42,6 +49,10 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !bytes.Equal(in.Game.Forum, v.row.Forum) {
+		return nil, fmt.Errorf("game %s: its forum settings changed since it was loaded; the next step takes them", l.row.Name)
+	}
+	l.site = v.site
 	opened := in.LastResolve
 	if opened.IsZero() {
 		opened = l.cfg.Start
@@ -62,6 +73,32 @@ func (m *Moderator) begin(tx *store.Tx, id int64) (*step, error) {
 	return s, nil
 }
 
+// health is the game's forum health as this step leaves it: as it changed
+// it, else as stored.
+func (s *step) health(tx *store.Tx) (store.Health, error) {
+	if s.ch.Health != nil {
+		return *s.ch.Health, nil
+	}
+	return tx.Health(s.l.row.ID)
+}
+
+// runStep runs one step on game l in its own transaction: begin, fn
+// computes the change (it may read more through tx, never write), commit.
+func (m *Moderator) runStep(ctx context.Context, l *loaded, fn func(tx *store.Tx, s *step) error) (*step, error) {
+	var s *step
+	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
+		var err error
+		if s, err = m.begin(tx, l); err != nil {
+			return err
+		}
+		if err := fn(tx, s); err != nil {
+			return err
+		}
+		return m.commit(tx, s)
+	})
+	return s, err
+}
+
 // note is a problem a step met, logged after it is saved.
 type note struct {
 	msg  string
@@ -76,19 +113,21 @@ func (m *Moderator) commit(tx *store.Tx, s *step) error {
 	if err := s.finish(); err != nil {
 		return err
 	}
-	if err := tx.Save(&s.ch); err != nil {
-		return fmt.Errorf("saving: %w", err)
+	if err := m.closeOff(tx, s); err != nil {
+		return err
 	}
+	saveSettings(s)
 	if s.outageDone {
 		// With the extension it made, in the same transaction: once.
-		h, err := tx.Health(s.l.row.ID)
+		h, err := s.health(tx)
 		if err != nil {
 			return err
 		}
 		h.OutageFrom, h.OutageTo = time.Time{}, time.Time{}
-		if err := tx.SaveHealth(h); err != nil {
-			return err
-		}
+		s.ch.Health = &h
+	}
+	if err := tx.Save(&s.ch); err != nil {
+		return fmt.Errorf("saving: %w", err)
 	}
 	if len(s.resolved) > 0 {
 		if err := m.crash("in-resolve"); err != nil {
@@ -137,10 +176,7 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
 	}
 	roster := s.l.state.Roster()
-	limit := 0
-	if p, ok := forum.Builtin(s.l.forum.Engine); ok {
-		limit = p.MaxMessageBytes
-	}
+	limit := s.l.site.MaxMessageBytes // the profile's (a GM's file may set it)
 	if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
 		// The board refused a message as too long: its own limit.
 		limit = learned
@@ -170,9 +206,9 @@ func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Ros
 		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
 	}
 	if o.Public() {
-		it.Kind = "post"
+		it.Kind = forum.KindPost
 	} else {
-		it.Kind = "pm"
+		it.Kind = forum.KindPM
 		it.Recipient = o.To
 		it.RecipientName = roster.Display(o.To)
 		for _, p := range s.players {
@@ -184,13 +220,9 @@ func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Ros
 	s.ch.Outbox = append(s.ch.Outbox, it)
 }
 
-// journal appends a journal entry of kind with payload (nil: none).
-func (s *step) journal(kind string, at time.Time, payload any) {
-	e := store.JournalEntry{GameID: s.l.row.ID, Kind: kind, Time: at}
-	if payload != nil {
-		e.Payload = mustJSON(payload)
-	}
-	s.ch.Journal = append(s.ch.Journal, store.JournalWrite{Entry: e})
+// journal appends the journal entry of p, taking effect at at.
+func (s *step) journal(at time.Time, p journal.Payload) {
+	s.ch.Journal = append(s.ch.Journal, store.JournalWrite{Entry: journal.New(s.l.row.ID, at, p)})
 }
 
 // setMessage sets a message's status.

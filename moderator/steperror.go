@@ -42,9 +42,49 @@ var secretParam = regexp.MustCompile(`(?i)\b(sid|s|phpsessid|sessionid|session|m
 // urlPassword is the password of a URL's user info (//user:PASS@host).
 var urlPassword = regexp.MustCompile(`(//[^/@\s:]*):[^/@\s]*@`)
 
-// internalPrefix is a package name an error starts with ("store: ",
-// "scraper: "): noise to a GM.
-var internalPrefix = regexp.MustCompile(`(?:^|: )(?:store|scraper|poster|parser|forumconn|moderator|referee|webdesk|gameconfig): `)
+// modulePackages are the names of this module's packages (its test kits
+// and commands apart). An error layer starting with one ("store: ",
+// "scraper: ") names where it came from: noise to a GM. The list is derived
+// from the module's directories, not kept by hand: the root package's
+// TestModulePackagesListed fails when it is stale, and
+// `go test . -run TestModulePackagesListed -update` rewrites it.
+var modulePackages = []string{
+	// generated: the module's packages
+	"bbcode",
+	"clock",
+	"demo",
+	"forum",
+	"forumconn",
+	"forumgm",
+	"forumsim",
+	"gameconfig",
+	"games",
+	"gate",
+	"hexmap",
+	"journal",
+	"moderator",
+	"multirun",
+	"nations",
+	"parser",
+	"poster",
+	"probe",
+	"protest",
+	"referee",
+	"replay",
+	"resistance",
+	"retry",
+	"rules",
+	"scenario",
+	"schedule",
+	"scraper",
+	"signup",
+	"simplayers",
+	"store",
+	"webdesk",
+}
+
+// internalPrefix matches a module package's name starting an error layer.
+var internalPrefix = regexp.MustCompile(`(?:^|: )(?:` + strings.Join(modulePackages, "|") + `): `)
 
 // GMError is err as a GM reads it on the desk: see gmMessage; at most 500
 // characters.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -22,17 +23,17 @@ func TestStepErrorsReachTheReport(t *testing.T) {
 	db := storetest.SQLite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ff := &fakeForum{clk: clock.Real{}}
+	ff := forumtest.New(clock.Real{})
 	var refusing atomic.Bool
 	refusing.Store(true)
-	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) {
+	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(context.Context, *gameconfig.Site) (Forum, error) {
 		if refusing.Load() {
 			return nil, fmt.Errorf("scraper: logging in: http://board/ucp.php?mode=login&sid=0123abcd&password=hunter2 answered 403: your IP is banned")
 		}
 		return ff, nil
 	}}
 	gc := gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Thread: "1", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 0.05}
 	if _, err := m.Create(ctx, "g1", "nations", gc, fc, nil); err != nil {
 		t.Fatal(err)
 	}

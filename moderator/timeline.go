@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -94,7 +93,7 @@ func pmFirst(pm, post store.Message) bool {
 func orderMessages(msgs []store.Message) []store.Message {
 	var posts, pms []store.Message
 	for _, m := range msgs {
-		if m.Kind == "pm" {
+		if m.Kind == forum.KindPM {
 			pms = append(pms, m)
 		} else {
 			posts = append(posts, m)
@@ -117,33 +116,11 @@ func orderMessages(msgs []store.Message) []store.Message {
 	return append(out, pms[j:]...)
 }
 
-// boardProfile is the profile of a game's board: a GM's profile file, or
-// the engine's built-in one (ok false when neither is known).
-func boardProfile(fc gameconfig.ForumConfig) (forum.Profile, bool) {
-	if fc.Profile != "" {
-		p, err := forum.LoadProfile(fc.Profile)
-		return p, err == nil
-	}
-	return forum.Builtin(fc.Engine)
-}
-
 // deadlineUnit is what deadlines are rounded up to on the game's board (a
 // minute where the board stamps to the minute; a minute too when the board
-// is not known, which costs nothing).
-// The game's forum settings may set it (deadline_unit_seconds; 0: none).
-func (l *loaded) deadlineUnit() time.Duration {
-	if l.unit == nil {
-		u := time.Minute
-		if p, ok := boardProfile(l.forum); ok {
-			u = p.DeadlineUnit()
-		}
-		if set := l.forum.DeadlineUnitSeconds; set != nil {
-			u = max(time.Duration(*set*float64(time.Second)), 0)
-		}
-		l.unit = &u
-	}
-	return *l.unit
-}
+// is not known, which costs nothing). The game's forum settings may set it
+// (deadline_unit_seconds; 0: none).
+func (l *loaded) deadlineUnit() time.Duration { return l.site.DeadlineUnit }
 
 // when formats a time for players and the audit log.
 func when(t time.Time) string { return t.UTC().Format("Mon 2 Jan 15:04:05 MST") }

@@ -11,9 +11,11 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/journal"
+	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/rules"
-	"github.com/forumgm/forumgm/scraper"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -96,7 +98,7 @@ type rig struct {
 	ctx context.Context
 	db  *store.DB
 	clk *clock.Fake
-	ff  *fakeForum
+	ff  *forumtest.Board
 	m   *Moderator
 	id  int64
 	eng rules.Game
@@ -105,8 +107,9 @@ type rig struct {
 func newRig(t *testing.T, kind, engine string, minutes bool, players []string, options map[string]any) *rig {
 	t.Helper()
 	r := &rig{t: t, ctx: context.Background(), db: storetest.SQLite(t), clk: clock.NewFake(start)}
-	r.ff = &fakeForum{clk: r.clk, minutes: minutes}
-	r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, gameconfig.ForumConfig) (Forum, error) { return r.ff, nil }}
+	r.ff = forumtest.New(r.clk)
+	r.ff.Minutes = minutes
+	r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return r.ff, nil }}
 	gc := gameconfig.GameConfig{Players: players, Options: options, Seed: 3, Start: start}
 	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: engine, Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
 	var ps []store.Player
@@ -133,7 +136,7 @@ func (r *rig) at(d time.Duration) { r.clk.Set(start.Add(d)) }
 
 func (r *rig) post(who, text string) string {
 	r.ff.Post(r.ctx, who, text)
-	return r.ff.lastID()
+	return r.ff.LastID()
 }
 
 func (r *rig) game() (*store.Game, rules.State, gameconfig.GameConfig) {
@@ -163,9 +166,9 @@ func (r *rig) commands() []store.CommandRow {
 func (r *rig) rebuilt() rules.State {
 	r.t.Helper()
 	g, _, cfg := r.game()
-	var j []store.JournalEntry
+	var j []journal.Entry
 	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; j, err = tx.Journal(g.ID); return err })
-	st, err := replayJournal(r.eng, cfg, j)
+	st, err := journal.Replay(r.eng, cfg.Rules(), j, journal.Strict)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -287,18 +290,18 @@ func TestUnreadableTimeIsAnsweredNotDropped(t *testing.T) {
 	r.tick()
 	r.at(time.Minute)
 	id := r.post("Alice", "[b]CIV: Fire[/b]")
-	r.ff.unreadable(id)
+	r.ff.Unreadable(id)
 	r.tick()
 	cs := r.commands()
 	if len(cs) != 1 || cs[0].Status != store.CommandRejected || !strings.Contains(cs[0].Reason, "could not read when this was made (the board showed “Smarch 32”") {
 		t.Fatalf("audit: %+v", cs)
 	}
 	told := false
-	for _, pm := range r.ff.sentTo()["Alice"] {
+	for _, pm := range r.ff.SentTo()["Alice"] {
 		told = told || strings.Contains(pm, "could not read when this was made")
 	}
 	if !told {
-		t.Errorf("Alice was not told: %q", r.ff.sentTo()["Alice"])
+		t.Errorf("Alice was not told: %q", r.ff.SentTo()["Alice"])
 	}
 }
 
@@ -312,7 +315,7 @@ func TestMergedPostIsANewMessage(t *testing.T) {
 	id := r.post("Alice", "Hello all, thinking about it.")
 	r.tick()
 	r.at(2 * time.Minute)
-	r.ff.merge(id, "[b]CIV: Water[/b]")
+	r.ff.Merge(id, "[b]CIV: Water[/b]")
 	r.at(2*time.Minute + 30*time.Second)
 	r.tick()
 	r.tick() // read again: nothing new
@@ -330,7 +333,7 @@ func TestMergedPostIsANewMessage(t *testing.T) {
 func TestSplitMerged(t *testing.T) {
 	p, _ := forum.Builtin("mybb")
 	sep := regexp.MustCompile(p.MergeSeparator)
-	hash := scraper.BodyHash
+	hash := parser.MustBodyReader(p).Hash
 	hr := "<br />\n<hr class=\"mycode_hr\" />\n"
 	tests := []struct {
 		name, stored, body string

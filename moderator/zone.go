@@ -9,17 +9,8 @@ import (
 // zone is the board's time zone for the bot account, which every time a
 // player or GM reads is written in. A zone that no longer loads (a profile
 // file gone since the game was created, which checked it) falls back to UTC:
-// the times stay right, only their zone differs.
-func (l *loaded) zone() *time.Location {
-	if l.loc == nil {
-		loc, err := l.forum.Location()
-		if err != nil {
-			loc = time.UTC
-		}
-		l.loc = loc
-	}
-	return l.loc
-}
+// the times stay right, only their zone differs (gameconfig.Site.Err).
+func (l *loaded) zone() *time.Location { return l.site.Zone }
 
 // withDeadline ends a step's phase-opening thread post with the deadline.
 func (s *step) withDeadline(phase string, r referee.Step, at time.Time) referee.Step {

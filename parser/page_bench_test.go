@@ -3,15 +3,21 @@ package parser_test
 // BenchmarkParseThreadPage and BenchmarkHTMLParseBaseline time the same
 // realistic page: testdata/bench/phpbb3310_thread_25posts.html, 25 posts
 // (118 KB) built from a real phpBB 3.3.10 page by testdata/bench/mkpage.py.
-// The first reports its ratios to a bare golang.org/x/net/html parse timed
-// alternately in the same run, in thread CPU time (target: both at most
-// 1.3):
+// BenchmarkParseDensePage times a markup-dense one:
+// testdata/bench/phpbb3310_thread_dense.html, 25 posts (183 KB, built by
+// mkdense.py) each with paragraphs, links, quotes nested three deep, a code
+// box, a spoiler, a list and struck text. Each reports its ratios to a bare
+// golang.org/x/net/html parse of the same page timed alternately in the
+// same run, in thread CPU time (target: both at most 1.3):
 //
-//	go test -run '^$' -bench 'ParseThreadPage|HTMLParseBaseline' ./parser
+//	go test -run '^$' -bench 'ParseThreadPage|ParseDensePage|HTMLParseBaseline' ./parser
 //
 //   - "posts-x-baseline": the page's posts (ids, authors, times, bodies,
 //     edit notices, pagination);
-//   - "x-baseline": the posts and every post's command segments.
+//   - "x-baseline": the posts and every post's command segments;
+//   - "reread-x-baseline": reading every post's commands again from its
+//     recorded body (BodyReader.Segments), what applying the page's
+//     messages cost on top before the commands were recorded with them.
 
 import (
 	"bytes"
@@ -28,9 +34,14 @@ import (
 	"github.com/forumgm/forumgm/parser"
 )
 
-func benchPage(b *testing.B) (*parser.Parser, []byte) {
+const (
+	benchFile = "phpbb3310_thread_25posts.html"
+	denseFile = "phpbb3310_thread_dense.html"
+)
+
+func benchPage(b *testing.B, file string) (*parser.Parser, []byte) {
 	b.Helper()
-	page, err := os.ReadFile(filepath.Join("testdata", "bench", "phpbb3310_thread_25posts.html"))
+	page, err := os.ReadFile(filepath.Join("testdata", "bench", file))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +59,7 @@ func bareParse(b *testing.B, page []byte) {
 }
 
 func BenchmarkHTMLParseBaseline(b *testing.B) {
-	_, page := benchPage(b)
+	_, page := benchPage(b, benchFile)
 	b.SetBytes(int64(len(page)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -56,8 +67,13 @@ func BenchmarkHTMLParseBaseline(b *testing.B) {
 	}
 }
 
-func BenchmarkParseThreadPage(b *testing.B) {
-	x, page := benchPage(b)
+func BenchmarkParseThreadPage(b *testing.B) { benchParse(b, benchFile) }
+
+func BenchmarkParseDensePage(b *testing.B) { benchParse(b, denseFile) }
+
+// benchParse times the parse of a 25-post page against a bare parse of it.
+func benchParse(b *testing.B, file string) {
+	x, page := benchPage(b, file)
 	f := parser.Fetch{Sent: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Received: time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC)}
 	posts := func() parser.Thread {
 		t, err := x.ParseThreadAt(page, f)
@@ -76,22 +92,34 @@ func BenchmarkParseThreadPage(b *testing.B) {
 	if t := posts(); len(t.Posts) != 25 {
 		b.Fatalf("%d posts on the page, want 25", len(t.Posts))
 	}
-	// Three-way alternation: the order rotates so none always runs first.
+	// Four-way alternation: the order rotates so none always runs first.
 	// Each is timed in the CPU time of the goroutine's locked thread (on
 	// Linux; wall time elsewhere), which other processes' load does not
 	// inflate: wall-time ratios wandered from 1.0 to 1.5 on a loaded
 	// machine. Garbage collection is charged to whichever runs when it
 	// comes, in proportion to what each allocates.
+	// And what reading them again from each recorded body costs on top
+	// (what applying a message did before its commands were recorded).
+	r, err := x.BodyReader()
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := posts()
+	reread := func() {
+		for _, p := range t.Posts {
+			segs += len(r.Segments(p.BodyHTML))
+		}
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var tb, tp, ts time.Duration
-	fns := []func(){func() { bareParse(b, page) }, func() { posts() }, withSegments}
-	sums := []*time.Duration{&tb, &tp, &ts}
+	var tb, tp, ts, tr time.Duration
+	fns := []func(){func() { bareParse(b, page) }, func() { posts() }, withSegments, reread}
+	sums := []*time.Duration{&tb, &tp, &ts, &tr}
 	b.SetBytes(int64(len(page)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for k := 0; k < 3; k++ {
-			j := (i + k) % 3
+		for k := 0; k < len(fns); k++ {
+			j := (i + k) % len(fns)
 			s := benchratio.ThreadCPU()
 			fns[j]()
 			*sums[j] += benchratio.ThreadCPU() - s
@@ -103,4 +131,5 @@ func BenchmarkParseThreadPage(b *testing.B) {
 	}
 	b.ReportMetric(float64(tp)/float64(tb), "posts-x-baseline")
 	b.ReportMetric(float64(ts)/float64(tb), "x-baseline")
+	b.ReportMetric(float64(tr)/float64(tb), "reread-x-baseline")
 }

@@ -24,6 +24,7 @@ func TestThreadSegmentsAsFromTheBody(t *testing.T) {
 		{"real/smf214_thread_p1.html", smf},
 		{"real/smf214_thread_p2.html", smf},
 		{"bench/phpbb3310_thread_25posts.html", MustNew(mustProfile(t, "phpbb"))},
+		{"bench/phpbb3310_thread_dense.html", MustNew(mustProfile(t, "phpbb"))},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -39,15 +40,60 @@ func TestThreadSegmentsAsFromTheBody(t *testing.T) {
 				t.Fatal("no posts")
 			}
 			n := 0
+			r, err := c.x.BodyReader()
+			if err != nil {
+				t.Fatal(err)
+			}
 			for i, p := range th.Posts {
 				want := c.x.Segments(p.BodyHTML)
 				if got := th.Segments(i); !slices.Equal(got, want) {
 					t.Errorf("post %s: segments %q from the page, %q from its body", p.ID, got, want)
 				}
+				if cmds := r.Segments(p.BodyHTML); !p.CommandsRead || !slices.Equal(p.Commands, cmds) {
+					t.Errorf("post %s: commands %q (read %v) with the page, %q from its body", p.ID, p.Commands, p.CommandsRead, cmds)
+				}
 				n += len(want)
 			}
 			if n == 0 && !strings.Contains(c.file, "smf") {
 				t.Error("no segments on the whole page: the comparison proves nothing")
+			}
+		})
+	}
+}
+
+// TestPMCommandsAsFromTheBody: the lines PMAt reads from a PM's node in
+// its page are the lines the body reader reads from its recorded body.
+func TestPMCommandsAsFromTheBody(t *testing.T) {
+	cases := []struct {
+		file string
+		x    *Parser
+	}{
+		{"phpbb_pm.html", MustNew(mustProfile(t, "phpbb"))},
+		{"mybb_pm.html", MustNew(mustProfile(t, "mybb"))},
+		{"real/phpbb3310_pm_view.html", MustNew(mustProfile(t, "phpbb"))},
+		{"real/smf214_pm_view.html", smfParser(t, "")},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			page, err := os.ReadFile(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := Doc(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pm, ok := c.x.PM(doc)
+			if !ok {
+				t.Fatal("no PM")
+			}
+			r, err := c.x.BodyReader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := r.Lines(pm.BodyHTML)
+			if !pm.CommandsRead || !slices.Equal(pm.Commands, want) || len(want) == 0 {
+				t.Errorf("commands %q (read %v) with the page, %q from its body", pm.Commands, pm.CommandsRead, want)
 			}
 		})
 	}
@@ -66,7 +112,7 @@ func TestThreadSegmentsOfACutPost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(th.Posts) < 2 || len(th.Segments(1)) != 0 {
+	if len(th.Posts) < 2 || len(th.Segments(1)) != 0 || len(th.Posts[1].Commands) != 0 || !th.Posts[1].CommandsRead {
 		t.Fatalf("cut post: %d posts, segments %q", len(th.Posts), th.Segments(1))
 	}
 	if len(th.Segments(0)) == 0 {

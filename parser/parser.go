@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 
 	"github.com/forumgm/forumgm/forum"
@@ -33,11 +32,18 @@ type Parser struct {
 	inRow, inLink, inFrom, inTime, inUnread                                                       goquery.Matcher
 	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                                  goquery.Matcher
 	captcha                                                                                       goquery.Matcher
+	topicRow, topicID, topicLast, topicReplies                                                    goquery.Matcher
 	// withAuthorID and withTimeAttr match any node carrying the profile's
 	// AuthorIDAttr / TimeAttr (compiled once, not per post).
 	withAuthorID, withTimeAttr goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
+	reTopicID, reTopicLast, reTopicReplies                                                *regexp.Regexp
+
+	// memoKeys are the attributes the body selectors read, memoOK that a
+	// walk may remember how elements read by them (quick.go, bodyMemo).
+	memoKeys []string
+	memoOK   bool
 }
 
 // nothing matches no node: an unset selector in a profile.
@@ -50,7 +56,7 @@ func compileSel(name, s string) (goquery.Matcher, error) {
 	if strings.TrimSpace(s) == "" {
 		return nothing{}, nil
 	}
-	m, err := cascadia.Compile(s)
+	m, err := compileQuick(s)
 	if err != nil {
 		// goquery would silently match nothing: refuse instead.
 		return nil, fmt.Errorf("selector %s %q: %w", name, s, err)
@@ -93,11 +99,20 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.pmTime, "pm_time", s.PMTime}, {&x.pmTimeTitle, "pm_time_title", s.PMTimeTitle},
 		{&x.pmBody, "pm_body", s.PMBody}, {&x.pageTime, "page_time", s.PageTime},
 		{&x.captcha, "captcha", s.Captcha},
+		{&x.topicRow, "topic_row", s.TopicRow}, {&x.topicID, "topic_id", s.TopicID},
+		{&x.topicLast, "topic_last_post", s.TopicLastPost}, {&x.topicReplies, "topic_replies", s.TopicReplies},
 	} {
 		if *c.dst, err = compileSel(c.name, c.sel); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 		}
 	}
+	var body []*quickMatcher
+	for _, m := range []goquery.Matcher{x.bold, x.quote, x.spoiler, x.code, x.strike} {
+		if q, ok := m.(*quickMatcher); ok {
+			body = append(body, q)
+		}
+	}
+	x.memoKeys, x.memoOK = bodyKinds(body...)
 	x.withAuthorID, x.withTimeAttr = nothing{}, nothing{}
 	if a := s.AuthorIDAttr; a != "" {
 		if x.withAuthorID, err = compileSel("author_id_attr", "["+a+"]"); err != nil {
@@ -116,6 +131,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.rePostID, s.PostIDRegexp}, {&x.reAuthorID, s.AuthorIDRegexp}, {&x.reTime, s.TimeRegexp}, {&x.rePMID, s.PMIDRegexp},
 		{&x.rePMTime, s.PMTimeRegexp}, {&x.reInTime, s.InboxTimeRegex},
 		{&x.reURLPost, p.URLs.PostIDRegexp}, {&x.reURLPM, p.URLs.PMIDRegexp}, {&x.reFlood, p.FloodWaitRegexp},
+		{&x.reTopicID, s.TopicIDRegexp}, {&x.reTopicLast, s.TopicLastPostRegexp}, {&x.reTopicReplies, s.TopicRepliesRegexp},
 	} {
 		if c.re == "" {
 			continue
@@ -214,6 +230,8 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 	}
 	f = x.anchorAt(pageTime, f)
 	t := Thread{LoggedIn: loggedIn}
+	var buf bytes.Buffer
+	memo := x.newMemo()
 	t.Page, t.Pages = pages(cur, links)
 	for _, pn := range posts {
 		id := pn.id
@@ -227,11 +245,11 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		p.Time = p.Stamp.Earliest
 		var segs []string
 		if body != nil {
-			p.BodyHTML = innerHTML(body)
+			p.BodyHTML = innerHTML(&buf, body)
 			if wasCut(p.BodyHTML) {
 				p.BodyHTML = readableBody(p.BodyHTML)
 			} else {
-				w := &walker{x: x}
+				w := &walker{x: x, memo: memo}
 				for c := body.FirstChild; c != nil; c = c.NextSibling {
 					w.walk(c, false)
 				}
@@ -239,6 +257,9 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 				segs = w.out
 			}
 		}
+		// What the body reader reads from BodyHTML (markers dropped),
+		// read here from the page's tree (TestThreadCommandsAsFromTheBody).
+		p.Commands, p.CommandsRead = dropMarkers(append([]string(nil), segs...)), true
 		if edit != nil {
 			p.Edited = true
 			p.EditNotice = collapse(sel(doc, edit).Text())
@@ -280,15 +301,17 @@ func sel(doc *goquery.Document, n *html.Node) *goquery.Selection {
 	return doc.FindNodes(n)
 }
 
-// innerHTML renders a node's children, as goquery's Html does.
-func innerHTML(n *html.Node) string {
-	var b strings.Builder
+// innerHTML renders a node's children, as goquery's Html does, through
+// buf (a page's bodies share one buffer, grown once, instead of each
+// growing its own: a body is copied out once, at its size).
+func innerHTML(buf *bytes.Buffer, n *html.Node) string {
+	buf.Reset()
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if err := html.Render(&b, c); err != nil {
+		if err := html.Render(buf, c); err != nil {
 			return ""
 		}
 	}
-	return b.String()
+	return buf.String()
 }
 
 func nodeAttr(n *html.Node, name string) string {
@@ -527,9 +550,21 @@ func (x *Parser) PMAt(doc *goquery.Document, f Fetch) (forum.PrivateMessage, boo
 	m.From = x.authorOf(n.FindMatcher(x.pmFrom).First())
 	m.Stamp = x.timeOf(n.FindMatcher(x.pmTime).First(), x.pmTimeTitle, x.rePMTime, f)
 	m.Time = m.Stamp.Earliest
+	m.CommandsRead = true
 	if b := n.FindMatcher(x.pmBody).First(); b.Length() > 0 {
 		m.BodyHTML, _ = b.Html()
-		m.BodyHTML = readableBody(m.BodyHTML)
+		if wasCut(m.BodyHTML) {
+			m.BodyHTML = readableBody(m.BodyHTML)
+		} else {
+			// Its lines, from the page's tree (as BodyReader.Lines reads
+			// them from the body).
+			w := &walker{x: x, all: true, memo: x.newMemo()}
+			for c := b.Nodes[0].FirstChild; c != nil; c = c.NextSibling {
+				w.walk(c, true)
+			}
+			w.flush()
+			m.Commands = dropMarkers(w.out)
+		}
 	}
 	return m, true
 }
@@ -616,23 +651,36 @@ func (x *Parser) userContent(n *html.Node) bool {
 	return false
 }
 
-// FloodWait reports whether a page is the board's flood-control error and
-// the wait it names (0 when it names none).
-func (x *Parser) FloodWait(doc *goquery.Document) (bool, time.Duration) {
+// FloodNotice is what a board's flood refusal says of time: the seconds
+// still to wait (MyBB: "Please wait 57 more seconds"), or its whole
+// interval (SMF: "less than 15 seconds ago"); zero where it names none.
+type FloodNotice struct {
+	Left, Interval time.Duration
+}
+
+// FloodWait tells whether the page is the board's flood refusal, and what
+// it says of time: the profile's flood_wait_regexp group named "interval"
+// is the board's interval, any other group the seconds left.
+func (x *Parser) FloodWait(doc *goquery.Document) (bool, FloodNotice) {
 	text := strings.ToLower(collapse(doc.Text()))
 	if forum.Mentions(text, x.Profile.FloodText) == "" {
-		return false, 0
+		return false, FloodNotice{}
 	}
 	if x.reFlood != nil {
 		if m := x.reFlood.FindStringSubmatch(text); m != nil {
-			for _, g := range m[1:] {
-				if n, err := strconv.Atoi(g); err == nil && n > 0 {
-					return true, time.Duration(n) * time.Second
+			names := x.reFlood.SubexpNames()
+			for i, g := range m {
+				if n, err := strconv.Atoi(g); i > 0 && err == nil && n > 0 {
+					d := time.Duration(n) * time.Second
+					if names[i] == "interval" {
+						return true, FloodNotice{Interval: d}
+					}
+					return true, FloodNotice{Left: d}
 				}
 			}
 		}
 	}
-	return true, 0
+	return true, FloodNotice{}
 }
 
 // Form is an HTML form as the bot will submit it.

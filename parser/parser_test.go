@@ -24,8 +24,8 @@ func mustProfile(t testing.TB, name string) forum.Profile {
 	return p
 }
 
-// The golden files were written by hand from forum-engines.md before the
-// parser ran; -update only re-indents after a reviewed change.
+// The golden files were written by hand from the engines' documented markup
+// before the parser ran; -update only re-indents after a reviewed change.
 func TestGolden(t *testing.T) {
 	cases := []struct{ file, engine string }{
 		{"phpbb30_thread", "phpbb"},
@@ -254,19 +254,24 @@ func TestFindForm(t *testing.T) {
 }
 
 func TestFloodWait(t *testing.T) {
-	x := MustNew(mustProfile(t, "phpbb"))
-	doc, _ := Doc([]byte(`<div id="message"><p>You cannot make another post so soon after your last.</p></div>`))
-	if ok, d := x.FloodWait(doc); !ok || d != 0 {
-		t.Errorf("phpbb flood = %v %v", ok, d)
-	}
-	y := MustNew(mustProfile(t, "mybb"))
-	doc, _ = Doc([]byte(`<div class="error">We are sorry but we cannot process your post. The administrator has specified you are only allowed to post once every 60 seconds.</div>`))
-	if ok, d := y.FloodWait(doc); !ok || d.Seconds() != 60 {
-		t.Errorf("mybb flood = %v %v", ok, d)
-	}
-	doc, _ = Doc([]byte(`<p>Posted.</p>`))
-	if ok, _ := y.FloodWait(doc); ok {
-		t.Error("false flood")
+	for _, tc := range []struct {
+		engine, page string
+		flood        bool
+		want         FloodNotice
+	}{
+		{"phpbb", `<div id="message"><p>You cannot make another post so soon after your last.</p></div>`, true, FloodNotice{}},
+		// MyBB 1.8 names the seconds left (datahandler_post.lang.php).
+		{"mybb", `<div class="error">You are trying to post a message too quickly after posting a previous message. Please wait 57 more seconds.</div>`, true, FloodNotice{Left: 57 * time.Second}},
+		{"mybb", `<div class="error">You are trying to send a message too quickly after sending a previous message. Please wait 1 more second.</div>`, true, FloodNotice{Left: time.Second}},
+		// Older MyBB texts name the interval.
+		{"mybb", `<div class="error">We are sorry but we cannot process your post. The administrator has specified you are only allowed to post once every 60 seconds.</div>`, true, FloodNotice{Interval: 60 * time.Second}},
+		{"mybb", `<p>Posted.</p>`, false, FloodNotice{}},
+		{"smf", `<div class="errorbox">Your last posting was less than 15 seconds ago. Please try again later.</div>`, true, FloodNotice{Interval: 15 * time.Second}},
+	} {
+		doc, _ := Doc([]byte(tc.page))
+		if ok, n := MustNew(mustProfile(t, tc.engine)).FloodWait(doc); ok != tc.flood || n != tc.want {
+			t.Errorf("%s %q: flood %v %+v, want %v %+v", tc.engine, tc.page, ok, n, tc.flood, tc.want)
+		}
 	}
 }
 

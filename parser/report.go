@@ -10,13 +10,18 @@ import (
 // Report is what `forumgm parse` prints for a page: a thread page's posts
 // with their command segments, an inbox's PM headers, or one PM's lines.
 type Report struct {
-	Kind     string        `json:"kind"` // thread, inbox, pm
-	Page     int           `json:"page,omitempty"`
-	Pages    int           `json:"pages,omitempty"`
-	LoggedIn bool          `json:"logged_in"`
-	Posts    []ReportPost  `json:"posts,omitempty"`
-	Messages []ReportPMRow `json:"messages,omitempty"`
-	PM       *ReportPM     `json:"pm,omitempty"`
+	Kind     string `json:"kind"` // thread, inbox, pm
+	Page     int    `json:"page,omitempty"`
+	Pages    int    `json:"pages,omitempty"`
+	LoggedIn bool   `json:"logged_in"`
+	// Incomplete: the page came cut short (Complete: no closing </html>
+	// near its end, or no page_end footer). The live reader refuses such
+	// a page and reads it again later; what is on it may be cut, and what
+	// is not on it may still be on the board.
+	Incomplete bool          `json:"incomplete,omitempty"`
+	Posts      []ReportPost  `json:"posts,omitempty"`
+	Messages   []ReportPMRow `json:"messages,omitempty"`
+	PM         *ReportPM     `json:"pm,omitempty"`
 }
 
 // ReportPost is one post in a Report.
@@ -29,6 +34,10 @@ type ReportPost struct {
 	TimeErr  string   `json:"time_error,omitempty"`
 	Edited   bool     `json:"edited"`
 	Segments []string `json:"segments"`
+	// Unreadable is why the post could not be read (nested deeper than
+	// the HTML parser takes): the live reader records it so, and reads no
+	// command from it.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // ReportPMRow is one inbox row in a Report.
@@ -53,7 +62,13 @@ type ReportPM struct {
 	Until   string   `json:"until,omitempty"`
 	TimeErr string   `json:"time_error,omitempty"`
 	Lines   []string `json:"lines"`
+	// Unreadable: as ReportPost's.
+	Unreadable string `json:"unreadable,omitempty"`
 }
+
+// whyUnreadable is the reason an unreadable body (forum.UnreadableBody)
+// holds, as text; "" for a readable body.
+func whyUnreadable(body string) string { return forum.UnreadableReason(body) }
 
 func stamp(t time.Time) string {
 	if t.IsZero() {
@@ -81,7 +96,7 @@ func (x *Parser) MakeReportAt(page []byte, f Fetch) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{Kind: x.Kind(doc), LoggedIn: x.LoggedIn(doc)}
+	r := Report{Kind: x.Kind(doc), LoggedIn: x.LoggedIn(doc), Incomplete: !x.Complete(page, doc)}
 	switch r.Kind {
 	case "thread":
 		t := x.ThreadAt(doc, f)
@@ -92,7 +107,8 @@ func (x *Parser) MakeReportAt(page []byte, f Fetch) (Report, error) {
 			if segs == nil {
 				segs = []string{}
 			}
-			rp := ReportPost{ID: p.ID, Author: p.Author.Name, AuthorID: p.Author.ID, Edited: p.Edited, Segments: segs}
+			rp := ReportPost{ID: p.ID, Author: p.Author.Name, AuthorID: p.Author.ID, Edited: p.Edited, Segments: segs,
+				Unreadable: whyUnreadable(p.BodyHTML)}
 			rp.Time, rp.Until, rp.TimeErr = times(p.Stamp)
 			r.Posts = append(r.Posts, rp)
 		}
@@ -108,7 +124,8 @@ func (x *Parser) MakeReportAt(page []byte, f Fetch) (Report, error) {
 		if lines == nil {
 			lines = []string{}
 		}
-		r.PM = &ReportPM{ID: m.ID, Subject: m.Subject, From: m.From.Name, FromID: m.From.ID, Lines: lines}
+		r.PM = &ReportPM{ID: m.ID, Subject: m.Subject, From: m.From.Name, FromID: m.From.ID, Lines: lines,
+			Unreadable: whyUnreadable(m.BodyHTML)}
 		r.PM.Time, r.PM.Until, r.PM.TimeErr = times(m.Stamp)
 	default:
 		return r, fmt.Errorf("not a %s thread page, inbox or PM page (no post, PM or inbox row matched the profile's selectors)", x.Profile.Name)

@@ -70,6 +70,7 @@ type walker struct {
 	x          *Parser
 	all        bool // every text counts (PM lines), not only bold
 	onlyQuotes bool // strip quotes only (marker search)
+	memo       bodyMemo
 	cur        strings.Builder
 	out        []string
 }
@@ -79,6 +80,7 @@ func (w *walker) run(body string) []string {
 	if err != nil {
 		return nil
 	}
+	w.memo = w.x.newMemo()
 	for _, n := range doc.Nodes {
 		w.walk(n, w.all)
 	}
@@ -109,14 +111,15 @@ func (w *walker) walk(n *html.Node, inBold bool) {
 	default:
 		return // comments, doctypes
 	}
-	x := w.x
-	switch {
-	case n.Data == "script" || n.Data == "style":
+	if n.Data == "script" || n.Data == "style" {
 		return
-	case x.quote.Match(n), !w.onlyQuotes && (x.spoiler.Match(n) || x.code.Match(n)):
+	}
+	k := w.kind(n)
+	switch {
+	case k&kindQuote != 0, !w.onlyQuotes && k&kindHidden != 0:
 		w.flush() // hidden material separates what is around it
 		return
-	case !w.onlyQuotes && x.strike.Match(n):
+	case !w.onlyQuotes && k&kindStrike != 0:
 		return // struck text vanishes, the run goes on
 	case n.Data == "br":
 		w.flush()
@@ -126,7 +129,7 @@ func (w *walker) walk(n *html.Node, inBold bool) {
 	if block {
 		w.flush()
 	}
-	b := inBold || x.bold.Match(n)
+	b := inBold || k&kindBold != 0
 	outer := b && !inBold
 	if outer {
 		w.flush()
@@ -137,6 +140,52 @@ func (w *walker) walk(n *html.Node, inBold bool) {
 	if outer || block {
 		w.flush()
 	}
+}
+
+// kind is what an element is to the walker, from the memo when there is one.
+func (w *walker) kind(n *html.Node) bodyKind {
+	x := w.x
+	if w.memo == nil {
+		return x.kindOf(n)
+	}
+	key := memoKey{tag: n.Data}
+	for i, k := range x.memoKeys {
+		if v, ok := attrOf(n, k); ok {
+			key.val[i], key.has = v, key.has|1<<i
+		}
+	}
+	if k, ok := w.memo[key]; ok {
+		return k
+	}
+	k := x.kindOf(n)
+	w.memo[key] = k
+	return k
+}
+
+func (x *Parser) kindOf(n *html.Node) bodyKind {
+	var k bodyKind
+	if x.quote.Match(n) {
+		k |= kindQuote
+	}
+	if x.spoiler.Match(n) || x.code.Match(n) {
+		k |= kindHidden
+	}
+	if x.strike.Match(n) {
+		k |= kindStrike
+	}
+	if x.bold.Match(n) {
+		k |= kindBold
+	}
+	return k
+}
+
+// newMemo is a memo for one page's or body's walk (nil: the profile's
+// body selectors cannot have one).
+func (x *Parser) newMemo() bodyMemo {
+	if !x.memoOK {
+		return nil
+	}
+	return bodyMemo{}
 }
 
 var blockElems = map[string]bool{

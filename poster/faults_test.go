@@ -100,7 +100,7 @@ func TestLostConfirmationOnCutPage(t *testing.T) {
 func marked(b *board, key string) int {
 	n := 0
 	for _, p := range b.sim.Posts(b.topic) {
-		if strings.Contains(p.Source, poster.MarkerLine(key)) {
+		if strings.Contains(p.Source, forum.MarkerLine(b.s.Profile.MarkerMarkup, key)) {
 			n++
 		}
 	}

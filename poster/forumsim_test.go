@@ -114,9 +114,13 @@ func TestForumsimReadPollEditDeleteLogout(t *testing.T) {
 	if b.sim.Requests()-n != 1 || len(again) != 5 {
 		t.Errorf("poll: %d requests, %d posts", b.sim.Requests()-n, len(again))
 	}
+	body, err := b.s.Parser.BodyReader()
+	if err != nil {
+		t.Fatal(err)
+	}
 	hash := map[string]string{}
 	for _, p := range again {
-		hash[p.ID] = scraper.BodyHash(p.BodyHTML)
+		hash[p.ID] = body.Hash(p.BodyHTML)
 	}
 
 	// An edit of the last post (phpBB shows no notice for it), a deletion,
@@ -136,7 +140,7 @@ func TestForumsimReadPollEditDeleteLogout(t *testing.T) {
 	ids := map[string]bool{}
 	for _, p := range seen {
 		ids[p.ID] = true
-		if p.ID == last.ID && hash[p.ID] == scraper.BodyHash(p.BodyHTML) {
+		if p.ID == last.ID && hash[p.ID] == body.Hash(p.BodyHTML) {
 			t.Error("edit not visible in the body hash")
 		}
 	}
@@ -476,8 +480,8 @@ func TestForumsimSentPMFromList(t *testing.T) {
 		reads   int
 	}{
 		{0, true, 1},  // forumsim lists sent PMs as phpBB's outbox too, whole
-		{25, true, 4}, // outbox + three sent pages
-		{10, true, 8}, // a board showing fewer rows than the profile's 25: steps by 10, skips none
+		{25, true, 3}, // three outbox pages (forumsim's outbox is its sent list: found there)
+		{10, true, 7}, // a board showing fewer rows than the profile's 25: steps by 10, skips none
 	} {
 		b.sim.SetSentPerPage(tc.perPage)
 		p := poster.New(b.s)
@@ -632,5 +636,47 @@ func TestForumsimRefusedWithTheForm(t *testing.T) {
 				t.Fatalf("err %v, %d PMs in the inbox; want sent once on a fresh form", err, n)
 			}
 		})
+	}
+}
+
+// TestForumsimNoSentFolderProvesNothing (issue 22 item 8): only a page
+// showing the profile's sent-folder marker (selectors.sent_folder) proves a
+// PM absent. Pointed at another page, or with no marker named, the check
+// answers scraper.ErrNotSentFolder (forum.ErrNoProof), never "not sent";
+// a key it lists is still found, wherever it is.
+func TestForumsimNoSentFolderProvesNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		set  func(p *forum.Profile)
+	}{
+		{"urls.sent at the index", func(p *forum.Profile) { p.URLs.Sent, p.URLs.Outbox = "index.php", "" }},
+		{"urls.sent at the inbox", func(p *forum.Profile) { p.URLs.Sent, p.URLs.Outbox = p.URLs.Inbox, "" }},
+		{"no marker named", func(p *forum.Profile) { p.Selectors.SentFolder = "" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBoard(t)
+			if _, err := b.sim.SendPM(b.bot, []int{b.bob}, "[g1] Receipt #g1/day-1/1#", "ok"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.sim.SendPM(b.bob, []int{b.bot}, "Re: [g1] Receipt #g1/day-1/2#", "thanks"); err != nil {
+				t.Fatal(err)
+			}
+			tc.set(&b.s.Profile)
+			p := poster.New(b.s)
+			_, ok, err := p.SentPMWithMarker(ctx, "g1/day-1/99", time.Time{})
+			if ok || !errors.Is(err, scraper.ErrNotSentFolder) || !errors.Is(err, forum.ErrNoProof) {
+				t.Errorf("a key never sent: found %v, err %v; want ErrNotSentFolder", ok, err)
+			}
+			if tc.name == "urls.sent at the inbox" {
+				if _, ok, err := p.SentPMWithMarker(ctx, "g1/day-1/2", time.Time{}); !ok || err != nil {
+					t.Errorf("a key the page lists: found %v, err %v", ok, err)
+				}
+			}
+		})
+	}
+	b := newBoard(t)
+	if _, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "g1/day-1/99", time.Time{}); ok || err != nil {
+		t.Errorf("the real sent folder, empty: found %v, err %v; want proven absent", ok, err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/gate"
 	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/scraper"
@@ -34,14 +35,6 @@ func ValidKey(key string) error {
 		return fmt.Errorf("marker key %q: want 1-120 of A-Z a-z 0-9 . _ : / -", key)
 	}
 	return nil
-}
-
-// MarkerLine is the short, small-print last line put in every post and PM.
-func MarkerLine(key string) string { return "[size=85]" + forum.MarkerPrefix + key + "[/size]" }
-
-// WithMarker appends the marker line to a BBCode body.
-func WithMarker(body, key string) string {
-	return strings.TrimRight(body, "\n ") + "\n\n" + MarkerLine(key)
 }
 
 // FindMarkers returns the marker keys in a rendered body, outside quotes
@@ -83,11 +76,52 @@ type Poster struct {
 	// check. Confirmation then rests on the board's redirect alone.
 	Unmarked bool
 
-	mu         sync.Mutex // one submission at a time (flood pacing)
+	mu         sync.Mutex // guards the fields below
 	lastSubmit time.Time  // the last submission the board may have taken
 	lastOK     time.Time  // the last one it confirmed
 	flood      forum.FloodStatus
 	floodUntil time.Time // a refusal's wait: nothing before it
+	// slots: the submissions under way, one at a time unless the account
+	// is flood-exempt and the profile's send_depth allows more (depth).
+	slots gate.Gate
+	// forms: the forms taken for a submission, by kind and the second
+	// they were made (takeForm).
+	forms    map[string]time.Time
+	oneToken bool // the board refused a token another submission had used
+}
+
+// depth is how many submissions may be under way at once: the profile's
+// send_depth for an account known flood-exempt (its form fetched while
+// another waits out its form wait or is confirmed), else one, so a flood
+// interval is kept and learned one submission at a time. Called with p.mu
+// held.
+func (p *Poster) depth() int {
+	if p.flood.State == forum.FloodExempt {
+		rps := 0.0
+		if iv := p.Session.Pacer().Interval(); iv > 0 {
+			rps = float64(time.Second) / float64(iv)
+		}
+		return p.Session.Profile.Depth(rps)
+	}
+	return 1
+}
+
+// acquire waits for a submission slot (depth); release gives it back.
+func (p *Poster) acquire(ctx context.Context) (release func(), err error) {
+	return p.slots.Take(ctx, func() int {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.depth()
+	})
+}
+
+// submitted records a submission the board may have taken, made at at.
+func (p *Poster) submitted(at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if at.After(p.lastSubmit) {
+		p.lastSubmit = at
+	}
 }
 
 // mark adds the marker line, unless the poster is Unmarked.
@@ -95,7 +129,7 @@ func (p *Poster) mark(body, key string) string {
 	if p.Unmarked {
 		return body
 	}
-	return WithMarker(body, key)
+	return forum.WithMarker(p.Session.Profile.MarkerMarkup, body, key)
 }
 
 // New makes a poster on a session.
@@ -205,10 +239,16 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 // it; judge the board's answer.
 func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fields map[string]string,
 	check func() (string, bool, error), isPost bool) (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	clk := p.Session.Clock()
-	if n := p.nextAllowed(); n.After(clk.Now()) {
+	p.mu.Lock()
+	n := p.nextAllowed()
+	p.mu.Unlock()
+	if n.After(clk.Now()) {
 		// Not yet: the board is not touched.
 		return "", &forum.FloodError{Until: n}
 	}
@@ -229,7 +269,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			}
 			unclear = false
 		}
-		form, pg, err := p.freshForm(ctx, what, page, f, fields)
+		form, pg, shared, err := p.freshForm(ctx, what, page, f, fields)
 		var fe *forum.FloodError
 		if errors.As(err, &fe) {
 			fe.Uncertain = uncertain
@@ -241,7 +281,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		at := clk.Now()
 		res, err := p.Session.PostForm(ctx, form.Action, form.Values, pg.URL)
 		if err != nil {
-			p.lastSubmit = at
+			p.submitted(at)
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
@@ -251,13 +291,24 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			}
 			continue
 		}
+		if !res.Sent.IsZero() {
+			at = res.Sent // after the board's pacer: when the board got it
+		}
 		a := p.judge(res, f, check, isPost)
+		if a.formAgain && shared {
+			// The token another submission had was refused: this board
+			// takes one once; from now on each submission waits for a
+			// form of its own.
+			p.mu.Lock()
+			p.oneToken = true
+			p.mu.Unlock()
+		}
 		if a.flood {
 			// Refused, so not taken: the board's last-post time is
 			// unchanged and the message is safe to send later.
-			return "", &forum.FloodError{Until: p.refused(a.floodWait), Uncertain: uncertain}
+			return "", &forum.FloodError{Until: p.refused(a.floodWait, res.Received), Uncertain: uncertain}
 		}
-		p.lastSubmit = at
+		p.submitted(at)
 		switch {
 		case a.id != "":
 			p.taken(at)
@@ -303,9 +354,63 @@ func wait(ctx context.Context, clk clock.Clock, bo *retry.Backoff, retryAfter ti
 }
 
 // freshForm fetches the form page and fills the form in, ready to submit
-// after the board's form delay. A flood notice instead of the form is a
-// *forum.FloodError.
-func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (parser.Form, *scraper.Page, error) {
+// after the board's form delay; shared says another submission used a
+// form of the same kind and second (takeForm). A flood notice instead of
+// the form is a *forum.FloodError.
+func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (form parser.Form, pg *scraper.Page, shared bool, err error) {
+	for tries := 0; ; tries++ {
+		form, pg, err = p.oneForm(ctx, what, page, f, fields)
+		if err != nil {
+			return form, pg, false, err
+		}
+		ok, shared := p.takeForm(f, form)
+		if ok || tries >= 3 {
+			return form, pg, shared, nil
+		}
+		// The board takes a token once, and another submission has a
+		// form of this kind made in the same second: the same token
+		// (phpBB's is the user's, the form's name and its second). This
+		// one waited out that second (FormWait): the next form is newer.
+	}
+}
+
+// takeForm notes a form by its kind and creation second (the profile's
+// form_time_field) for a submission, and says whether another had one of
+// the same (shared). Once the board has refused a shared one (oneToken),
+// a form another has is not taken (ok false). phpBB 3.3.10 takes a token
+// again within its lifetime (check_form_key); forumsim, as a posting lock
+// would, once.
+func (p *Poster) takeForm(f forum.Form, form parser.Form) (ok, shared bool) {
+	field := p.Session.Profile.FormTimeField
+	made := form.Values.Get(field)
+	if field == "" || made == "" {
+		return true, false
+	}
+	key := f.Page + "@" + made
+	now := p.Session.Clock().Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, taken := p.forms[key]; taken {
+		return !p.oneToken, true
+	}
+	if p.forms == nil {
+		p.forms = map[string]time.Time{}
+	}
+	for k, at := range p.forms {
+		if now.Sub(at) > formKeep {
+			delete(p.forms, k)
+		}
+	}
+	p.forms[key] = now
+	return true, false
+}
+
+// formKeep is how long a form's second stays taken: longer than a phpBB
+// token lives (form_token_lifetime, 2 hours by default).
+const formKeep = 3 * time.Hour
+
+// oneForm is one fetch of the form page, filled in and waited for.
+func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (parser.Form, *scraper.Page, error) {
 	pg, err := p.Session.Fetch(ctx, page)
 	if err != nil {
 		// The GET already retried with backoff: the forum is down, or
@@ -315,7 +420,7 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
 	if err != nil {
 		if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
-			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(d)}
+			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(d, pg.Received)}
 		}
 		return parser.Form{}, nil, fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
 	}
@@ -329,7 +434,7 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 	for k, v := range f.Extra {
 		form.Values.Set(k, v)
 	}
-	if err := p.Session.FormWait(ctx); err != nil {
+	if err := p.Session.FormWait(ctx, pg, form.Values); err != nil {
 		return parser.Form{}, nil, err
 	}
 	return form, pg, nil
@@ -341,10 +446,11 @@ type answer struct {
 	rejected   string        // refused for good: the board's words
 	busy       bool          // 429 or 5xx: back off
 	retryAfter time.Duration // the board's Retry-After, if any
-	flood      bool          // flood control: wait floodWait
-	floodWait  time.Duration
+	flood      bool          // flood control: floodWait says how long
+	floodWait  parser.FloodNotice
 	why        error // for another attempt: what went wrong
 	unclear    bool  // it may have gone through: check the marker first
+	formAgain  bool  // the form again: not taken (a stale or used token)
 	// sent: the board's success page, but the marker check did not
 	// confirm it (why says how): taken, not confirmed.
 	sent    bool
@@ -397,7 +503,7 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		}
 		// The form again: a stale token, or phpBB's "new posts since
 		// you started" review. Resubmit on a fresh form.
-		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res))}
+		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res)), formAgain: true}
 	}
 	// A message page, a redirect elsewhere: look for the marker. When
 	// the check cannot tell (an incomplete page, the board failing), the
@@ -441,26 +547,47 @@ func (p *Poster) nextAllowed() time.Time {
 	return n
 }
 
+// maxFloodSpan: a message the bot sent longer ago than this is not what a
+// refusal counts from (no board's flood limit is that long); another client
+// of the account must have posted since.
+const maxFloodSpan = 10 * time.Minute
+
 // defaultFlood is the board's usual interval: the profile's flood_seconds.
 func (p *Poster) defaultFlood() time.Duration {
 	return time.Duration(p.Session.Profile.FloodSeconds) * time.Second
 }
 
-// refused learns from a flood refusal: the account is not exempt. The wait
-// is what the board said, else the profile's interval (at least a second,
-// so a refusal never spins); the interval only grows, since a board that
-// names the seconds left may name fewer than its interval. It returns when
-// to try again.
-func (p *Poster) refused(d time.Duration) time.Time {
-	if d <= 0 {
+// refused learns from a flood refusal: the account is not exempt. A board
+// that names its interval is waited that long; one that names the seconds
+// left (MyBB) counts them from the last message it took, so its interval
+// is from that one (sent at lastOK) to the wait's end, asked being when the
+// board's refusal was in: from the first request's start to the second's
+// answer, an interval never learned short however slowly the board took
+// either (it may be long by their round trips); one that names neither is
+// waited the profile's
+// interval. At least a second, so a refusal never spins; the interval only
+// grows. It returns when to try again.
+func (p *Poster) refused(n parser.FloodNotice, asked time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d, interval := n.Interval, n.Interval
+	switch since := asked.Sub(p.lastOK); {
+	case d > 0:
+	case n.Left > 0:
+		d, interval = n.Left, n.Left
+		if !p.lastOK.IsZero() && since >= 0 && since < maxFloodSpan {
+			interval = since + n.Left
+		}
+	default:
 		d = p.defaultFlood()
+		interval = d
 	}
 	d = max(d, time.Second)
-	now := p.Session.Clock().Now()
-	interval := d
+	interval = max(interval, d)
 	if p.flood.State == forum.FloodLimited {
 		interval = max(interval, p.flood.Interval)
 	}
+	now := p.Session.Clock().Now()
 	p.flood = forum.FloodStatus{State: forum.FloodLimited, Interval: interval, Source: "refused", Learned: now}
 	p.floodUntil = now.Add(d)
 	return p.floodUntil
@@ -471,7 +598,12 @@ func (p *Poster) refused(d time.Duration) time.Time {
 // the profile's), the account is exempt. A configured or learned limit is
 // never tried sooner, so only an unknown account learns this way.
 func (p *Poster) taken(at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	prev := p.lastOK
+	if at.Before(prev) {
+		return // confirmed after a later one (several under way)
+	}
 	p.lastOK = at
 	if p.flood.State != forum.FloodUnknown || prev.IsZero() {
 		return

@@ -47,8 +47,16 @@ func newRig(t *testing.T) *rig {
 }
 
 func TestMarkers(t *testing.T) {
-	if got := WithMarker("Hello\n\n", "g1.day-1.3"); got != "Hello\n\n[size=85]forumgm·g1.day-1.3[/size]" {
-		t.Errorf("WithMarker = %q", got)
+	for _, tc := range []struct{ engine, want string }{
+		{"phpbb", "Hello\n\n[size=85]forumgm·g1.day-1.3[/size]"},
+		{"mybb", "Hello\n\n[size=x-small]forumgm·g1.day-1.3[/size]"},
+		{"smf", "Hello\n\n[size=0.8em]forumgm·g1.day-1.3[/size]"},
+	} {
+		prof, _ := forum.Builtin(tc.engine)
+		p := &Poster{Session: &scraper.Session{Profile: prof}}
+		if got := p.mark("Hello\n\n", "g1.day-1.3"); got != tc.want {
+			t.Errorf("%s: the marked body is %q, want %q", tc.engine, got, tc.want)
+		}
 	}
 	for _, bad := range []string{"", "a b", "x[b]", strings.Repeat("k", 121), "ключ"} {
 		if ValidKey(bad) == nil {
@@ -77,14 +85,16 @@ func TestReplyFloodAndMarker(t *testing.T) {
 	if st := r.p.Flood(); st.State != forum.FloodUnknown {
 		t.Errorf("before any refusal: flood %+v, want unknown", st)
 	}
-	// The next reply at once: MyBB refuses it ("once every 60 seconds"); the
-	// poster returns at once, nothing posted, and has learned the limit.
+	// The next reply at once: MyBB refuses it ("Please wait 56 more
+	// seconds": the seconds left, its pacing having taken some); the
+	// poster returns at once, nothing posted, and has learned the whole
+	// limit, counted from its first reply.
 	before := len(r.board.Posts())
 	_, err = r.p.Reply(ctx, "9", "g1.day-1.2", "", "second")
 	var fe *forum.FloodError
 	refusedAt := r.clk.Now()
-	if !errors.As(err, &fe) || !errors.Is(err, forum.ErrFlood) || !fe.Until.Equal(refusedAt.Add(60*time.Second)) || fe.Uncertain {
-		t.Fatalf("second reply at once: %v, want a flood error until +60s", err)
+	if !errors.As(err, &fe) || !errors.Is(err, forum.ErrFlood) || !fe.Until.Equal(last.Time.Add(60*time.Second)) || fe.Uncertain {
+		t.Fatalf("second reply at once: %v, want a flood error until 60 s after the first (%v)", err, last.Time)
 	}
 	st := r.p.Flood()
 	if st.State != forum.FloodLimited || st.Interval != 60*time.Second || !st.Learned.Equal(r.clk.Now()) || !st.Next.Equal(fe.Until) {
@@ -95,10 +105,10 @@ func TestReplyFloodAndMarker(t *testing.T) {
 	}
 	// Asked again too soon, it refuses without asking the board.
 	r.clk.Advance(30 * time.Second)
-	if _, err := r.p.Reply(ctx, "9", "g1.day-1.2", "", "second"); !errors.As(err, &fe) || !fe.Until.Equal(refusedAt.Add(60*time.Second)) || !r.clk.Now().Equal(refusedAt.Add(30*time.Second)) {
+	if _, err := r.p.Reply(ctx, "9", "g1.day-1.2", "", "second"); !errors.As(err, &fe) || !fe.Until.Equal(last.Time.Add(60*time.Second)) || !r.clk.Now().Equal(refusedAt.Add(30*time.Second)) {
 		t.Errorf("30 s later: %v", err)
 	}
-	r.clk.Advance(30 * time.Second)
+	r.clk.Set(last.Time.Add(60 * time.Second))
 	id2, err := r.p.Reply(ctx, "9", "g1.day-1.2", "", "second")
 	if err != nil {
 		t.Fatal(err)

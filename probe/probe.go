@@ -24,6 +24,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/scraper"
@@ -95,6 +96,9 @@ type Report struct {
 	OK       bool    `json:"ok"` // every check a game needs passed
 	Checks   []Check `json:"checks"`
 	Posts    []Post  `json:"posts"`
+	// PMs says plainly, when a check of the bot's private messages failed,
+	// that every game needs them ("" when they work).
+	PMs string `json:"pms,omitempty"`
 }
 
 // Failed lists the needed checks that failed or could not be tried.
@@ -113,8 +117,31 @@ type prober struct {
 	prof  forum.Profile
 	conn  *forumconn.Conn
 	sess  *scraper.Session
+	body  *parser.BodyReader // what the bot reads from a body
 	r     *Report
 	botID string
+}
+
+// ForGame probes a game's board as `forumgm probe` and `forumgm new` do:
+// its profile (file or built-in), the bot's password from where the game
+// file says, and the game's request pace. The error is for a probe that
+// could not start (no password, a bad profile or URL). version names the
+// program in the User-Agent.
+func ForGame(ctx context.Context, fc gameconfig.ForumConfig, version string, postTest bool) (*Report, error) {
+	site, err := fc.Site() // the profile with the game's time_zone
+	if err != nil {
+		return nil, err
+	}
+	prof := site.Profile
+	creds, err := fc.Credentials()
+	if err != nil {
+		return nil, err
+	}
+	opt := scraper.Options{UserAgent: scraper.UserAgent(version), Retries: 1, Backoff: time.Second, Timeout: 20 * time.Second}
+	if fc.RequestsPerSecond > 0 {
+		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
+	}
+	return Run(ctx, Config{URL: fc.URL, Profile: prof, Thread: fc.Thread, Creds: creds, PostTest: postTest, FloodSeconds: fc.FloodSeconds, Scraper: opt})
 }
 
 // Run probes the board. The error is for a probe that could not start (a
@@ -124,7 +151,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &prober{cfg: cfg, prof: cfg.Profile, conn: c, sess: c.Session,
+	body, err := c.Session.Parser.BodyReader()
+	if err != nil {
+		return nil, err
+	}
+	p := &prober{cfg: cfg, prof: cfg.Profile, conn: c, sess: c.Session, body: body,
 		r: &Report{Board: cfg.URL, Profile: cfg.Profile.Name, Thread: cfg.Thread, Bot: cfg.Creds.Username, PostTest: cfg.PostTest, Posts: []Post{}}}
 	if p.login(ctx) {
 		p.thread(ctx)
@@ -147,7 +178,73 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	p.r.OK = len(p.r.Failed()) == 0
+	p.r.PMs = pmsVerdict(p.r.Checks)
 	return p.r, nil
+}
+
+// NeedPMs is why a board whose PMs the bot cannot use hosts no game.
+const NeedPMs = "every game needs private messages today: roles and private results go out by PM and players send their orders by PM"
+
+// pmChecks are the checks of the bot's private messages.
+var pmChecks = map[string]bool{"pm.inbox": true, "pm.sent": true, "form.pm": true, "post_test.pm": true}
+
+// pmsVerdict says plainly, when a PM check failed, what that means for a
+// game ("" when none failed; a check not tried proves nothing).
+func pmsVerdict(checks []Check) string {
+	var failed []string
+	for _, c := range checks {
+		if pmChecks[c.ID] && c.Status == Fail {
+			failed = append(failed, c.Title)
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the bot cannot use private messages here (%s failed); %s, so no game can run on this board until they work (a board without private messages cannot host a forumgm game yet: docs/profiles.md)",
+		strings.Join(failed, ", "), NeedPMs)
+}
+
+// pmFix is the fix of a failed PM check: what to check, why it matters,
+// and for a 404 that the board may have no private messages at all.
+func pmFix(err error, what string) string {
+	fix := what
+	if errors.Is(err, scraper.ErrNotFound) {
+		fix = "the board answered 404: it may have no private messages (or the profile's URL is wrong); " + fix
+	}
+	return fix + "; " + NeedPMs
+}
+
+// isSentFolder checks that the page at urls.sent shows the profile's
+// sent-folder marker: only then does a PM missing from it count as not
+// sent (scraper.ErrNotSentFolder); otherwise c fails, saying so.
+func (p *prober) isSentFolder(c *Check, pg *scraper.Page) bool {
+	sel := p.prof.Selectors.SentFolder
+	if strings.TrimSpace(sel) != "" && pg.Doc.Find(sel).Length() > 0 {
+		return true
+	}
+	c.Status, c.Key, c.Found = Fail, keyVal("selectors.sent_folder", sel), mainRegion(pg.Doc)
+	c.Detail = "the page at urls.sent does not show the sent folder's marker, so the bot cannot tell a PM it is unsure of was not sent: every such PM stays unconfirmed for you, never sent again"
+	if strings.TrimSpace(sel) == "" {
+		c.Detail = "the profile names no sent-folder marker, so the bot cannot tell a PM it is unsure of was not sent: every such PM stays unconfirmed for you, never sent again"
+	}
+	c.Fix = "point urls.sent at the bot's sent folder and set selectors.sent_folder to what only that page shows, empty or not (see docs/profiles.md)"
+	return false
+}
+
+// isInbox checks that the page at urls.inbox shows the profile's inbox
+// marker, when it names one (scraper.ErrNotInbox); otherwise c fails.
+func (p *prober) isInbox(c *Check, pg *scraper.Page) bool {
+	sel := p.prof.Selectors.InboxFolder
+	if strings.TrimSpace(sel) == "" || pg.Doc.Find(sel).Length() > 0 {
+		return true
+	}
+	c.Status, c.Key, c.Found = Fail, keyVal("selectors.inbox_folder", sel), mainRegion(pg.Doc)
+	c.Detail = "the page at urls.inbox is not the bot's PM inbox (it does not show the inbox's marker): the bot would read no PMs from it"
+	if t := p.sess.Parser.ErrorText(pg.Doc); t != "" {
+		c.Detail += "; the board says: " + t
+	}
+	c.Fix = pmFix(nil, "point urls.inbox at the bot's PM inbox (are private messages turned on for the board and the bot?) and set selectors.inbox_folder to what only that page shows")
+	return false
 }
 
 func (p *prober) add(c Check) { p.r.Checks = append(p.r.Checks, c) }
@@ -332,7 +429,7 @@ func (p *prober) postChecks(posts []forum.Post, docs []*goquery.Document) {
 	s := p.prof.Selectors
 	var noAuthor, noID, noTime, noBody []int
 	for i, fp := range posts {
-		segs := p.conn.Segments(fp.BodyHTML)
+		segs := p.body.Segments(fp.BodyHTML)
 		if segs == nil {
 			segs = []string{}
 		}
@@ -485,17 +582,21 @@ func (p *prober) folder(ctx context.Context, id, title, rel, key string) {
 	c := Check{ID: id, Title: title, Needed: true}
 	if rel == "" {
 		c.Status, c.Key, c.Detail = Fail, keyVal(key, ""), "the profile has no URL for it"
-		c.Fix = "set " + key + " in the profile file"
+		c.Fix = pmFix(nil, "set "+key+" in the profile file")
 		p.add(c)
 		return
 	}
 	pg, err := p.sess.Fetch(ctx, rel)
 	if err != nil {
 		c.Status, c.Key, c.Detail = Fail, keyVal(key, rel), err.Error()
-		c.Fix = "check that the bot account may use private messages and that " + key + " is the folder's URL"
+		c.Fix = pmFix(err, "check that the bot account may use private messages and that "+key+" is the folder's URL")
 		if pg != nil && pg.Doc != nil {
 			c.Found = mainRegion(pg.Doc)
 		}
+		p.add(c)
+		return
+	}
+	if id == "pm.sent" && !p.isSentFolder(&c, pg) || id == "pm.inbox" && !p.isInbox(&c, pg) {
 		p.add(c)
 		return
 	}
@@ -567,6 +668,9 @@ func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, 
 	if err != nil {
 		c.Status, c.Key, c.Detail = Fail, keyVal(key+".page", f.Page), err.Error()
 		c.Fix = "check that the bot may " + map[bool]string{true: "reply in the thread", false: "send PMs"}[id == "form.reply"] + " and that " + key + ".page is the form's page"
+		if id == "form.pm" {
+			c.Fix = pmFix(err, c.Fix)
+		}
 		if pg != nil && pg.Doc != nil {
 			c.Found = mainRegion(pg.Doc)
 		}
@@ -714,6 +818,7 @@ func (p *prober) postTest(ctx context.Context) {
 	}
 
 	pm := Check{ID: "post_test.pm", Title: "test PM to the bot itself", Needed: true}
+	pmSent := false // the board took the test PM
 	pmKey := key + ".pm"
 	to := forum.Author{Name: p.cfg.Creds.Username, ID: p.botID}
 	if strings.Contains(p.prof.Forms.PM.Page, "{user}") && to.ID == "" {
@@ -725,9 +830,10 @@ func (p *prober) postTest(ctx context.Context) {
 		return p.conn.SendPM(ctx, to, "forumgm probe", "forumgm probe: a test PM from the bot to itself. Safe to delete.", pmKey)
 	}); err != nil {
 		pm.Status, pm.Detail = Fail, err.Error()
-		pm.Fix = "the board refused the PM: check that the bot may send PMs (and is not held by a captcha or a minimum post count)"
+		pm.Fix = pmFix(err, "the board refused the PM: check that the bot may send PMs (and is not held by a captcha or a minimum post count)")
 		p.add(pm)
 	} else {
+		pmSent = true
 		pm.Status, pm.Detail = OK, fmt.Sprintf("sent PM %s, found in the sent folder by its marker %s", pmID, pmKey)
 		if got, err := p.inboxMarker(ctx, pmKey); err != nil {
 			pm.Status, pm.Key = Fail, keyVal("selectors.pm", p.prof.Selectors.PM)
@@ -749,6 +855,10 @@ func (p *prober) postTest(ctx context.Context) {
 		if fs := p.cfg.FloodSeconds; fs != nil && *fs == 0 {
 			c.Fix = "the game file says flood_seconds: 0 but the board is not exempting the bot: remove it, or exempt the account"
 		}
+	} else if !pmSent {
+		// Only what was seen: one reply, and no PM after it.
+		c.Status = Unknown
+		c.Detail = "the test reply went through but the test PM did not go through, so no second submission in a row was seen; the flood limit, if any, shows at the bot's first two posts in a row"
 	} else {
 		c.Status = Unknown
 		c.Detail = "the board took the PM right after the reply; on boards whose flood limit covers PMs too (phpBB) the account is exempt, elsewhere it shows at the first two posts in a row"

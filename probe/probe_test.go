@@ -29,8 +29,16 @@ type simBoard struct {
 // pages), a player's PM in the bot's inbox, and the bot (exempt or not).
 func newSim(t *testing.T, theme forumsim.Theme, exempt bool) *simBoard {
 	t.Helper()
+	return newSimWith(t, forumsim.Options{Theme: theme}, exempt)
+}
+
+// newSimWith is newSim on a board with opts (its clock and NoPostReview
+// set here).
+func newSimWith(t *testing.T, opts forumsim.Options, exempt bool) *simBoard {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC))
-	sim := forumsim.New(forumsim.Options{Clock: clk, Theme: theme, NoPostReview: true})
+	opts.Clock, opts.NoPostReview = clk, true
+	sim := forumsim.New(opts)
 	bot, _ := sim.AddUser("GM Bot", "botpw", exempt)
 	alice, _ := sim.AddUser("Alice", "a", false)
 	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Game", "Welcome. Votes in [b]bold[/b].")
@@ -222,6 +230,31 @@ func TestProbeFailures(t *testing.T) {
 	if c := check(t, r, "thread.last"); r.OK || c.Status != Fail || c.Key != `selectors.page_end "div#footer"` || !strings.Contains(c.Found, "page-footer") {
 		t.Errorf("missing footer: %+v", c)
 	}
+	// A sent folder that is no sent folder (issue 22 item 8): a PM
+	// missing from it would prove nothing, and probe says so.
+	prof = builtin("phpbb")
+	prof.URLs.Sent = "index.php"
+	r = b.probe(t, prof, false)
+	if c := check(t, r, "pm.sent"); r.OK || c.Status != Fail || !strings.HasPrefix(c.Key, "selectors.sent_folder ") || !strings.Contains(c.Detail, "never sent again") {
+		t.Errorf("urls.sent not the sent folder: %+v", c)
+	}
+	if c := check(t, b.probe(t, builtin("phpbb"), false), "pm.sent"); c.Status != OK {
+		t.Errorf("the real sent folder: %+v", c)
+	}
+	// An inbox that is no inbox (issue 22 item 7): a page without PMs,
+	// and the board's private messages turned off.
+	prof = builtin("phpbb")
+	prof.URLs.Inbox = "index.php"
+	r = b.probe(t, prof, false)
+	if c := check(t, r, "pm.inbox"); r.OK || c.Status != Fail || !strings.HasPrefix(c.Key, "selectors.inbox_folder ") || !strings.Contains(c.Detail, "not the bot's PM inbox") {
+		t.Errorf("urls.inbox at the index: %+v", c)
+	}
+	b.sim.SetPMsDisabled(true)
+	r = b.probe(t, builtin("phpbb"), false)
+	if c := check(t, r, "pm.inbox"); r.OK || c.Status != Fail || !strings.Contains(c.Detail, "503") {
+		t.Errorf("PMs turned off: %+v", c)
+	}
+	b.sim.SetPMsDisabled(false)
 }
 
 // TestReportJSON: the shape scripts read.

@@ -54,6 +54,9 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	if r.PMs != "" {
+		fmt.Fprintln(w, r.PMs)
+	}
 	if r.OK {
 		fmt.Fprintln(w, "everything a game needs works on this board")
 		return

@@ -36,7 +36,7 @@ func TestDeadlineLine(t *testing.T) {
 		{"a phase opens", open, "round-1", []Outgoing{post, pm}, nil,
 			[]string{"Round 2 is open.\n\n[b]Deadline:[/b] Wed 2 Dec 2026, 18:00 UTC (in 24 hours)", "You are first."}},
 		{"in the board's zone", open, "setup", []Outgoing{post}, ny,
-			[]string{"Round 2 is open.\n\n[b]Deadline:[/b] Wed 2 Dec 2026, 13:00 UTC-5 (in 24 hours)"}},
+			[]string{"Round 2 is open.\n\n[b]Deadline:[/b] Wed 2 Dec 2026, 13:00 UTC-5 / 18:00 UTC (in 24 hours)"}},
 		{"same phase: unchanged", open, "round-2", []Outgoing{post}, nil, []string{"Round 2 is open."}},
 		{"game over: unchanged", rules.Status{Phase: "end", Finished: true}, "round-2", []Outgoing{post}, nil, []string{"Round 2 is open."}},
 		{"no deadline: unchanged", rules.Status{Phase: "round-2"}, "round-1", []Outgoing{post}, nil, []string{"Round 2 is open."}},

@@ -1,14 +1,13 @@
 package referee
 
-import "fmt"
-
-// Picture ends the step's last thread post (the one with the text map,
-// before the deadline Deadline adds) with the map's picture after turn
-// (0: the start) as an image the board shows inline, and a link to the
-// game's public page. page and img are absolute http(s) addresses without
-// BBCode in them (gameconfig.CheckPublicURL). A step without a thread post
-// is unchanged: a picture never makes a post of its own.
-func Picture(st Step, turn int, page, img string) Step {
+// Picture ends the step's last thread post (the one with the text map or
+// the scores, before the deadline Deadline adds) with a picture the board
+// shows inline: head (BBCode: what it shows and a link to the game's public
+// page), the [img] of img, then key (BBCode, may be empty: how to read the
+// picture). img is an absolute http(s) address without BBCode in it
+// (gameconfig.CheckPublicURL). A step without a thread post is unchanged:
+// a picture never makes a post of its own.
+func Picture(st Step, head, img, key string) Step {
 	last := -1
 	for i, o := range st.Out {
 		if o.Public() {
@@ -18,12 +17,11 @@ func Picture(st Step, turn int, page, img string) Step {
 	if last < 0 {
 		return st
 	}
-	what := fmt.Sprintf("after turn %d", turn)
-	if turn == 0 {
-		what = "at the start"
-	}
 	out := append([]Outgoing(nil), st.Out...)
-	out[last].Text += fmt.Sprintf("\n\n[b]The map %s, as a picture[/b] (every turn's is on [url=%s]the game's page[/url]):\n[img]%s[/img]", what, page, img)
+	out[last].Text += "\n\n" + head + "\n[img]" + img + "[/img]"
+	if key != "" {
+		out[last].Text += "\n" + key
+	}
 	st.Out = out
 	return st
 }

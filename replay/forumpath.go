@@ -7,12 +7,12 @@ import (
 )
 
 // The board a replay imitates: phpBB 3.3 markup, read with its own profile.
-var board = func() *parser.Parser {
+var board = func() *parser.BodyReader {
 	p, ok := forum.Builtin("phpbb")
 	if !ok {
 		panic("replay: no built-in phpbb profile")
 	}
-	return parser.MustNew(p)
+	return parser.MustBodyReader(p)
 }()
 
 // PostSegments is what the bot reads from a thread post typed as text: the

@@ -178,11 +178,47 @@ type Drawer interface {
 	Turns(s State) int
 }
 
+// Charter is a Drawer whose pictures are a chart over the turns rather
+// than a map of each (Nations' victory points over the rounds), and whose
+// turn reports may be held back. A Drawer without it: each turn's map,
+// shown at once, in every turn post (and the opening), under the words
+// "The map after turn N".
+type Charter interface {
+	Drawer
+	// Caption is what a thread post says with turn's public picture: a
+	// title (plain words) and a key to read it by (BBCode, names escaped),
+	// since the PNG carries no text. An empty title: no post shows that
+	// turn's picture (a chart with nothing on it yet).
+	Caption(s State, turn int) (title, key string)
+	// ShownAt is when players may first see turn's public picture: when
+	// that turn's report is posted (a break holds it back). Before then the
+	// public page does not serve it, or the picture would tell what the
+	// thread does not yet. Each picture holds every earlier turn's, so the
+	// public page shows only the latest.
+	ShownAt(s State, turn int) time.Time
+}
+
 // Picture is one image of a game's map.
 type Picture struct {
 	GM     bool   // shows what only the GM may see (never for players)
 	Format string // the file extension: "svg", "png"
 	Data   []byte
+	// Alt says in words what the picture shows, for a reader who cannot
+	// see it (the desk's alt text).
+	Alt string
+}
+
+// Presenter is a game that lays out its own views for people: the desk's
+// public page and the GM's view show the sections Present returns (see
+// views.go) instead of the game's raw view, which holds field names and
+// slot ids rather than anything a player would read.
+type Presenter interface {
+	Game
+	// Present lays s out for v's audience. For everyone (v.GM false) it is
+	// built only from what players may see: View(s, Everyone), and from
+	// v.History what the thread was told as it happened. For the GM it
+	// adds, in sections marked GM, what only the GM sees.
+	Present(s State, v Viewing) []Section
 }
 
 var registry = map[string]Game{}

@@ -267,9 +267,31 @@ func appendOnce(xs []string, x string) []string {
 
 // Esc makes a player-supplied string safe to put in a BBCode post: a
 // zero-width space after every "[" stops the forum from reading it as a tag
-// (a username like "[/quote]" or "[url=…]"), while it still reads the same.
+// (a username like "[/quote]" or "[url=…]"), while it still reads the same;
+// and the invisible controls that reorder text (right-to-left overrides,
+// embeddings and isolates, the directional marks) are left out, so that a
+// name like "Ann\u202E…" cannot turn the rest of the post around.
 func Esc(s string) string {
+	if strings.IndexFunc(s, isBidiControl) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if isBidiControl(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
 	return strings.ReplaceAll(s, "[", "[\u200b")
+}
+
+// isBidiControl: the Unicode bidirectional formatting characters.
+func isBidiControl(r rune) bool {
+	switch {
+	case r == '\u061c', r == '\u200e', r == '\u200f':
+		return true
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
 }
 
 // Author finds the slot whose current forum account has this user name

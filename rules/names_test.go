@@ -99,8 +99,19 @@ func TestSplitListAndWords(t *testing.T) {
 
 func TestEsc(t *testing.T) {
 	t.Parallel()
-	if got := Esc("[/quote][url=x]"); got != "[\u200b/quote][\u200burl=x]" {
-		t.Errorf("Esc = %q", got)
+	tests := []struct{ in, want string }{
+		{"[/quote][url=x]", "[\u200b/quote][\u200burl=x]"},
+		// Right-to-left overrides, embeddings, isolates and marks are left
+		// out: a name cannot turn the rest of a post around.
+		{"Ann\u202Eevil", "Annevil"},
+		{"\u2067x\u2069[b]\u200F\u200E\u061C\u202A\u202B\u202C\u202D\u2066\u2068", "x[\u200bb]"},
+		// Letters of right-to-left scripts stay: they are names, not controls.
+		{"شادي", "شادي"},
+	}
+	for _, tc := range tests {
+		if got := Esc(tc.in); got != tc.want {
+			t.Errorf("Esc(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 

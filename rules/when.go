@@ -20,11 +20,34 @@ func When(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format("Mon 2 Jan 2006, 15:04 MST")
 }
 
+// WhenUTC is When with the time in UTC as well, for deadlines players in
+// other zones must meet: "Tue 1 Dec 2026, 13:00 EST / 18:00 UTC", the UTC
+// date added when it is another day ("Tue 1 Dec 2026, 20:00 EST / Wed 2
+// Dec, 01:00 UTC"). In UTC itself the time is said once.
+func WhenUTC(t time.Time, loc *time.Location) string {
+	local := When(t, loc)
+	if name, off := t.In(orUTC(loc)).Zone(); name == "UTC" && off == 0 {
+		return local
+	}
+	u := t.UTC()
+	if ly, lm, ld := t.In(loc).Date(); ly == u.Year() && lm == u.Month() && ld == u.Day() {
+		return local + " / " + u.Format("15:04") + " UTC"
+	}
+	return local + " / " + u.Format("Mon 2 Jan, 15:04") + " UTC"
+}
+
+func orUTC(loc *time.Location) *time.Location {
+	if loc == nil {
+		return time.UTC
+	}
+	return loc
+}
+
 // Deadline is the line every phase post ends with: the deadline in the
-// board's zone and how long from now, e.g.
-// "Deadline: Tue 1 Dec 2026, 18:00 UTC (in 24 hours)".
+// board's zone and in UTC (WhenUTC), and how long from now, e.g.
+// "Deadline: Tue 1 Dec 2026, 13:00 EST / 18:00 UTC (in 24 hours)".
 func Deadline(t time.Time, loc *time.Location, now time.Time) string {
-	return "[b]Deadline:[/b] " + When(t, loc) + " (" + Until(t.Sub(now)) + ")"
+	return "[b]Deadline:[/b] " + WhenUTC(t, loc) + " (" + Until(t.Sub(now)) + ")"
 }
 
 // Until says how far away a duration is, for people: "in 2 days 3 hours",

@@ -45,8 +45,11 @@ func TestDeadlineInZone(t *testing.T) {
 		want string
 	}{
 		{nil, "[b]Deadline:[/b] Tue 1 Dec 2026, 18:00 UTC (in 24 hours)"},
-		{ny, "[b]Deadline:[/b] Tue 1 Dec 2026, 13:00 EST (in 24 hours)"},
-		{time.FixedZone("UTC-5", -5*3600), "[b]Deadline:[/b] Tue 1 Dec 2026, 13:00 UTC-5 (in 24 hours)"},
+		{time.UTC, "[b]Deadline:[/b] Tue 1 Dec 2026, 18:00 UTC (in 24 hours)"},
+		{ny, "[b]Deadline:[/b] Tue 1 Dec 2026, 13:00 EST / 18:00 UTC (in 24 hours)"},
+		{time.FixedZone("UTC-5", -5*3600), "[b]Deadline:[/b] Tue 1 Dec 2026, 13:00 UTC-5 / 18:00 UTC (in 24 hours)"},
+		{time.FixedZone("UTC+8", 8*3600), "[b]Deadline:[/b] Wed 2 Dec 2026, 02:00 UTC+8 / Tue 1 Dec, 18:00 UTC (in 24 hours)"},
+		{time.FixedZone("GMT", 0), "[b]Deadline:[/b] Tue 1 Dec 2026, 18:00 GMT / 18:00 UTC (in 24 hours)"},
 	} {
 		if got := Deadline(at, c.loc, at.Add(-24*time.Hour)); got != c.want {
 			t.Errorf("Deadline in %v = %q, want %q", c.loc, got, c.want)

@@ -2,17 +2,14 @@ package scraper
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
-
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/parser"
 )
 
 // Scraper reads threads and PMs through a Session.
@@ -68,22 +65,6 @@ func (r Result) Covers(id string) bool {
 // CompareIDs orders post ids: numerically when both are numbers
 // (forum.CompareIDs).
 func CompareIDs(a, b string) int { return forum.CompareIDs(a, b) }
-
-// BodyHash is a stable hash of a post body for edit detection: the same
-// markup with different whitespace hashes the same, and quote headers
-// (<cite>) are left out because boards render their dates relatively
-// (MyBB: "5 minutes ago") and they would change with no edit.
-func BodyHash(bodyHTML string) string {
-	norm := bodyHTML
-	if doc, err := goquery.NewDocumentFromReader(strings.NewReader(bodyHTML)); err == nil {
-		doc.Find("cite").Remove()
-		if h, err := doc.Find("body").Html(); err == nil {
-			norm = h
-		}
-	}
-	h := sha256.Sum256([]byte(strings.Join(strings.Fields(norm), " ")))
-	return hex.EncodeToString(h[:])
-}
 
 // ReadThread reads a topic from a cursor and calls visit for every post on
 // the pages it reads, in forum order, one page at a time (a long thread is
@@ -172,6 +153,15 @@ func (sc *Scraper) ReadThreadPages(ctx context.Context, topic string, cur Cursor
 	}
 }
 
+// pageSays is what a page that is not the one expected shows instead: the
+// board's message box, else its title.
+func pageSays(sc *Scraper, pg *Page) string {
+	if t := sc.Session.Parser.ErrorText(pg.Doc); t != "" {
+		return "board says: " + t
+	}
+	return fmt.Sprintf("the page's title: %q", strings.Join(strings.Fields(pg.Doc.Find("title").First().Text()), " "))
+}
+
 func errText(sc *Scraper, pg *Page) string {
 	if t := sc.Session.Parser.ErrorText(pg.Doc); t != "" {
 		return "board says: " + t
@@ -181,7 +171,8 @@ func errText(sc *Scraper, pg *Page) string {
 
 // Inbox lists the PM inbox (its first page, newest first).
 func (sc *Scraper) Inbox(ctx context.Context) ([]forum.PMHeader, error) {
-	return sc.folder(ctx, sc.Session.Profile.URLs.Inbox)
+	hs, _, err := sc.InboxAt(ctx)
+	return hs, err
 }
 
 // ErrIncomplete: a page came cut short (parser.Complete), so what is not on
@@ -238,49 +229,81 @@ func (sc *Scraper) folderPage(ctx context.Context, rel string) (*Page, []forum.P
 	return pg, sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
 }
 
-// InboxAt is Inbox with the time its request went out.
+// InboxAt is Inbox with the time its request went out. A page that does
+// not show the profile's inbox marker (selectors.inbox_folder) is
+// ErrNotInbox: whatever it lists, or that it lists nothing, says nothing of
+// the bot's PMs.
 func (sc *Scraper) InboxAt(ctx context.Context) ([]forum.PMHeader, time.Time, error) {
-	return sc.folderAt(ctx, sc.Session.Profile.URLs.Inbox)
+	pg, hs, err := sc.folderPage(ctx, sc.Session.Profile.URLs.Inbox)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if sel := sc.Session.Profile.Selectors.InboxFolder; strings.TrimSpace(sel) != "" && pg.Doc.Find(sel).Length() == 0 {
+		return nil, time.Time{}, fmt.Errorf("%w: %s lacks selectors.inbox_folder (%s)", ErrNotInbox, pg.URL, pageSays(sc, pg))
+	}
+	return hs, pg.Sent, nil
 }
+
+// ErrNotInbox: the page read as the bot's PM inbox is not one (it lacks
+// the profile's selectors.inbox_folder): a board with private messages
+// turned off, a profile's urls.inbox pointing elsewhere.
+var ErrNotInbox = errors.New("not the bot's PM inbox")
 
 // SentPages lists the sent PMs (the outbox first, where the engine has
 // one) page by page, newest first, calling visit with each page's rows
 // until visit returns false, a page adds nothing new, or maxPages pages of
-// the sent folder were read. Engines without a paged sent folder URL
-// (urls.sent_page) have only its first page. ended says the list was read
-// to its end (not stopped by visit or by maxPages); full that the sent
-// folder's first page says the folder is full (profile
-// sent_folder_full_text).
+// a folder were read. A folder without a paged URL (urls.sent_page,
+// urls.outbox_page) has only its first page. ended says both lists were
+// read to their ends (not stopped by visit or by maxPages): an outbox
+// longer than was read (phpBB keeps a PM there until its recipient reads
+// it) may hold the PM looked for. full says the sent folder's first page
+// says the folder is full (profile sent_folder_full_text).
 func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]forum.PMHeader) bool) (ended, full bool, err error) {
 	u := sc.Session.Profile.URLs
+	outboxEnded := true
 	if u.Outbox != "" {
-		hs, err := sc.folder(ctx, u.Outbox)
-		if err != nil {
+		var stopped bool
+		outboxEnded, stopped, _, err = sc.folderPages(ctx, u.Outbox, u.OutboxPage, maxPages, visit)
+		if err != nil || stopped {
 			return false, false, err
 		}
-		if !visit(hs) {
-			return false, false, nil
-		}
 	}
+	sentEnded, stopped, first, err := sc.folderPages(ctx, u.Sent, u.SentPage, maxPages, visit)
+	if first != nil {
+		full = sc.Session.Profile.SaysSentFolderFull(first.Doc.Text())
+	}
+	if err != nil || stopped {
+		return false, full, err
+	}
+	return outboxEnded && sentEnded, full, nil
+}
+
+// folderPages reads one folder's list (first, then paged's pages) for
+// SentPages: ended, it was read to its end; stopped, visit stopped it; its
+// first page for what it says. Every page read must show the profile's
+// sent-folder marker, or nothing it lacks says anything.
+func (sc *Scraper) folderPages(ctx context.Context, first, paged string, maxPages int, visit func([]forum.PMHeader) bool) (ended, stopped bool, firstPage *Page, err error) {
 	seen := map[string]bool{}
 	// The offset step: the profile's rows a page, or fewer if the board
 	// showed fewer on a full first page (stepping further would skip PMs).
-	per := max(u.SentPerPage, 1)
+	per := max(sc.Session.Profile.URLs.SentPerPage, 1)
 	for page := 1; page <= max(maxPages, 1); page++ {
-		rel := u.Sent
+		rel := first
 		if page > 1 {
-			if u.SentPage == "" {
-				return true, full, nil // the first page is all the profile can read
+			if paged == "" {
+				// The first page is all the profile can read: all there
+				// is only if it was not full.
+				return firstPage != nil && len(seen) < per, false, firstPage, nil
 			}
-			rel = forum.Expand(u.SentPage, map[string]string{"page": strconv.Itoa(page), "start": strconv.Itoa((page - 1) * per)})
+			rel = forum.Expand(paged, map[string]string{"page": strconv.Itoa(page), "start": strconv.Itoa((page - 1) * per)})
 		}
 		pg, hs, err := sc.folderPage(ctx, rel)
 		if err != nil {
-			return false, full, err
+			return false, false, firstPage, err
 		}
 		if page == 1 {
-			full = sc.Session.Profile.SaysSentFolderFull(pg.Doc.Text())
-			if len(hs) > 0 && len(hs) < per {
+			firstPage = pg
+			if len(hs) > 0 && len(hs) < per && paged != "" {
 				per = len(hs)
 			}
 		}
@@ -291,14 +314,36 @@ func (sc *Scraper) SentPages(ctx context.Context, maxPages int, visit func([]for
 				fresh = append(fresh, h)
 			}
 		}
-		if len(fresh) == 0 {
-			return true, full, nil // past the last page (boards repeat their last one, or show none)
+		if len(fresh) > 0 && !visit(fresh) {
+			return false, true, firstPage, nil // found: proof wherever it was
 		}
-		if !visit(fresh) {
-			return false, full, nil
+		if err := sc.sentFolder(pg); err != nil {
+			return false, false, firstPage, err
+		}
+		if len(fresh) == 0 {
+			return true, false, firstPage, nil // past the last page (boards repeat their last one, or show none)
 		}
 	}
-	return false, full, nil
+	return false, false, firstPage, nil
+}
+
+// ErrNotSentFolder: a page read as the bot's sent folder (or outbox) does
+// not show the profile's sent-folder marker (selectors.sent_folder), or
+// the profile names none. What is missing from such a page may well have
+// been sent (a profile's urls.sent pointing at another page, a PM form
+// that was the board's e-mail form): it proves nothing.
+var ErrNotSentFolder = fmt.Errorf("%w: not the bot's sent folder", forum.ErrNoProof)
+
+// sentFolder checks that a page read as the sent folder is one.
+func (sc *Scraper) sentFolder(pg *Page) error {
+	sel := sc.Session.Profile.Selectors.SentFolder
+	if strings.TrimSpace(sel) == "" {
+		return fmt.Errorf("%w: the %s profile names no sent-folder marker (selectors.sent_folder), so no page can show a PM was not sent", ErrNotSentFolder, sc.Session.Profile.Name)
+	}
+	if pg.Doc.Find(sel).Length() == 0 {
+		return fmt.Errorf("%w: %s does not show selectors.sent_folder %q (%s)", ErrNotSentFolder, pg.URL, sel, pageSays(sc, pg))
+	}
+	return nil
 }
 
 // ReadPM reads one PM by id.
@@ -355,4 +400,31 @@ func (sc *Scraper) Member(ctx context.Context, name string) (forum.Author, bool,
 		return a, false, fmt.Errorf("looking up member %q: %w", name, err)
 	}
 	return a, found, nil
+}
+
+// TopicList reads page (1-based) of the topic list of a forum
+// (urls.topic_list), with when its request went out: the marks hold every
+// post made before then. ErrNoSignal when the profile has no topic list;
+// a page cut short is ErrIncomplete (a thread missing from it proves
+// nothing).
+func (sc *Scraper) TopicList(ctx context.Context, forumID string, page int) (parser.TopicList, time.Time, error) {
+	u := sc.Session.Profile.URLs
+	if u.TopicList == "" || forumID == "" {
+		return parser.TopicList{}, time.Time{}, forum.ErrNoSignal
+	}
+	page = max(page, 1)
+	rel := forum.Expand(u.TopicList, map[string]string{"forum": forumID, "page": strconv.Itoa(page),
+		"start": strconv.Itoa((page - 1) * max(u.TopicsPerPage, 1))})
+	pg, err := sc.Session.Fetch(ctx, rel)
+	if err != nil {
+		return parser.TopicList{}, time.Time{}, fmt.Errorf("topic list of forum %s: %w", forumID, err)
+	}
+	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+		return parser.TopicList{}, time.Time{}, fmt.Errorf("topic list of forum %s page %d: %w", forumID, page, ErrIncomplete)
+	}
+	l := sc.Session.Parser.Topics(pg.Doc)
+	for i := range l.Marks {
+		l.Marks[i].Listed = pg.Sent
+	}
+	return l, pg.Sent, nil
 }

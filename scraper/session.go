@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
@@ -72,8 +74,9 @@ type Options struct {
 	Password func() (string, error)
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
-	// Logf receives one line per notable event (never secrets); may be nil.
-	Logf func(format string, args ...any)
+	// Log receives the session's notable events (a GET retried, a login),
+	// never a secret; nil discards them.
+	Log *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -168,16 +171,17 @@ type Session struct {
 	pacer   *Pacer
 	refused *regexp.Regexp // the board's wrong-password answers; nil: any login error
 
-	mu   sync.Mutex // one request at a time per session (colly's Context is per collector)
-	coll *colly.Collector
-	resp *Page // what the collector's OnResponse caught, under mu
+	turns turns // one request at a time per session (colly's Context is per collector), reads first
+	coll  *colly.Collector
+	resp  *Page // what the collector's OnResponse caught, during the turn
 
 	loginMu   sync.Mutex
 	loginFail time.Time
 	loginWait time.Duration
 	// loginBackoff yields loginWait; set at the first refusal in a row.
 	loginBackoff *retry.Backoff
-	requests     int
+	requests     atomic.Int64
+	clock        boardClock // the board's clock, from the forms it made
 }
 
 // NewSession prepares a session; it does not log in until a page needs it
@@ -259,19 +263,16 @@ func (s *Session) Username() string { return s.creds.Username }
 func (s *Session) Clock() clock.Clock { return s.opt.Clock }
 
 // Requests is how many HTTP requests the session has made.
-func (s *Session) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Session) Requests() int { return int(s.requests.Load()) }
 
 // URL makes a profile-relative URL absolute.
 func (s *Session) URL(rel string) (string, error) { return forum.Resolve(s.Base, rel) }
 
-func (s *Session) logf(format string, args ...any) {
-	if s.opt.Logf != nil {
-		s.opt.Logf(format, args...)
+func (s *Session) log() *slog.Logger {
+	if s.opt.Log == nil {
+		return slog.New(slog.DiscardHandler)
 	}
+	return s.opt.Log
 }
 
 // Pacer is the board's pacer this session waits on.
@@ -279,13 +280,14 @@ func (s *Session) Pacer() *Pacer { return s.pacer }
 
 // do makes one request through the collector, after the board's pacer
 // allows it; a Retry-After in the answer (any request, GET or POST) holds
-// every later request to the board back until it passes. Called with s.mu
-// held: colly takes the context per collector, not per request.
+// every later request to the board back until it passes. Called in the
+// session's turn (turns): colly takes the context per collector, not per
+// request.
 func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr http.Header) (*Page, error) {
 	if err := s.pacer.Wait(ctx); err != nil {
 		return nil, err
 	}
-	s.requests++
+	s.requests.Add(1)
 	sent := s.opt.Clock.Now()
 	s.coll.Context = ctx
 	s.resp = nil
@@ -348,6 +350,11 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 	return pg, err
 }
 
+// Get fetches a page as the session's account sees it (with its cookies),
+// without the logged-in check of Fetch, nor a login: for what shows no
+// logged-in marker (a board's feed). Page.Body is the raw answer.
+func (s *Session) Get(ctx context.Context, rel string) (*Page, error) { return s.get(ctx, rel) }
+
 // closedErr is ErrClosed, with the board's words, when doc is the board's
 // closed page; nil otherwise.
 func (s *Session) closedErr(abs string, doc *goquery.Document) error {
@@ -358,8 +365,8 @@ func (s *Session) closedErr(abs string, doc *goquery.Document) error {
 }
 
 func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock(ctx)
+	defer s.unlock()
 	backoff := retry.New(s.opt.Backoff, s.opt.MaxWait)
 	var lastErr error
 	for attempt := 0; attempt <= s.opt.Retries; attempt++ {
@@ -368,7 +375,7 @@ func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
 			if held := s.pacer.HeldUntil(); !held.IsZero() {
 				wait = 0 // the pacer waits out the board's Retry-After
 			}
-			s.logf("forum: retrying GET %s (%v)", abs, lastErr)
+			s.log().Info("forum: retrying a read", "url", abs, "error", lastErr)
 			if err := s.opt.Clock.Sleep(ctx, wait); err != nil {
 				return nil, err
 			}
@@ -439,8 +446,8 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 }
 
 func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock(ctx)
+	defer s.unlock()
 	hdr := http.Header{}
 	hdr.Set("Content-Type", "application/x-www-form-urlencoded")
 	hdr.Set("User-Agent", s.opt.UserAgent)
@@ -468,7 +475,7 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 	if s.creds.Username == "" || s.Parser.LoggedIn(pg.Doc) {
 		return pg, nil
 	}
-	s.logf("forum: not logged in on %s; logging in", rel)
+	s.log().Info("forum: not logged in; logging in", "page", rel)
 	if err := s.Login(ctx); err != nil {
 		return pg, err
 	}
@@ -480,6 +487,38 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 		return pg, fmt.Errorf("%w: logged in, but %s still shows a guest page", ErrLogin, rel)
 	}
 	return pg, nil
+}
+
+// Ping asks the board for its index once, through the pacer (a Retry-After
+// the board sent still holds it), never retried and never logging in: nil
+// when the board answers as a working board does (any page that is not a
+// 429, a 5xx or its closed page; a guest page too), else ErrUnavailable.
+// It is the cheap read by which `forumgm run` notices, within a minute, a
+// board that answers again while a game is backed off for it: one request
+// a minute, where a full read costs several, each retried.
+func (s *Session) Ping(ctx context.Context) error {
+	abs, err := s.URL(s.Profile.URLs.Index)
+	if err != nil {
+		return err
+	}
+	s.lock(ctx)
+	pg, err := s.do(ctx, http.MethodGet, abs, nil, nil)
+	s.unlock()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("GET %s: %w: %v", abs, ErrUnavailable, err)
+	}
+	if doc, perr := parser.Doc(pg.Body); perr == nil {
+		if cerr := s.closedErr(abs, doc); cerr != nil {
+			return cerr
+		}
+	}
+	if retryable(pg.Status) {
+		return fmt.Errorf("GET %s: %w: HTTP %d", abs, ErrUnavailable, pg.Status)
+	}
+	return nil
 }
 
 // Login logs in through the board's login form: fetch it (the cookies of
@@ -538,7 +577,7 @@ func (s *Session) login(ctx context.Context) error {
 	for k, v := range f.Extra {
 		form.Values.Set(k, v)
 	}
-	if err := s.formWait(ctx); err != nil {
+	if err := s.FormWait(ctx, pg, form.Values); err != nil {
 		return err
 	}
 	res, err := s.PostForm(ctx, form.Action, form.Values, pg.URL)
@@ -566,7 +605,7 @@ func (s *Session) login(ctx context.Context) error {
 		return err
 	}
 	if s.Parser.LoggedIn(check.Doc) {
-		s.logf("forum: logged in as %s", s.creds.Username)
+		s.log().Info("forum: logged in", "user", s.creds.Username)
 		return nil
 	}
 	if boardErr == "" {
@@ -582,15 +621,3 @@ func (s *Session) login(ctx context.Context) error {
 func (s *Session) isRefusal(boardErr string) bool {
 	return s.refused == nil || s.refused.MatchString(boardErr)
 }
-
-// formWait is the profile's delay between loading a form and submitting it
-// (phpBB refuses a token used in the second it was issued).
-func (s *Session) formWait(ctx context.Context) error {
-	if n := s.Profile.FormWaitSeconds; n > 0 {
-		return s.opt.Clock.Sleep(ctx, time.Duration(n)*time.Second)
-	}
-	return nil
-}
-
-// FormWait is formWait for the poster.
-func (s *Session) FormWait(ctx context.Context) error { return s.formWait(ctx) }

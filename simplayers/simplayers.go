@@ -24,8 +24,14 @@ type Sender interface {
 type Table struct {
 	Game rules.Game
 	Seed int64
-	last map[string][32]byte
-	rngs map[string]*rules.Rand
+	// AskCounts, when above 0, has a player ask for a count (a bold
+	// VOTECOUNT) one time in AskCounts that he acts, in his post or a post
+	// of its own, as forum players do all day. Its dice are its own: the
+	// game's moves are the same with it or without.
+	AskCounts int
+	last      map[string][32]byte
+	rngs      map[string]*rules.Rand
+	asks      map[string]*rules.Rand
 }
 
 // Move is a move that was sent, for logs.
@@ -41,6 +47,7 @@ func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, er
 	if t.last == nil {
 		t.last = map[string][32]byte{}
 		t.rngs = map[string]*rules.Rand{}
+		t.asks = map[string]*rules.Rand{}
 	}
 	bot, ok := t.Game.(rules.Bot)
 	if !ok {
@@ -65,7 +72,7 @@ func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, er
 			r = rules.NewRand(t.Seed, "simplayer/"+p)
 			t.rngs[p] = r
 		}
-		for _, mv := range bot.Bot(s, p, r) {
+		for _, mv := range t.withCount(p, bot.Bot(s, p, r)) {
 			name := s.Roster().Display(p)
 			if mv.Private {
 				err = send.PM(ctx, name, mv.Text)
@@ -79,4 +86,27 @@ func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, er
 		}
 	}
 	return sent, nil
+}
+
+// withCount adds a request for a count to a player's moves, when his own
+// dice say so (AskCounts).
+func (t *Table) withCount(p string, moves []rules.Move) []rules.Move {
+	if t.AskCounts <= 0 {
+		return moves
+	}
+	r, ok := t.asks[p]
+	if !ok {
+		r = rules.NewRand(t.Seed, "simplayer-count/"+p)
+		t.asks[p] = r
+	}
+	if r.IntN(t.AskCounts) != 0 {
+		return moves
+	}
+	for i, mv := range moves {
+		if !mv.Private {
+			moves[i].Text += "\n[b]VOTECOUNT[/b]"
+			return moves
+		}
+	}
+	return append(moves, rules.Move{Text: "Where do we stand? [b]VOTECOUNT[/b]"})
 }

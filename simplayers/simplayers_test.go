@@ -71,3 +71,31 @@ func TestActOnceUntilTheViewChanges(t *testing.T) {
 		t.Errorf("acted again on an unchanged view: %v", again)
 	}
 }
+
+// TestAskCounts: with AskCounts, players now and then ask for a count,
+// and their moves are otherwise the same as without it.
+func TestAskCounts(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	plain, asking := &recorder{}, &recorder{}
+	if _, err := (&Table{Game: nations.Game{}, Seed: 1}).Act(context.Background(), s, plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Table{Game: nations.Game{}, Seed: 1, AskCounts: 1}).Act(context.Background(), s, asking); err != nil {
+		t.Fatal(err)
+	}
+	asks := 0
+	for _, p := range asking.posts {
+		if strings.Contains(p, "[b]VOTECOUNT[/b]") {
+			asks++
+		}
+	}
+	if asks != 3 || strings.Join(asking.pms, "|") != strings.Join(plain.pms, "|") {
+		t.Errorf("asking every time: %d requests in %q (want one a player), PMs %q (want %q)", asks, asking.posts, asking.pms, plain.pms)
+	}
+	for i, p := range plain.posts {
+		if !strings.HasPrefix(asking.posts[i], p) {
+			t.Errorf("post %d changed: %q, was %q", i, asking.posts[i], p)
+		}
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/journal"
 )
 
 // CommandRow is one audited segment: a command and what became of it.
@@ -74,8 +74,8 @@ func nullID(id int64) any {
 	return id
 }
 
-// AddCommand inserts c and sets c.ID (and CreatedAt when zero).
-func (tx *Tx) AddCommand(c *CommandRow) error {
+// addCommand inserts c and sets c.ID (and CreatedAt when zero).
+func (tx *Tx) addCommand(c *CommandRow) error {
 	args := c.Args
 	if args == nil {
 		args = []string{}
@@ -107,8 +107,8 @@ func (tx *Tx) Command(id int64) (*CommandRow, error) {
 	return &c, err
 }
 
-// SetCommandStatus changes a command's status and reason.
-func (tx *Tx) SetCommandStatus(id int64, status CommandStatus, reason string) error {
+// setCommandStatus changes a command's status and reason.
+func (tx *Tx) setCommandStatus(id int64, status CommandStatus, reason string) error {
 	res, err := tx.exec(`UPDATE commands SET status = ?, reason = ? WHERE id = ?`, status, reason, id)
 	return mustAffect(res, err, fmt.Sprintf("command #%d", id))
 }
@@ -142,32 +142,24 @@ func (tx *Tx) Commands(gameID int64, f CommandFilter) ([]CommandRow, error) {
 	return out, nil
 }
 
-// JournalEntry is one step of a game's history, replayed to rebuild it.
-type JournalEntry struct {
-	Seq       int64
-	GameID    int64
-	Kind      string // command | resolve | end | deadline | replace | …
-	Payload   []byte // JSON
-	CommandID int64  // 0 = none
-	Time      time.Time
-	Voided    bool
-}
+// The journal's entries are journal.Entry: the store keeps them, package
+// journal says what they mean.
 
 type journalRow struct {
 	Seq       int64         `db:"seq"`
 	GameID    int64         `db:"game_id"`
-	Kind      string        `db:"kind"`
+	Kind      journal.Kind  `db:"kind"`
 	Payload   []byte        `db:"payload"`
 	CommandID sql.NullInt64 `db:"command_id"`
 	At        int64         `db:"at"`
 	Voided    bool          `db:"voided"`
 }
 
-// AppendJournal appends e to its game's journal and sets e.Seq (1, 2, … per
+// appendJournal appends e to its game's journal and sets e.Seq (1, 2, … per
 // game; Time is now when zero). One writer per game is assumed: two
 // PostgreSQL transactions appending to the same game at once would collide
 // on the key and one would fail.
-func (tx *Tx) AppendJournal(e *JournalEntry) error {
+func (tx *Tx) appendJournal(e *journal.Entry) error {
 	var seq int64
 	if err := tx.get(&seq, `SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE game_id = ?`, e.GameID); err != nil {
 		return err
@@ -184,22 +176,22 @@ func (tx *Tx) AppendJournal(e *JournalEntry) error {
 }
 
 // Journal lists a game's journal in Seq order, voided entries included.
-func (tx *Tx) Journal(gameID int64) ([]JournalEntry, error) {
+func (tx *Tx) Journal(gameID int64) ([]journal.Entry, error) {
 	var rows []journalRow
 	if err := tx.sel(&rows, `SELECT seq, game_id, kind, payload, command_id, at, voided FROM journal WHERE game_id = ? ORDER BY seq`, gameID); err != nil {
 		return nil, err
 	}
-	out := make([]JournalEntry, len(rows))
+	out := make([]journal.Entry, len(rows))
 	for i, r := range rows {
-		out[i] = JournalEntry{Seq: r.Seq, GameID: r.GameID, Kind: r.Kind, Payload: r.Payload,
+		out[i] = journal.Entry{Seq: r.Seq, GameID: r.GameID, Kind: r.Kind, Payload: r.Payload,
 			CommandID: r.CommandID.Int64, Time: timeOfMicros(r.At), Voided: r.Voided}
 	}
 	return out, nil
 }
 
-// VoidJournalForCommand marks the journal entries of a command voided (a
+// voidJournalForCommand marks the journal entries of a command voided (a
 // GM's "void"); replay skips them. No entries is not an error.
-func (tx *Tx) VoidJournalForCommand(commandID int64) error {
+func (tx *Tx) voidJournalForCommand(commandID int64) error {
 	_, err := tx.exec(`UPDATE journal SET voided = ? WHERE command_id = ?`, true, commandID)
 	return err
 }
@@ -214,18 +206,6 @@ type EventRow struct {
 	Text      string
 	NotBefore time.Time
 	At        time.Time
-}
-
-// AddEvents stores the events one step produced, in order.
-func (tx *Tx) AddEvents(gameID int64, phase string, evs []rules.Event, at time.Time) error {
-	when := microsOrNow(at)
-	for _, e := range evs {
-		if _, err := tx.exec(`INSERT INTO events (game_id, phase, recipient, kind, text, not_before, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			gameID, phase, e.To, e.Kind, e.Text, sqlTime(e.NotBefore), when); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Events lists a game's events in the order they were stored.

@@ -3,6 +3,10 @@ package store
 import (
 	"context"
 	"io/fs"
+	"time"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/journal"
 )
 
 // Hooks for the external tests of the migration runner.
@@ -38,4 +42,35 @@ func (db *DB) LockWaiters(ctx context.Context) (int64, error) {
 		return n, err
 	}
 	return db.w.Stats().WaitCount, nil
+}
+
+// The writes only Save makes (Changes), each on its own, for the store's
+// tests of them: no other package can call them.
+
+func (tx *Tx) LockGame(id int64) (*Game, error)            { return tx.lockGame(id) }
+func (tx *Tx) LastResolve(gameID int64) (time.Time, error) { return tx.lastResolve(gameID) }
+func (tx *Tx) OutboxCount(gameID int64) (int, error)       { return tx.outboxCount(gameID) }
+func (tx *Tx) AddCommand(c *CommandRow) error              { return tx.addCommand(c) }
+func (tx *Tx) AppendJournal(e *journal.Entry) error        { return tx.appendJournal(e) }
+func (tx *Tx) VoidJournalForCommand(commandID int64) error {
+	return tx.voidJournalForCommand(commandID)
+}
+func (tx *Tx) SetMessageStatus(id int64, status MessageStatus) error {
+	return tx.setMessageStatus(id, status)
+}
+func (tx *Tx) SetPlayers(gameID int64, ps []Player) error { return tx.setPlayers(gameID, ps) }
+func (tx *Tx) SaveGame(g *Game) error                     { return tx.saveGame(g) }
+func (tx *Tx) Enqueue(items []OutboxItem) error           { return tx.enqueue(items) }
+func (tx *Tx) SetMessageLimit(id int64, max int) error    { return tx.setMessageLimit(id, max) }
+func (tx *Tx) SetGameSettings(id int64, config, forum []byte) error {
+	return tx.setGameSettings(id, config, forum)
+}
+func (tx *Tx) SetThreadProgress(gameID int64, p ThreadProgress) error {
+	return tx.setThreadProgress(gameID, p)
+}
+func (tx *Tx) SetCommandStatus(id int64, status CommandStatus, reason string) error {
+	return tx.setCommandStatus(id, status, reason)
+}
+func (tx *Tx) MarkDeleted(gameID int64, kind forum.MessageKind, forumID string, seen time.Time) error {
+	return tx.markDeleted(gameID, kind, forumID, seen)
 }

@@ -179,10 +179,10 @@ func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
 	return out, nil
 }
 
-// SaveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
+// saveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
 // PMCursor, PausedAt, LastRead and UpdatedAt (the caller's clock; now when zero, and
 // then written back into g). Name, Kind, Config, Forum and CreatedAt stay.
-func (tx *Tx) SaveGame(g *Game) error {
+func (tx *Tx) saveGame(g *Game) error {
 	if g.UpdatedAt.IsZero() {
 		g.UpdatedAt = Now()
 	}
@@ -191,8 +191,8 @@ func (tx *Tx) SaveGame(g *Game) error {
 	return mustAffect(res, err, fmt.Sprintf("game #%d", g.ID))
 }
 
-// SetGameSettings replaces a game's Config and Forum JSON (GM edits).
-func (tx *Tx) SetGameSettings(id int64, config, forum []byte) error {
+// setGameSettings replaces a game's Config and Forum JSON (GM edits).
+func (tx *Tx) setGameSettings(id int64, config, forum []byte) error {
 	if err := checkForum(forum); err != nil {
 		return err
 	}
@@ -218,8 +218,8 @@ type playerRow struct {
 	Aliases     string `db:"aliases"`
 }
 
-// SetPlayers replaces a game's roster; the order of ps is kept.
-func (tx *Tx) SetPlayers(gameID int64, ps []Player) error {
+// setPlayers replaces a game's roster; the order of ps is kept.
+func (tx *Tx) setPlayers(gameID int64, ps []Player) error {
 	if _, err := tx.exec(`DELETE FROM players WHERE game_id = ?`, gameID); err != nil {
 		return err
 	}
@@ -278,9 +278,9 @@ func (tx *Tx) Flood(id int64) ([]byte, error) {
 	return []byte(*doc), nil
 }
 
-// SetMessageLimit records the longest message the game's board takes, as
+// setMessageLimit records the longest message the game's board takes, as
 // learned from its refusal of a longer one; a limit is only ever lowered.
-func (tx *Tx) SetMessageLimit(id int64, max int) error {
+func (tx *Tx) setMessageLimit(id int64, max int) error {
 	res, err := tx.exec(`UPDATE games SET message_limit = ? WHERE id = ? AND (message_limit IS NULL OR message_limit > ?)`, max, id, max)
 	if err != nil {
 		return fmt.Errorf("store: message limit of game #%d: %w", id, err)

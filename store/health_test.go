@@ -26,7 +26,9 @@ func TestHealth(t *testing.T) {
 		failing := store.Health{GameID: g.ID, LastGoodRead: at, LastError: "the thread: 502 Bad Gateway",
 			FailingSince: at.Add(30 * time.Second), Failures: 3, LastFailure: at.Add(90 * time.Second), NextRetry: at.Add(150 * time.Second)}
 		recovered := store.Health{GameID: g.ID, LastGoodRead: at.Add(3 * time.Minute), OutageFrom: at.Add(30 * time.Second), OutageTo: at.Add(3 * time.Minute)}
-		for _, want := range []store.Health{failing, recovered} {
+		inbox := store.Health{GameID: g.ID, LastGoodRead: at.Add(4 * time.Minute), InboxError: "the PM inbox (ucp.php?i=pm&folder=inbox): HTTP 404",
+			InboxFailingSince: at.Add(4 * time.Minute), InboxFailures: 2}
+		for _, want := range []store.Health{failing, recovered, inbox, recovered} {
 			tx(t, db, func(tx *store.Tx) error { return tx.SaveHealth(want) })
 			tx(t, db, func(tx *store.Tx) error {
 				got, err := tx.Health(g.ID)
@@ -36,7 +38,7 @@ func TestHealth(t *testing.T) {
 				return err
 			})
 		}
-		if !failing.Failing() || failing.Outage() || recovered.Failing() || !recovered.Outage() {
+		if !failing.Failing() || failing.Outage() || recovered.Failing() || !recovered.Outage() || !inbox.InboxFailing() || inbox.Failing() || recovered.InboxFailing() {
 			t.Errorf("Failing/Outage wrong")
 		}
 	})

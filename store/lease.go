@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -165,7 +166,9 @@ func leaseAffected(res interface{ RowsAffected() (int64, error) }, err error, f 
 // sending and it.Attempts one more. Refused: ErrLeaseLost (another runner
 // has the game), ErrLeaseShort (renew first) or ErrClaimed.
 func (tx *Tx) ClaimOutbox(it *OutboxItem) error {
-	q := `UPDATE outbox SET state = ?, attempts = ?, last_error = ?, lease_epoch = ? WHERE id = ? AND state = ? AND attempts = ?`
+	// claimed_until: the board may be taking this submission until the
+	// fence's budget has passed (the sender gives up by then).
+	q := `UPDATE outbox SET state = ?, attempts = ?, last_error = ?, lease_epoch = ?, claimed_until = ? WHERE id = ? AND state = ? AND attempts = ?`
 	var epoch int64
 	args := []any{OutboxSending, it.Attempts + 1, it.LastError}
 	f := tx.fence
@@ -177,10 +180,11 @@ func (tx *Tx) ClaimOutbox(it *OutboxItem) error {
 			// transaction ends, so a new owner reads the item as sending.
 			lock = ` FOR SHARE`
 		}
+		q = strings.Replace(q, "claimed_until = ?", "claimed_until = "+tx.dbNow()+" + ?", 1)
 		q += ` AND EXISTS (SELECT 1 FROM leases WHERE game_id = outbox.game_id AND owner = ? AND epoch = ? AND expires_at > ` + tx.dbNow() + ` + ?` + lock + `)`
-		args = append(args, epoch, it.ID, it.State, it.Attempts, f.Owner, f.Epoch, f.Budget.Microseconds())
+		args = append(args, epoch, f.Budget.Microseconds(), it.ID, it.State, it.Attempts, f.Owner, f.Epoch, f.Budget.Microseconds())
 	} else {
-		args = append(args, epoch, it.ID, it.State, it.Attempts)
+		args = append(args, epoch, 0, it.ID, it.State, it.Attempts)
 	}
 	res, err := tx.exec(q, args...)
 	if err != nil {
@@ -238,4 +242,17 @@ func (tx *Tx) LiveRunners() (int, error) {
 	var n int
 	err := tx.get(&n, `SELECT COUNT(*) FROM runners WHERE expires_at > `+tx.dbNow())
 	return n, err
+}
+
+// ClaimSettles is how long the board may still be taking the latest
+// submission of outbox item id: its claim's fence budget not yet run out,
+// on the database's clock (0: it has, or the claim had no fence). Until
+// then the item's marker missing from the board proves nothing: a request
+// its sender cancelled (a clean stop, a game given back) may still land.
+func (tx *Tx) ClaimSettles(id int64) (time.Duration, error) {
+	var left int64
+	if err := tx.get(&left, `SELECT claimed_until - `+tx.dbNow()+` FROM outbox WHERE id = ?`, id); err != nil {
+		return 0, fmt.Errorf("store: outbox #%d: %w", id, err)
+	}
+	return max(time.Duration(left)*time.Microsecond, 0), nil
 }

@@ -244,3 +244,53 @@ func TestClaimHoldsOffTakeover(t *testing.T) {
 		t.Errorf("B read the item as %s, want sending", it.State)
 	}
 }
+
+// TestClaimSettles: a fenced claim says how long the board may still be
+// taking the submission (the fence's budget, on the database's clock), so
+// a runner that takes the game over after a clean release waits that long
+// before a missing marker counts; a release does not shorten it; a claim
+// outside a lease sets no such time.
+func TestClaimSettles(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g, it := leaseGame(t, db, "settles")
+		settles := func() time.Duration {
+			var d time.Duration
+			must(t, db.View(ctx, func(tx *store.Tx) error { var err error; d, err = tx.ClaimSettles(it.ID); return err }))
+			return d
+		}
+		if d := settles(); d != 0 {
+			t.Errorf("never claimed: settles in %s, want 0", d)
+		}
+		ea, _ := acquire(t, db, g.ID, "A", time.Hour, false)
+		fa := store.Fence{GameID: g.ID, Owner: "A", Epoch: ea, Budget: time.Minute}
+		must(t, claim(db, fa, readItem(t, db, g.ID)))
+		if d := settles(); d <= 50*time.Second || d > time.Minute {
+			t.Errorf("claimed under a 1-minute budget: settles in %s", d)
+		}
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.ReleaseLease(fa) }))
+		eb, ok := acquire(t, db, g.ID, "B", time.Hour, false)
+		if !ok {
+			t.Fatal("B could not take the released lease")
+		}
+		if d := settles(); d <= 50*time.Second {
+			t.Errorf("after the release and takeover: settles in %s, want the claim's budget still", d)
+		}
+		// B's own claim, with a short budget, sets it anew.
+		fb := store.Fence{GameID: g.ID, Owner: "B", Epoch: eb, Budget: 200 * time.Millisecond}
+		must(t, claim(db, fb, readItem(t, db, g.ID)))
+		if d := settles(); d > 200*time.Millisecond {
+			t.Errorf("B's claim with a 0.2 s budget: settles in %s", d)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if d := settles(); d != 0 {
+			t.Errorf("past the budget: settles in %s, want 0", d)
+		}
+		// Outside a lease (the GM's one-off commands): no wait.
+		cur := readItem(t, db, g.ID)
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.ClaimOutbox(&cur) }))
+		if d := settles(); d != 0 {
+			t.Errorf("claimed without a fence: settles in %s, want 0", d)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,13 +12,13 @@ import (
 
 // Message is one post or PM as the store knows it.
 type Message struct {
-	ID         int64     `json:"id"`
-	GameID     int64     `json:"game_id"`
-	Kind       string    `json:"kind"` // post | pm
-	ForumID    string    `json:"forum_id"`
-	AuthorName string    `json:"author_name"`
-	AuthorID   string    `json:"author_id"`
-	Time       time.Time `json:"time"` // the forum's timestamp: Stamp.Earliest
+	ID         int64             `json:"id"`
+	GameID     int64             `json:"game_id"`
+	Kind       forum.MessageKind `json:"kind"`
+	ForumID    string            `json:"forum_id"`
+	AuthorName string            `json:"author_name"`
+	AuthorID   string            `json:"author_id"`
+	Time       time.Time         `json:"time"` // the forum's timestamp: Stamp.Earliest
 	// Stamp is the interval the board's time stamp allows, narrowed by what
 	// the bot saw (set by the caller before RecordMessage; kept as first
 	// recorded). An unreadable time has Stamp.Err set.
@@ -30,6 +31,13 @@ type Message struct {
 	DeletedSeen  time.Time     `json:"deleted_seen"`
 	Edits        int           `json:"edits"`
 	LastEditSeen time.Time     `json:"last_edit_seen"`
+	// Commands are what the bot read as commands from BodyHTML when it
+	// read the page (parser.BodyReader's Segments of a post, Lines of a
+	// PM), when CommandsRead: applying the message then need not parse
+	// the body again. A row without them (recorded before they were
+	// kept, or text appended to a merged post) is read when applied.
+	Commands     []string `json:"commands,omitempty"`
+	CommandsRead bool     `json:"commands_read,omitempty"`
 }
 
 // MessageVersion is an earlier body of an edited message; Seen is when that
@@ -63,26 +71,27 @@ func (c Change) String() string {
 }
 
 type messageRow struct {
-	ID           int64         `db:"id"`
-	GameID       int64         `db:"game_id"`
-	Kind         string        `db:"kind"`
-	ForumID      string        `db:"forum_id"`
-	AuthorName   string        `db:"author_name"`
-	AuthorID     string        `db:"author_id"`
-	Time         sql.NullInt64 `db:"posted_at"`
-	BodyHTML     string        `db:"body_html"`
-	Hash         string        `db:"hash"`
-	FirstSeen    int64         `db:"first_seen"`
-	Status       string        `db:"status"`
-	Deleted      bool          `db:"deleted"`
-	DeletedSeen  sql.NullInt64 `db:"deleted_seen"`
-	Edits        int           `db:"edits"`
-	LastEditSeen sql.NullInt64 `db:"last_edit_seen"`
-	StampFrom    sql.NullInt64 `db:"stamp_earliest"`
-	StampTo      sql.NullInt64 `db:"stamp_latest"`
-	StampPrec    string        `db:"stamp_precision"`
-	StampText    string        `db:"stamp_text"`
-	StampErr     string        `db:"stamp_error"`
+	ID           int64             `db:"id"`
+	GameID       int64             `db:"game_id"`
+	Kind         forum.MessageKind `db:"kind"`
+	ForumID      string            `db:"forum_id"`
+	AuthorName   string            `db:"author_name"`
+	AuthorID     string            `db:"author_id"`
+	Time         sql.NullInt64     `db:"posted_at"`
+	BodyHTML     string            `db:"body_html"`
+	Hash         string            `db:"hash"`
+	FirstSeen    int64             `db:"first_seen"`
+	Status       string            `db:"status"`
+	Deleted      bool              `db:"deleted"`
+	DeletedSeen  sql.NullInt64     `db:"deleted_seen"`
+	Edits        int               `db:"edits"`
+	LastEditSeen sql.NullInt64     `db:"last_edit_seen"`
+	StampFrom    sql.NullInt64     `db:"stamp_earliest"`
+	StampTo      sql.NullInt64     `db:"stamp_latest"`
+	StampPrec    string            `db:"stamp_precision"`
+	StampText    string            `db:"stamp_text"`
+	StampErr     string            `db:"stamp_error"`
+	Commands     sql.NullString    `db:"commands"`
 }
 
 // stamp reads the stored stamp. A row from before stamps were kept (no
@@ -102,17 +111,35 @@ func (r messageRow) stamp() forum.Stamp {
 }
 
 func (r messageRow) message() Message {
-	return Message{
+	m := Message{
 		ID: r.ID, GameID: r.GameID, Kind: r.Kind, ForumID: r.ForumID,
 		AuthorName: r.AuthorName, AuthorID: r.AuthorID, Time: timeOfNull(r.Time),
 		BodyHTML: r.BodyHTML, Hash: r.Hash, FirstSeen: timeOfMicros(r.FirstSeen), Status: MessageStatus(r.Status),
 		Deleted: r.Deleted, DeletedSeen: timeOfNull(r.DeletedSeen), Edits: r.Edits, LastEditSeen: timeOfNull(r.LastEditSeen),
 		Stamp: r.stamp(),
 	}
+	if r.Commands.Valid {
+		// A row that does not decode is read again from its body.
+		m.CommandsRead = json.Unmarshal([]byte(r.Commands.String), &m.Commands) == nil
+	}
+	return m
+}
+
+// sqlCommands is how a message's commands are stored: NULL when not read.
+func sqlCommands(m *Message) any {
+	if !m.CommandsRead {
+		return nil
+	}
+	cmds := m.Commands
+	if cmds == nil {
+		cmds = []string{}
+	}
+	b, _ := json.Marshal(cmds)
+	return string(b)
 }
 
 const messageCols = `id, game_id, kind, forum_id, author_name, author_id, posted_at, body_html, hash, first_seen, status, deleted, deleted_seen, edits, last_edit_seen,
-	stamp_earliest, stamp_latest, stamp_precision, stamp_text, stamp_error`
+	stamp_earliest, stamp_latest, stamp_precision, stamp_text, stamp_error, commands`
 
 // forumOrder is the order of MessagesByStatus and Messages.
 // NULLS FIRST: the engines disagree on where NULL sorts by default.
@@ -139,8 +166,10 @@ func SortKey(forumID string) int64 {
 //   - same Hash as stored → Unchanged;
 //   - different Hash: the stored body and hash go to message_versions (with
 //     the time that version was first seen), the new ones replace them,
-//     Edits+1 and LastEditSeen = m.FirstSeen → Edited. The stored Status is
-//     kept: the moderator decides what an edit means.
+//     Edits+1 and LastEditSeen = m.FirstSeen → Edited, and the commands
+//     read from the new body replace the old ones (none: NULL, the body
+//     is read when applied). The stored Status is kept: the moderator
+//     decides what an edit means.
 //
 // m.FirstSeen is the time of this observation (now when zero). A message
 // seen again after MarkDeleted is no longer Deleted (DeletedSeen stays as a
@@ -161,11 +190,11 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 			m.Time = st.Earliest
 		}
 		id, ok, err := tx.insertID(`INSERT INTO messages (game_id, kind, forum_id, sort_key, author_name, author_id, posted_at, body_html, hash, first_seen, status,
-				stamp_earliest, stamp_latest, stamp_precision, stamp_text, stamp_error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				stamp_earliest, stamp_latest, stamp_precision, stamp_text, stamp_error, commands)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (game_id, kind, forum_id) DO NOTHING RETURNING id`,
 			m.GameID, m.Kind, m.ForumID, SortKey(m.ForumID), m.AuthorName, m.AuthorID, sqlTime(m.Time), m.BodyHTML, m.Hash, seen, MessageNew,
-			sqlTime(st.Earliest), sqlTime(st.Latest), st.Precision.String(), st.Text, st.Err)
+			sqlTime(st.Earliest), sqlTime(st.Latest), st.Precision.String(), st.Text, st.Err, sqlCommands(m))
 		if err != nil {
 			return 0, err
 		}
@@ -176,7 +205,8 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 		}
 		*m = Message{ID: id, GameID: m.GameID, Kind: m.Kind, ForumID: m.ForumID,
 			AuthorName: m.AuthorName, AuthorID: m.AuthorID, Time: m.Time.UTC().Truncate(time.Microsecond),
-			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: timeOfMicros(seen), Status: MessageNew, Stamp: st}
+			BodyHTML: m.BodyHTML, Hash: m.Hash, FirstSeen: timeOfMicros(seen), Status: MessageNew, Stamp: st,
+			Commands: m.Commands, CommandsRead: m.CommandsRead}
 		return New, nil
 	case err != nil:
 		return 0, err
@@ -191,11 +221,16 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 			r.ID, r.BodyHTML, r.Hash, from); err != nil {
 			return 0, err
 		}
-		if _, err := tx.exec(`UPDATE messages SET body_html = ?, hash = ?, edits = edits + 1, last_edit_seen = ?, deleted = ? WHERE id = ?`,
-			m.BodyHTML, m.Hash, seen, false, r.ID); err != nil {
+		cmds := sqlCommands(m)
+		if _, err := tx.exec(`UPDATE messages SET body_html = ?, hash = ?, edits = edits + 1, last_edit_seen = ?, deleted = ?, commands = ? WHERE id = ?`,
+			m.BodyHTML, m.Hash, seen, false, cmds, r.ID); err != nil {
 			return 0, err
 		}
 		r.BodyHTML, r.Hash, r.Edits, r.LastEditSeen, r.Deleted = m.BodyHTML, m.Hash, r.Edits+1, sql.NullInt64{Int64: seen, Valid: true}, false
+		r.Commands = sql.NullString{}
+		if s, ok := cmds.(string); ok {
+			r.Commands = sql.NullString{String: s, Valid: true}
+		}
 		change = Edited
 	} else if r.Deleted {
 		if _, err := tx.exec(`UPDATE messages SET deleted = ? WHERE id = ?`, false, r.ID); err != nil {
@@ -208,7 +243,7 @@ func (tx *Tx) RecordMessage(m *Message) (Change, error) {
 }
 
 // MessageByForumID finds a message by its forum id (ErrNotFound if unknown).
-func (tx *Tx) MessageByForumID(gameID int64, kind, forumID string) (*Message, error) {
+func (tx *Tx) MessageByForumID(gameID int64, kind forum.MessageKind, forumID string) (*Message, error) {
 	var r messageRow
 	if err := tx.get(&r, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND forum_id = ?`, gameID, kind, forumID); err != nil {
 		return nil, notFound(err, fmt.Sprintf("%s %s", kind, forumID))
@@ -220,7 +255,7 @@ func (tx *Tx) MessageByForumID(gameID int64, kind, forumID string) (*Message, er
 // LastMessageBefore is the stored message of kind with the largest numeric
 // id (SortKey) below forumID's, nil if none: the post made just before it
 // in a thread, whose stamp bounds its own.
-func (tx *Tx) LastMessageBefore(gameID int64, kind, forumID string) (*Message, error) {
+func (tx *Tx) LastMessageBefore(gameID int64, kind forum.MessageKind, forumID string) (*Message, error) {
 	var rows []messageRow
 	if err := tx.sel(&rows, `SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND sort_key < ? ORDER BY sort_key DESC, id DESC LIMIT 1`,
 		gameID, kind, SortKey(forumID)); err != nil {
@@ -266,15 +301,15 @@ func (tx *Tx) Messages(gameID int64) ([]Message, error) {
 	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ?`+forumOrder, gameID)
 }
 
-// SetMessageStatus sets a message's status.
-func (tx *Tx) SetMessageStatus(id int64, status MessageStatus) error {
+// setMessageStatus sets a message's status.
+func (tx *Tx) setMessageStatus(id int64, status MessageStatus) error {
 	res, err := tx.exec(`UPDATE messages SET status = ? WHERE id = ?`, status, id)
 	return mustAffect(res, err, fmt.Sprintf("message #%d", id))
 }
 
-// MarkDeleted records that a message is gone from the forum, first noticed
+// markDeleted records that a message is gone from the forum, first noticed
 // at seen (a later call keeps the first time). ErrNotFound if unknown.
-func (tx *Tx) MarkDeleted(gameID int64, kind, forumID string, seen time.Time) error {
+func (tx *Tx) markDeleted(gameID int64, kind forum.MessageKind, forumID string, seen time.Time) error {
 	res, err := tx.exec(`UPDATE messages SET deleted = ?, deleted_seen = CASE WHEN deleted THEN deleted_seen ELSE ? END
 		WHERE game_id = ? AND kind = ? AND forum_id = ?`, true, microsOrNow(seen), gameID, kind, forumID)
 	return mustAffect(res, err, fmt.Sprintf("%s %s", kind, forumID))
@@ -285,8 +320,8 @@ func (tx *Tx) MarkDeleted(gameID int64, kind, forumID string, seen time.Time) er
 // scraper compares it with a page's ids to notice deletions.
 func (tx *Tx) PostIDsBetween(gameID int64, lo, hi string) ([]string, error) {
 	var ids []string
-	err := tx.sel(&ids, `SELECT forum_id FROM messages WHERE game_id = ? AND kind = 'post' AND deleted = ? AND sort_key BETWEEN ? AND ? ORDER BY sort_key, id`,
-		gameID, false, SortKey(lo), SortKey(hi))
+	err := tx.sel(&ids, `SELECT forum_id FROM messages WHERE game_id = ? AND kind = ? AND deleted = ? AND sort_key BETWEEN ? AND ? ORDER BY sort_key, id`,
+		gameID, forum.KindPost, false, SortKey(lo), SortKey(hi))
 	return ids, err
 }
 

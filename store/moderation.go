@@ -2,51 +2,50 @@ package store
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/forumgm/forumgm/journal"
 )
 
 // Queries the moderator runs on every step, kept cheap however long a game
 // grows (they would otherwise read the whole journal or outbox each time).
 
-// LastResolve is when the game's phase was last resolved (a journal entry of
-// kind "resolve" that stands), zero if it never was.
-func (tx *Tx) LastResolve(gameID int64) (time.Time, error) {
+// lastResolve is when the game's phase was last resolved (a journal entry of
+// kind resolve that stands), zero if it never was.
+func (tx *Tx) lastResolve(gameID int64) (time.Time, error) {
 	var at sql.NullInt64
-	err := tx.get(&at, `SELECT at FROM journal WHERE game_id = ? AND kind = 'resolve' AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID)
+	err := tx.get(&at, `SELECT at FROM journal WHERE game_id = ? AND kind = ? AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID, journal.KindResolve)
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, nil
 	}
 	return timeOfNull(at), err
 }
 
-// LastResolvedPhase is the phase the last resolution closed, as its
+// lastResolvedPhase is the phase the last resolution closed, as its
 // journal entry names it ("" if none, or not named).
-func (tx *Tx) LastResolvedPhase(gameID int64) (string, error) {
+func (tx *Tx) lastResolvedPhase(gameID int64) (string, error) {
 	var payload []byte
-	err := tx.get(&payload, `SELECT payload FROM journal WHERE game_id = ? AND kind = 'resolve' AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID)
+	err := tx.get(&payload, `SELECT payload FROM journal WHERE game_id = ? AND kind = ? AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID, journal.KindResolve)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	var p struct {
-		Phase string `json:"phase"`
-		Title string `json:"title"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
+	d, err := journal.Decode(journal.KindResolve, payload)
+	if err != nil {
 		return "", nil
 	}
+	p := d.(journal.Resolve)
 	if p.Title != "" {
 		return p.Title, nil
 	}
 	return p.Phase, nil
 }
 
-// OutboxCount is how many items a game has ever queued.
-func (tx *Tx) OutboxCount(gameID int64) (int, error) {
+// outboxCount is how many items a game has ever queued.
+func (tx *Tx) outboxCount(gameID int64) (int, error) {
 	var n int
 	err := tx.get(&n, `SELECT COUNT(*) FROM outbox WHERE game_id = ?`, gameID)
 	return n, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -22,7 +23,7 @@ func TestModerationQueries(t *testing.T) {
 			if at, err := tx.LastResolve(g.ID); err != nil || !at.IsZero() {
 				t.Errorf("no resolution yet: %v %v", at, err)
 			}
-			for i, e := range []store.JournalEntry{
+			for i, e := range []journal.Entry{
 				{Kind: "resolve", Time: t0},
 				{Kind: "command", Time: t0.Add(time.Minute)},
 				{Kind: "resolve", Time: t0.Add(2 * time.Minute)},

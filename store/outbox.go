@@ -5,19 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/forumgm/forumgm/forum"
 )
 
 // OutboxItem is a post or PM to send, and what became of it.
 type OutboxItem struct {
-	ID            int64  `json:"id"`
-	GameID        int64  `json:"game_id"`
-	Kind          string `json:"kind"`           // post | pm
-	Recipient     string `json:"recipient"`      // slot id; "" for posts
-	RecipientName string `json:"recipient_name"` // forum name
-	RecipientID   string `json:"recipient_id"`   // forum user id
-	Subject       string `json:"subject"`
-	Body          string `json:"body"`
-	Marker        string `json:"marker"` // unique across the store
+	ID            int64             `json:"id"`
+	GameID        int64             `json:"game_id"`
+	Kind          forum.MessageKind `json:"kind"`
+	Recipient     string            `json:"recipient"`      // slot id; "" for posts
+	RecipientName string            `json:"recipient_name"` // forum name
+	RecipientID   string            `json:"recipient_id"`   // forum user id
+	Subject       string            `json:"subject"`
+	Body          string            `json:"body"`
+	Marker        string            `json:"marker"` // unique across the store
 	// PartOf is the id of the item this one is a part of (0: none): the
 	// board refused that one as too long. Parts go out in its place.
 	PartOf    int64       `json:"part_of,omitempty"`
@@ -31,23 +33,23 @@ type OutboxItem struct {
 }
 
 type outboxRow struct {
-	ID            int64         `db:"id"`
-	GameID        int64         `db:"game_id"`
-	Kind          string        `db:"kind"`
-	Recipient     string        `db:"recipient"`
-	RecipientName string        `db:"recipient_name"`
-	RecipientID   string        `db:"recipient_id"`
-	Subject       string        `db:"subject"`
-	Body          string        `db:"body"`
-	Marker        string        `db:"marker"`
-	PartOf        sql.NullInt64 `db:"part_of"`
-	NotBefore     sql.NullInt64 `db:"not_before"`
-	State         string        `db:"state"`
-	Attempts      int           `db:"attempts"`
-	ForumID       string        `db:"forum_id"`
-	LastError     string        `db:"last_error"`
-	CreatedAt     int64         `db:"created_at"`
-	SentAt        sql.NullInt64 `db:"sent_at"`
+	ID            int64             `db:"id"`
+	GameID        int64             `db:"game_id"`
+	Kind          forum.MessageKind `db:"kind"`
+	Recipient     string            `db:"recipient"`
+	RecipientName string            `db:"recipient_name"`
+	RecipientID   string            `db:"recipient_id"`
+	Subject       string            `db:"subject"`
+	Body          string            `db:"body"`
+	Marker        string            `db:"marker"`
+	PartOf        sql.NullInt64     `db:"part_of"`
+	NotBefore     sql.NullInt64     `db:"not_before"`
+	State         string            `db:"state"`
+	Attempts      int               `db:"attempts"`
+	ForumID       string            `db:"forum_id"`
+	LastError     string            `db:"last_error"`
+	CreatedAt     int64             `db:"created_at"`
+	SentAt        sql.NullInt64     `db:"sent_at"`
 }
 
 func (r outboxRow) item() OutboxItem {
@@ -59,11 +61,11 @@ func (r outboxRow) item() OutboxItem {
 
 const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
 
-// Enqueue adds items in order and sets their IDs (State OutboxPending and
+// enqueue adds items in order and sets their IDs (State OutboxPending and
 // CreatedAt now when empty). A Marker already in the store is ErrExists;
 // the caller's transaction should then be rolled back (items before the
 // duplicate were inserted).
-func (tx *Tx) Enqueue(items []OutboxItem) error {
+func (tx *Tx) enqueue(items []OutboxItem) error {
 	now := Now()
 	for i := range items {
 		it := &items[i]
@@ -126,6 +128,21 @@ func (tx *Tx) UpdateOutbox(it *OutboxItem) error {
 	}
 	res, err := tx.exec(q, args...)
 	return mustAffect(res, err, fmt.Sprintf("outbox #%d", it.ID))
+}
+
+// OutboxByMarker is a game's outbox item with this marker (nil, nil:
+// none).
+func (tx *Tx) OutboxByMarker(gameID int64, marker string) (*OutboxItem, error) {
+	var r outboxRow
+	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND marker = ?`, gameID, marker)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	it := r.item()
+	return &it, nil
 }
 
 // Outbox lists a game's outbox by id.

@@ -25,9 +25,9 @@ func (p ThreadProgress) String() string {
 // Behind reports whether the read has pages left to catch up on.
 func (p ThreadProgress) Behind() bool { return p.Page < p.Pages }
 
-// SetThreadProgress records the page a read has recorded, in the
+// setThreadProgress records the page a read has recorded, in the
 // transaction that records that page.
-func (tx *Tx) SetThreadProgress(gameID int64, p ThreadProgress) error {
+func (tx *Tx) setThreadProgress(gameID int64, p ThreadProgress) error {
 	_, err := tx.exec(`INSERT INTO thread_progress (game_id, page, pages, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (game_id) DO UPDATE SET page = excluded.page, pages = excluded.pages, updated_at = excluded.updated_at`,
 		gameID, p.Page, p.Pages, Now().UnixMicro())

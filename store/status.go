@@ -11,6 +11,12 @@ const (
 	GamePaused   GameStatus = "paused"   // reads and applies commands; its deadline is stopped
 	GameFinished GameStatus = "finished" // the rules ended it
 	GameEnded    GameStatus = "ended"    // the GM ended it
+	// GameSignups: taking sign-ups in its thread; its state is the
+	// sign-up list until they close and the game starts (running).
+	GameSignups GameStatus = "signups"
+	// GameCancelled: sign-ups closed with too few players, or the GM
+	// cancelled them; the game never started.
+	GameCancelled GameStatus = "cancelled"
 )
 
 // MessageStatus is how far the moderator has got with a post or PM.
@@ -49,6 +55,11 @@ const (
 	// OutboxSplit: the board refused it as too long; it goes out instead as
 	// the items whose PartOf names it.
 	OutboxSplit OutboxState = "split"
+	// OutboxLapsed: it no longer applies by the time it could go (a
+	// reminder of a phase that closed first) and is never sent. Only a
+	// pending item lapses: one that may have gone out is left to the
+	// marker check like any other.
+	OutboxLapsed OutboxState = "lapsed"
 )
 
 // Unsent tells the states still to be sent or confirmed.

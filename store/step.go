@@ -3,11 +3,16 @@ package store
 import (
 	"fmt"
 	"time"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/journal"
 )
 
 // A moderation step is loaded in one call (LoadStep), computed as plain
 // values outside the store, and saved in one call (Save), all inside one
-// transaction: a crash leaves all of a step or none of it.
+// transaction: a crash leaves all of a step or none of it. The writes Save
+// makes are unexported, so no step can write beside it: what a step
+// changes is in its Changes.
 
 // StepInput is what a step on one game starts from.
 type StepInput struct {
@@ -20,7 +25,7 @@ type StepInput struct {
 
 // LoadStep locks a game and reads what a step on it needs.
 func (tx *Tx) LoadStep(gameID int64) (*StepInput, error) {
-	g, err := tx.LockGame(gameID)
+	g, err := tx.lockGame(gameID)
 	if err != nil {
 		return nil, err
 	}
@@ -28,13 +33,13 @@ func (tx *Tx) LoadStep(gameID int64) (*StepInput, error) {
 	if in.Players, err = tx.Players(gameID); err != nil {
 		return nil, fmt.Errorf("players of game #%d: %w", gameID, err)
 	}
-	if in.LastResolve, err = tx.LastResolve(gameID); err != nil {
+	if in.LastResolve, err = tx.lastResolve(gameID); err != nil {
 		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
 	}
-	if in.LastPhase, err = tx.LastResolvedPhase(gameID); err != nil {
+	if in.LastPhase, err = tx.lastResolvedPhase(gameID); err != nil {
 		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
 	}
-	if in.OutboxCount, err = tx.OutboxCount(gameID); err != nil {
+	if in.OutboxCount, err = tx.outboxCount(gameID); err != nil {
 		return nil, fmt.Errorf("outbox of game #%d: %w", gameID, err)
 	}
 	return in, nil
@@ -53,21 +58,62 @@ type Changes struct {
 	// Journal entries are appended in order; Save sets their Seq.
 	Journal []JournalWrite
 	Events  []EventRow
-	// Outbox items are queued in order (see Enqueue).
-	Outbox          []OutboxItem
+	// OutboxUpdates are queued items whose state changes (an item replaced
+	// by its parts); Outbox items are queued in order after them (see
+	// enqueue).
+	OutboxUpdates []OutboxItem
+	Outbox        []OutboxItem
+	// Lapse, when set, makes pending outbox items lapse (never sent).
+	Lapse           *LapseChange
 	MessageStatuses []MessageStatusChange
 	// Players, when set, replaces the game's players.
 	Players []Player
-	// Retarget sends a slot's unsent PMs to a new account (RetargetOutbox).
+	// Retarget sends a slot's unsent PMs to a new account (retargetOutbox).
 	Retarget *Retarget
-	// Game, when set, is saved (see SaveGame).
+	// Game, when set, is saved: its status, state, phase, deadline,
+	// cursors, pause and last read (see saveGame).
 	Game *Game
+	// Settings, when set, replaces the game's settings (its Config and
+	// Forum JSON).
+	Settings *SettingsChange
+	// MessageLimit, when set, records the longest message the board takes
+	// as learned from its refusal of a longer one (only ever lowered).
+	MessageLimit *MessageLimitChange
+	// Progress, when set, records how far the thread is read (the page a
+	// read has recorded, in the transaction that records it).
+	Progress *ProgressChange
+	// Health, when set, is the game's forum health, all of it.
+	Health *Health
+}
+
+// SettingsChange replaces a game's Config and Forum JSON.
+type SettingsChange struct {
+	GameID        int64
+	Config, Forum []byte
+}
+
+// LapseChange makes queued items lapse, each only while still pending.
+type LapseChange struct {
+	IDs []int64
+	Why string // for the GM's outbox listing
+}
+
+// MessageLimitChange is a board's message limit learned for a game.
+type MessageLimitChange struct {
+	GameID int64
+	Max    int
+}
+
+// ProgressChange is how far a game's thread is read.
+type ProgressChange struct {
+	GameID   int64
+	Progress ThreadProgress
 }
 
 // Deletion is a post no longer on the forum, noticed at Seen.
 type Deletion struct {
 	GameID  int64
-	Kind    string
+	Kind    forum.MessageKind
 	ForumID string
 	Seen    time.Time
 }
@@ -82,7 +128,7 @@ type CommandStatusChange struct {
 // JournalWrite is a journal entry to append. ForCommand, when above 0, ties
 // it to Changes.Commands[ForCommand-1], whose id is known only once saved.
 type JournalWrite struct {
-	Entry      JournalEntry
+	Entry      journal.Entry
 	ForCommand int
 }
 
@@ -102,8 +148,8 @@ type Retarget struct {
 // Empty says whether there is nothing to save.
 func (c *Changes) Empty() bool {
 	return len(c.Deleted) == 0 && len(c.CommandStatuses) == 0 && len(c.Commands) == 0 && len(c.Journal) == 0 &&
-		len(c.Events) == 0 && len(c.Outbox) == 0 && len(c.MessageStatuses) == 0 && c.Players == nil &&
-		c.Retarget == nil && c.Game == nil
+		len(c.Events) == 0 && len(c.OutboxUpdates) == 0 && len(c.Outbox) == 0 && c.Lapse == nil && len(c.MessageStatuses) == 0 && c.Players == nil &&
+		c.Retarget == nil && c.Game == nil && c.Settings == nil && c.MessageLimit == nil && c.Progress == nil && c.Health == nil
 }
 
 // Save writes a step's changes; under a fence (WithFence) only while the
@@ -113,22 +159,22 @@ func (tx *Tx) Save(c *Changes) error {
 		return err
 	}
 	for _, d := range c.Deleted {
-		if err := tx.MarkDeleted(d.GameID, d.Kind, d.ForumID, d.Seen); err != nil {
+		if err := tx.markDeleted(d.GameID, d.Kind, d.ForumID, d.Seen); err != nil {
 			return err
 		}
 	}
 	for _, s := range c.CommandStatuses {
-		if err := tx.SetCommandStatus(s.ID, s.Status, s.Reason); err != nil {
+		if err := tx.setCommandStatus(s.ID, s.Status, s.Reason); err != nil {
 			return err
 		}
 		if s.Status == CommandSuperseded || s.Status == CommandVoided {
-			if err := tx.VoidJournalForCommand(s.ID); err != nil {
+			if err := tx.voidJournalForCommand(s.ID); err != nil {
 				return err
 			}
 		}
 	}
 	for i := range c.Commands {
-		if err := tx.AddCommand(&c.Commands[i]); err != nil {
+		if err := tx.addCommand(&c.Commands[i]); err != nil {
 			return err
 		}
 	}
@@ -140,7 +186,7 @@ func (tx *Tx) Save(c *Changes) error {
 			}
 			w.Entry.CommandID = c.Commands[w.ForCommand-1].ID
 		}
-		if err := tx.AppendJournal(&w.Entry); err != nil {
+		if err := tx.appendJournal(&w.Entry); err != nil {
 			return err
 		}
 	}
@@ -150,13 +196,23 @@ func (tx *Tx) Save(c *Changes) error {
 			return wrap(err)
 		}
 	}
+	for i := range c.OutboxUpdates {
+		if err := tx.UpdateOutbox(&c.OutboxUpdates[i]); err != nil {
+			return err
+		}
+	}
 	if len(c.Outbox) > 0 {
-		if err := tx.Enqueue(c.Outbox); err != nil {
+		if err := tx.enqueue(c.Outbox); err != nil {
+			return err
+		}
+	}
+	if l := c.Lapse; l != nil {
+		if err := tx.lapse(l.IDs, l.Why); err != nil {
 			return err
 		}
 	}
 	for _, s := range c.MessageStatuses {
-		if err := tx.SetMessageStatus(s.ID, s.Status); err != nil {
+		if err := tx.setMessageStatus(s.ID, s.Status); err != nil {
 			return err
 		}
 	}
@@ -164,17 +220,37 @@ func (tx *Tx) Save(c *Changes) error {
 		if len(c.Players) == 0 {
 			return fmt.Errorf("an empty player list would clear the game's players")
 		}
-		if err := tx.SetPlayers(c.Players[0].GameID, c.Players); err != nil {
+		if err := tx.setPlayers(c.Players[0].GameID, c.Players); err != nil {
 			return err
 		}
 	}
 	if r := c.Retarget; r != nil {
-		if err := tx.RetargetOutbox(r.GameID, r.Slot, r.Name, r.ForumID); err != nil {
+		if err := tx.retargetOutbox(r.GameID, r.Slot, r.Name, r.ForumID); err != nil {
 			return err
 		}
 	}
 	if c.Game != nil {
-		return tx.SaveGame(c.Game)
+		if err := tx.saveGame(c.Game); err != nil {
+			return err
+		}
+	}
+	if s := c.Settings; s != nil {
+		if err := tx.setGameSettings(s.GameID, s.Config, s.Forum); err != nil {
+			return err
+		}
+	}
+	if l := c.MessageLimit; l != nil {
+		if err := tx.setMessageLimit(l.GameID, l.Max); err != nil {
+			return err
+		}
+	}
+	if p := c.Progress; p != nil {
+		if err := tx.setThreadProgress(p.GameID, p.Progress); err != nil {
+			return err
+		}
+	}
+	if c.Health != nil {
+		return tx.SaveHealth(*c.Health)
 	}
 	return nil
 }

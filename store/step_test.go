@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -39,8 +40,8 @@ func TestStepLoadAndSave(t *testing.T) {
 					{GameID: g.ID, MessageID: msg.ID, Seq: 1, Player: "Ann", Text: "vote bob", Status: store.CommandAccepted},
 				},
 				Journal: []store.JournalWrite{
-					{Entry: store.JournalEntry{GameID: g.ID, Kind: "resolve", Time: t0}},
-					{Entry: store.JournalEntry{GameID: g.ID, Kind: "command", Time: t0}, ForCommand: 2},
+					{Entry: journal.Entry{GameID: g.ID, Kind: "resolve", Time: t0}},
+					{Entry: journal.Entry{GameID: g.ID, Kind: "command", Time: t0}, ForCommand: 2},
 				},
 				Events:          []store.EventRow{{GameID: g.ID, Phase: "day-1", Kind: "vote", Text: "Ann votes", At: t0}},
 				Outbox:          []store.OutboxItem{{GameID: g.ID, Kind: "post", Marker: "s/day-1/1"}},
@@ -79,9 +80,77 @@ func TestStepLoadAndSave(t *testing.T) {
 			if j, err := tx.Journal(g.ID); err != nil || j[0].Voided || !j[1].Voided {
 				t.Errorf("journal after superseding %+v %v", j, err)
 			}
-			bad := store.Changes{Journal: []store.JournalWrite{{Entry: store.JournalEntry{GameID: g.ID, Kind: "command"}, ForCommand: 1}}}
+			bad := store.Changes{Journal: []store.JournalWrite{{Entry: journal.Entry{GameID: g.ID, Kind: "command"}, ForCommand: 1}}}
 			if err := tx.Save(&bad); err == nil {
 				t.Error("a journal entry for a command not in the step was saved")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestStepSavesWhatWasWrittenBeside: what a step used to write beside
+// Save (its forum health, the thread's progress, the game's settings, the
+// board's learned message limit, an item replaced by its parts) is in its
+// Changes, saved by the same Save, and only by it.
+func TestStepSavesWhatWasWrittenBeside(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			g := &store.Game{Name: "b", Kind: "nations", Status: "running", Config: json.RawMessage(`{}`), Forum: json.RawMessage(`{"url":"x"}`), State: json.RawMessage(`{}`)}
+			if err := tx.CreateGame(g); err != nil {
+				return err
+			}
+			long := []store.OutboxItem{{GameID: g.ID, Kind: "pm", Recipient: "Ann", Body: "long", Marker: "b/1/1"}}
+			if err := tx.Save(&store.Changes{Outbox: long}); err != nil {
+				return err
+			}
+			if c := (store.Changes{Health: &store.Health{GameID: g.ID}}); c.Empty() {
+				t.Error("changes holding only the forum health are empty")
+			}
+			long[0].State, long[0].LastError = store.OutboxSplit, "sent instead in 2 parts"
+			c := store.Changes{
+				Settings:      &store.SettingsChange{GameID: g.ID, Config: json.RawMessage(`{"opening_post":"7"}`), Forum: g.Forum},
+				MessageLimit:  &store.MessageLimitChange{GameID: g.ID, Max: 2000},
+				Progress:      &store.ProgressChange{GameID: g.ID, Progress: store.ThreadProgress{Page: 3, Pages: 10}},
+				Health:        &store.Health{GameID: g.ID, LastGoodRead: t0},
+				OutboxUpdates: long,
+				Outbox: []store.OutboxItem{
+					{GameID: g.ID, Kind: "pm", Recipient: "Ann", Body: "part 1", Marker: "b/1/1.p1", PartOf: long[0].ID},
+					{GameID: g.ID, Kind: "pm", Recipient: "Ann", Body: "part 2", Marker: "b/1/1.p2", PartOf: long[0].ID},
+				},
+			}
+			if err := tx.Save(&c); err != nil {
+				return err
+			}
+			got, err := tx.GameByID(g.ID)
+			if err != nil || string(got.Config) != `{"opening_post":"7"}` || string(got.Forum) != `{"url":"x"}` || got.MessageLimit != 2000 {
+				t.Errorf("game after save: %v %+v", err, got)
+			}
+			if p, ok, err := tx.ThreadProgressOf(g.ID); err != nil || !ok || p != (store.ThreadProgress{Page: 3, Pages: 10}) {
+				t.Errorf("progress %+v %v %v", p, ok, err)
+			}
+			if h, err := tx.Health(g.ID); err != nil || !h.LastGoodRead.Equal(t0) {
+				t.Errorf("health %+v %v", h, err)
+			}
+			un, err := tx.Unsent(g.ID)
+			if err != nil || len(un) != 2 || un[0].Marker != "b/1/1.p1" || un[1].Marker != "b/1/1.p2" {
+				t.Errorf("unsent %+v %v", un, err)
+			}
+			box, err := tx.Outbox(g.ID)
+			if err != nil || len(box) != 3 || box[0].State != store.OutboxSplit || box[0].LastError != "sent instead in 2 parts" {
+				t.Errorf("outbox %+v %v", box, err)
+			}
+			// A learned limit is only ever lowered.
+			if err := tx.Save(&store.Changes{MessageLimit: &store.MessageLimitChange{GameID: g.ID, Max: 5000}}); err != nil {
+				return err
+			}
+			if got, err := tx.GameByID(g.ID); err != nil || got.MessageLimit != 2000 {
+				t.Errorf("a higher limit replaced the learned one: %v %d", err, got.MessageLimit)
 			}
 			return nil
 		})

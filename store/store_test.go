@@ -14,6 +14,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/internal/pgtest"
+	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -255,7 +256,7 @@ func TestPlayers(t *testing.T) {
 	})
 }
 
-func msg(g int64, kind, id, body string, at time.Time) *store.Message {
+func msg(g int64, kind forum.MessageKind, id, body string, at time.Time) *store.Message {
 	return &store.Message{GameID: g, Kind: kind, ForumID: id, AuthorName: "Alice", AuthorID: "3", Time: at,
 		BodyHTML: body, Hash: "h:" + body, FirstSeen: at.Add(time.Second)}
 }
@@ -418,7 +419,7 @@ func TestMessages(t *testing.T) {
 func ids(ms []store.Message) string {
 	var s []string
 	for _, m := range ms {
-		s = append(s, m.Kind+m.ForumID)
+		s = append(s, string(m.Kind)+m.ForumID)
 	}
 	return strings.Join(s, " ")
 }
@@ -497,7 +498,7 @@ func TestJournal(t *testing.T) {
 		tx(t, db, func(tx *store.Tx) error {
 			cmd = store.CommandRow{GameID: g1.ID, Player: "Alice", Text: "VOTE Bob", Status: "accepted"}
 			must(t, tx.AddCommand(&cmd))
-			for i, e := range []*store.JournalEntry{
+			for i, e := range []*journal.Entry{
 				{GameID: g1.ID, Kind: "command", Payload: []byte(`{"kind":"vote"}`), CommandID: cmd.ID, Time: t0},
 				{GameID: g2.ID, Kind: "command", Payload: []byte(`{}`), Time: t0},
 				{GameID: g1.ID, Kind: "resolve", Time: t0.Add(time.Hour)},
@@ -519,7 +520,7 @@ func TestJournal(t *testing.T) {
 			if len(j) != 3 {
 				t.Fatalf("journal: %+v", j)
 			}
-			want0 := store.JournalEntry{Seq: 1, GameID: g1.ID, Kind: "command", Payload: []byte(`{"kind":"vote"}`), CommandID: cmd.ID, Time: us(t0), Voided: true}
+			want0 := journal.Entry{Seq: 1, GameID: g1.ID, Kind: "command", Payload: []byte(`{"kind":"vote"}`), CommandID: cmd.ID, Time: us(t0), Voided: true}
 			if !reflect.DeepEqual(j[0], want0) {
 				t.Errorf("entry 1 = %+v\nwant %+v", j[0], want0)
 			}
@@ -545,8 +546,15 @@ func TestEvents(t *testing.T) {
 			rules.PrivateEvent("Alice", "role", "You are a spy."),
 			{Kind: "report", Text: "later", NotBefore: t0.Add(time.Hour)},
 		}
-		tx(t, db, func(tx *store.Tx) error { return tx.AddEvents(g.ID, "round-1", evs, t0) })
-		tx(t, db, func(tx *store.Tx) error { return tx.AddEvents(g.ID, "round-2", evs[:1], t0.Add(time.Minute)) })
+		rows := func(phase string, evs []rules.Event, at time.Time) *store.Changes {
+			var c store.Changes
+			for _, e := range evs {
+				c.Events = append(c.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
+			}
+			return &c
+		}
+		tx(t, db, func(tx *store.Tx) error { return tx.Save(rows("round-1", evs, t0)) })
+		tx(t, db, func(tx *store.Tx) error { return tx.Save(rows("round-2", evs[:1], t0.Add(time.Minute))) })
 		must(t, db.View(ctx, func(tx *store.Tx) error {
 			got, err := tx.Events(g.ID)
 			must(t, err)
@@ -652,6 +660,22 @@ func TestOutbox(t *testing.T) {
 			t.Errorf("other game next = %q", got)
 		}
 		must(t, db.View(ctx, func(tx *store.Tx) error {
+			// By marker: the game's own item, or none.
+			for _, c := range []struct {
+				gid           int64
+				marker, forum string
+			}{{g.ID, "m1", "p-m1"}, {g.ID, "m3", "p-m3"}, {g.ID, "m5", ""}, {g2.ID, "m5", ""}, {g.ID, "none", ""}} {
+				it, err := tx.OutboxByMarker(c.gid, c.marker)
+				must(t, err)
+				switch {
+				case c.forum == "" && c.gid == g2.ID && (it == nil || it.Marker != "m5" || it.State != "pending"):
+					t.Errorf("OutboxByMarker(g2, m5) = %+v", it)
+				case c.forum == "" && c.gid == g.ID && it != nil:
+					t.Errorf("OutboxByMarker(g, %s) = %+v, want none", c.marker, it)
+				case c.forum != "" && (it == nil || it.Marker != c.marker || it.ForumID != c.forum || it.State != "sent" || it.SentAt.IsZero()):
+					t.Errorf("OutboxByMarker(g, %s) = %+v", c.marker, it)
+				}
+			}
 			all, err := tx.Outbox(g.ID)
 			must(t, err)
 			if len(all) != 4 {
@@ -752,7 +776,7 @@ func TestConcurrentWriters(t *testing.T) {
 						if _, err := tx.RecordMessage(m); err != nil {
 							return err
 						}
-						if err := tx.AppendJournal(&store.JournalEntry{GameID: g.ID, Kind: "command"}); err != nil {
+						if err := tx.AppendJournal(&journal.Entry{GameID: g.ID, Kind: "command"}); err != nil {
 							return err
 						}
 						if err := tx.Enqueue([]store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "b", Marker: fmt.Sprintf("%d-%d", w, i)}}); err != nil {
@@ -1028,6 +1052,55 @@ func TestMessageStamps(t *testing.T) {
 			}
 			if _, err := tx.MessageByForumID(g.ID, "post", "8"); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("unknown post: %v", err)
+			}
+			return nil
+		})
+	})
+}
+
+// TestMessageCommands: the commands read with a message are kept with it
+// (none read is another thing than none found), an edit replaces them with
+// the new body's or with none, and a row without them says so.
+func TestMessageCommands(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := newGame(t, db, "g")
+		tx(t, db, func(tx *store.Tx) error {
+			read := msg(g.ID, "post", "1", "<b>vote: Al</b>", t0)
+			read.Commands, read.CommandsRead = []string{"vote: Al"}, true
+			empty := msg(g.ID, "post", "2", "chatter", t0)
+			empty.CommandsRead = true
+			unread := msg(g.ID, "pm", "3", "JOIN", t0)
+			for _, m := range []*store.Message{read, empty, unread} {
+				_, err := tx.RecordMessage(m)
+				must(t, err)
+			}
+			for _, c := range []struct {
+				id   int64
+				read bool
+				want []string
+			}{{read.ID, true, []string{"vote: Al"}}, {empty.ID, true, []string{}}, {unread.ID, false, nil}} {
+				got, err := tx.Message(c.id)
+				must(t, err)
+				if got.CommandsRead != c.read || !reflect.DeepEqual(got.Commands, c.want) {
+					t.Errorf("message %d: commands %q read %v, want %q %v", c.id, got.Commands, got.CommandsRead, c.want, c.read)
+				}
+			}
+			// Edits: the new body's commands, then none read.
+			ed := msg(g.ID, "post", "1", "<b>vote: Bo</b>", t0)
+			ed.Commands, ed.CommandsRead = []string{"vote: Bo"}, true
+			ch, err := tx.RecordMessage(ed)
+			must(t, err)
+			if ch != store.Edited || !ed.CommandsRead || !reflect.DeepEqual(ed.Commands, []string{"vote: Bo"}) {
+				t.Errorf("edit: %v, commands %q read %v", ch, ed.Commands, ed.CommandsRead)
+			}
+			ed2 := msg(g.ID, "post", "1", "<b>vote: Cy</b>", t0)
+			_, err = tx.RecordMessage(ed2)
+			must(t, err)
+			got, err := tx.Message(read.ID)
+			must(t, err)
+			if got.CommandsRead || got.Commands != nil || ed2.CommandsRead {
+				t.Errorf("an edit with no commands read kept %q (read %v; returned %v)", got.Commands, got.CommandsRead, ed2.CommandsRead)
 			}
 			return nil
 		})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -59,6 +60,7 @@ type session struct {
 	expires time.Time
 	flash   string // one message for the next page (a control's outcome)
 	flashOK bool
+	created map[string]Created // games this GM created on the desk, for the page after
 }
 
 // sessions are kept in memory: a restart logs the GM out, which is fine
@@ -66,7 +68,7 @@ type session struct {
 type sessions struct {
 	mu   sync.Mutex
 	m    map[string]*session
-	fail map[string][]time.Time // failed logins by client address
+	fail map[string][]time.Time // recent failed logins by client (clientAddr), oldest first
 }
 
 func token() string {
@@ -117,50 +119,148 @@ func (ss *sessions) drop(id string) {
 	ss.mu.Unlock()
 }
 
-// Login attempts: at most maxFailures failures per client address in
-// failWindow, so the password cannot be guessed at speed.
+// Login attempts are slowed, never refused: after slowAfter failures from
+// one client within failWindow, each further attempt from it waits before
+// its password is checked, firstSlow doubling per failure up to maxSlow.
+// The right password waits like a guess (the answer's timing tells nothing)
+// and then logs in: a guesser sharing the GM's address (every visitor
+// behind a reverse proxy does, unless the desk is told the proxy:
+// TrustedProxies) slows the GM by at most maxSlow, and cannot lock the GM
+// out. The password's 12+ characters are what makes guessing hopeless;
+// the wait makes it slower still (docs/reliability.md).
 const (
-	maxFailures = 10
-	failWindow  = 10 * time.Minute
+	slowAfter  = 5
+	failWindow = 10 * time.Minute
+	firstSlow  = time.Second
+	maxSlow    = 8 * time.Second
+	// keepFailures is how many failures per client are remembered: enough
+	// for the wait to reach maxSlow.
+	keepFailures = 16
+	// pruneAt is how many clients with failures are kept before those
+	// whose failures all aged out are dropped.
+	pruneAt = 4096
 )
 
-func clientAddr(r *http.Request) string {
-	h, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+// clientAddr is who a request is from: the connection's address, or, when
+// that is a trusted proxy, the address the proxies report: the last
+// X-Forwarded-For entry that is not a trusted proxy itself (the entries
+// before it are the client's to write, so they are not believed). A
+// garbled entry ends the walk at the trusted hop that reported it.
+func (d *Desk) clientAddr(r *http.Request) string {
+	remote := r.RemoteAddr
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		remote = h
 	}
-	return h
-}
-
-func (ss *sessions) throttled(addr string, now time.Time) bool {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	var recent []time.Time
-	for _, t := range ss.fail[addr] {
-		if now.Sub(t) < failWindow {
-			recent = append(recent, t)
+	addr, err := netip.ParseAddr(remote)
+	if err != nil || !d.trusted(addr) {
+		return remote
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	client := addr
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, ok := parseHop(hops[i])
+		if !ok {
+			return client.String()
+		}
+		client = a
+		if !d.trusted(a) {
+			break
 		}
 	}
-	if ss.fail == nil {
-		ss.fail = map[string][]time.Time{}
-	}
-	ss.fail[addr] = recent
-	return len(recent) >= maxFailures
+	return client.String()
 }
 
-func (ss *sessions) failed(addr string, now time.Time) {
+// parseHop reads one X-Forwarded-For entry: an address, maybe with a port.
+func parseHop(s string) (netip.Addr, bool) {
+	s = strings.TrimSpace(s)
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap(), true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	return netip.Addr{}, false
+}
+
+func (d *Desk) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range d.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// recentLocked drops a client's failures older than failWindow and says
+// how many are left. Called with ss.mu held.
+func (ss *sessions) recentLocked(key string, now time.Time) int {
+	fs := ss.fail[key]
+	i := 0
+	for i < len(fs) && now.Sub(fs[i]) >= failWindow {
+		i++
+	}
+	if fs = fs[i:]; len(fs) == 0 {
+		delete(ss.fail, key)
+	} else {
+		ss.fail[key] = fs
+	}
+	return len(fs)
+}
+
+// slowdown is how long a login attempt from key waits before its password
+// is checked (0: none).
+func (ss *sessions) slowdown(key string, now time.Time) time.Duration {
 	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	n := ss.recentLocked(key, now)
+	if n < slowAfter {
+		return 0
+	}
+	return min(firstSlow<<min(n-slowAfter, 16), maxSlow)
+}
+
+func (ss *sessions) failed(key string, now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
 	if ss.fail == nil {
 		ss.fail = map[string][]time.Time{}
 	}
-	ss.fail[addr] = append(ss.fail[addr], now)
-	ss.mu.Unlock()
+	if len(ss.fail) >= pruneAt {
+		for k := range ss.fail {
+			ss.recentLocked(k, now)
+		}
+	}
+	fs := append(ss.fail[key], now)
+	if len(fs) > keepFailures {
+		fs = fs[len(fs)-keepFailures:]
+	}
+	ss.fail[key] = fs
 }
 
 func (ss *sessions) setFlash(s *session, msg string, ok bool) {
 	ss.mu.Lock()
 	s.flash, s.flashOK = msg, ok
 	ss.mu.Unlock()
+}
+
+func (ss *sessions) setCreated(s *session, game string, c Created) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if s.created == nil {
+		s.created = map[string]Created{}
+	}
+	s.created[game] = c
+}
+
+func (ss *sessions) getCreated(s *session, game string) (Created, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	c, ok := s.created[game]
+	return c, ok
 }
 
 func (ss *sessions) takeFlash(s *session) (string, bool) {
@@ -218,27 +318,29 @@ func safeNext(p string) string {
 func (d *Desk) loginPage(w http.ResponseWriter, r *http.Request) {
 	tok := token()
 	http.SetCookie(w, d.cookie(r, loginCookie, tok, 600))
-	d.render(w, http.StatusOK, "login", page{Title: "Log in", CSRF: tok, Data: map[string]string{"Next": safeNext(r.URL.Query().Get("next"))}})
+	d.render(w, r, http.StatusOK, "login", page{Title: "Log in", CSRF: tok, Data: map[string]string{"Next": safeNext(r.URL.Query().Get("next"))}})
 }
 
 func (d *Desk) login(w http.ResponseWriter, r *http.Request) {
-	now := d.now()
-	addr := clientAddr(r)
+	addr := d.clientAddr(r)
 	c, err := r.Cookie(loginCookie)
-	if err != nil || !equal(c.Value, r.PostFormValue("csrf")) {
+	// An empty token is no token, even with an empty cookie to match.
+	if err != nil || c.Value == "" || !equal(c.Value, r.PostFormValue("csrf")) {
 		http.Error(w, "this login form has expired (CSRF check failed): reload the page and try again", http.StatusForbidden)
 		return
 	}
-	if d.sess.throttled(addr, now) {
-		http.Error(w, "too many failed logins; wait a few minutes", http.StatusTooManyRequests)
-		return
+	if wait := d.sess.slowdown(addr, d.now()); wait > 0 {
+		if d.cfg.Sleep(r.Context(), wait) != nil {
+			return // the client left: nothing checked, nothing counted
+		}
 	}
+	now := d.now()
 	if !equal(r.PostFormValue("password"), d.cfg.Secret) {
 		d.sess.failed(addr, now)
 		d.cfg.Log.Warn("desk: failed login", "from", addr)
 		tok := token()
 		http.SetCookie(w, d.cookie(r, loginCookie, tok, 600))
-		d.render(w, http.StatusUnauthorized, "login", page{Title: "Log in", CSRF: tok, Error: "Wrong password.",
+		d.render(w, r, http.StatusUnauthorized, "login", page{Title: "Log in", CSRF: tok, Error: "Wrong password.",
 			Data: map[string]string{"Next": safeNext(r.PostFormValue("next"))}})
 		return
 	}

@@ -158,8 +158,9 @@ func TestDeskInBrowser(t *testing.T) {
 
 	// The public page, as a player opens it: no session, no hidden site.
 	do("log out", chromedp.Navigate(r.srv.URL+"/"), chromedp.Click(chromedp.CSS(".logout button")), chromedp.WaitVisible(chromedp.CSS("#password")))
-	do("public page", chromedp.Navigate(r.srv.URL+"/p/desk-protest"), chromedp.WaitVisible(chromedp.CSS(".bigmap img")))
-	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector(".bigmap img").complete && document.querySelector(".bigmap img").naturalWidth > 0`))
+	do("public page", chromedp.Navigate(r.srv.URL+"/p/desk-protest"), chromedp.WaitVisible(chromedp.CSS("#view-map img")))
+	waitFor(t, ctx, `document.querySelector("#view-map img").complete`)
+	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#view-map img").naturalWidth > 0`))
 	if err != nil || !loaded {
 		t.Errorf("the public map did not load in the browser (%v)", err)
 	}

@@ -59,11 +59,20 @@ var controls = map[string]controlDef{
 		},
 	},
 	"resolve-now": {
-		ask: func(g string, _ url.Values) (string, error) {
-			return fmt.Sprintf("Resolve the current phase of %s now, before its deadline?", g), nil
+		// The phase the page showed: a click that arrives after the game
+		// moved on is refused, not applied to the next phase.
+		fields: []string{"phase"},
+		ask: func(g string, f url.Values) (string, error) {
+			if f.Get("phase") == "" {
+				return "", fmt.Errorf("the form did not say which phase it showed: open the game's page again")
+			}
+			return fmt.Sprintf("Resolve phase %s of %s now, before its deadline?", f.Get("phase"), g), nil
 		},
-		do: func(ctx context.Context, d *Desk, g string, _ url.Values) (string, error) {
-			held, err := d.m.ResolveNow(ctx, g)
+		do: func(ctx context.Context, d *Desk, g string, f url.Values) (string, error) {
+			if f.Get("phase") == "" {
+				return "", fmt.Errorf("the form did not say which phase it showed: open the game's page again")
+			}
+			held, err := d.m.ResolvePhase(ctx, g, f.Get("phase"))
 			if !held.IsZero() {
 				return "Resolved; the update is posted at " + stamp(held) + ", when the next phase opens.", err
 			}
@@ -113,6 +122,38 @@ var controls = map[string]controlDef{
 			return fmt.Sprintf("%d failed %s will be sent again (each is first looked for on the board).", n, plural(n, "message", "messages")), err
 		},
 	},
+	"count": {
+		ask: func(g string, _ url.Values) (string, error) {
+			return fmt.Sprintf("Post a count of the current phase of %s in the thread now?", g), nil
+		},
+		do: func(ctx context.Context, d *Desk, g string, _ url.Values) (string, error) {
+			n, err := d.m.Count(ctx, g)
+			return fmt.Sprintf("Count %d queued; the running moderator posts it.", n), err
+		},
+	},
+	// Sign-ups: the same two controls as `forumgm signups GAME close` and
+	// `... remove NAME`.
+	"close-signups": {
+		ask: func(g string, _ url.Values) (string, error) {
+			return fmt.Sprintf("Close the sign-ups of %s now and start the game with those in?", g), nil
+		},
+		do: func(ctx context.Context, d *Desk, g string, _ url.Values) (string, error) {
+			return "Sign-ups are closed and the game has started; the running moderator posts it and sends the roles.", d.m.CloseSignups(ctx, g)
+		},
+	},
+	"remove-signup": {
+		fields: []string{"name"},
+		ask: func(g string, f url.Values) (string, error) {
+			if strings.TrimSpace(f.Get("name")) == "" {
+				return "", fmt.Errorf("remove needs the name of the player to take off the sign-ups")
+			}
+			return fmt.Sprintf("Take %s off the sign-ups of %s? The thread is told.", strings.TrimSpace(f.Get("name")), g), nil
+		},
+		do: func(ctx context.Context, d *Desk, g string, f url.Values) (string, error) {
+			gone, err := d.m.RemoveSignup(ctx, g, strings.TrimSpace(f.Get("name")))
+			return gone + " is off the sign-ups; the running moderator tells the thread.", err
+		},
+	},
 	"end": {
 		ask: func(g string, _ url.Values) (string, error) {
 			return fmt.Sprintf("End %s now? Final standings and reveals are posted; this cannot be undone.", g), nil
@@ -160,7 +201,9 @@ func (d *Desk) control(w http.ResponseWriter, r *http.Request, s *session) {
 		for _, f := range c.fields {
 			fields[f] = r.PostFormValue(f)
 		}
-		d.render(w, http.StatusOK, "confirm", d.gmPage(s, "Confirm: "+action, game, "", confirmPage{Game: game, Action: action, Question: q, Fields: fields}))
+		pg := d.gmPage(s, "Confirm: "+action, game, "", confirmPage{Game: game, Action: action, Question: q, Fields: fields})
+		pg.Refresh = 0
+		d.render(w, r, http.StatusOK, "confirm", pg)
 		return
 	}
 	msg, err := c.do(r.Context(), d, game, r.PostForm)

@@ -9,15 +9,22 @@ package webdesk
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
+	"html"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"regexp"
 	"sync"
 	"time"
 
+	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/moderator"
 )
 
@@ -37,17 +44,35 @@ type Config struct {
 	// TLS-terminating proxy). Over TLS they are Secure anyway.
 	SecureCookies bool
 	Log           *slog.Logger
-	// Now is the desk's clock (default time.Now); tests move it.
-	Now func() time.Time
+	// TrustedProxies are the reverse proxies (addresses or networks) whose
+	// X-Forwarded-For is believed for the client's address (the login's
+	// slowdown and the log); without them the connection's address is the
+	// client's.
+	TrustedProxies []netip.Prefix
+	// Now is the desk's clock (default time.Now); tests move it. Sleep
+	// waits for it (default a real timer; it returns early with ctx's error).
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Refresh is how often open pages read themselves again (default: 10
+	// seconds for the GM's pages, 20 for the public page).
+	Refresh time.Duration
+	// Probe checks a new game's board before the desk creates it (as
+	// `forumgm probe`); nil: games are created unchecked.
+	Probe ProbeFunc
+	// GameDir is where the desk writes the game files of the games it
+	// creates ("": it only offers them for download).
+	GameDir string
 }
 
 // Desk serves the web desk.
 type Desk struct {
-	cfg  Config
-	m    *moderator.Moderator
-	sess sessions
-	tmpl map[string]*template.Template
-	maps mapCache
+	cfg      Config
+	m        *moderator.Moderator
+	sess     sessions
+	tmpl     map[string]*template.Template
+	maps     mapCache
+	pasts    pastCache
+	drawings drawingCache
 }
 
 //go:embed templates/*.html
@@ -73,9 +98,12 @@ func New(cfg Config) (*Desk, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = clock.Real{}.Sleep
+	}
 	d := &Desk{cfg: cfg, m: cfg.Moderator, tmpl: map[string]*template.Template{}}
-	for _, name := range []string{"login", "games", "audit", "history", "state", "maps", "confirm", "public"} {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+	for _, name := range []string{"login", "games", "audit", "history", "state", "maps", "confirm", "public", "newgame", "created", "preview", "activity", "votelog"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/sections.html", "templates/checklist.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("webdesk: template %s: %w", name, err)
 		}
@@ -105,11 +133,22 @@ func (d *Desk) Handler() http.Handler {
 	mux.HandleFunc("GET /game/{name}", d.gm(d.audit))
 	mux.HandleFunc("GET /game/{name}/history", d.gm(d.history))
 	mux.HandleFunc("GET /game/{name}/state", d.gm(d.state))
+	mux.HandleFunc("GET /game/{name}/state.json", d.gm(d.stateJSON))
 	mux.HandleFunc("GET /game/{name}/maps", d.gm(d.mapsPage))
 	mux.HandleFunc("GET /game/{name}/map/{pic}", d.gm(d.gmMap))
+	mux.HandleFunc("GET /game/{name}/drawing/{file}", d.gm(d.gmDrawing))
 	mux.HandleFunc("POST /game/{name}/do/{action}", d.gm(d.control))
+	mux.HandleFunc("GET /game/{name}/preview", d.gm(d.previewPage))
+	mux.HandleFunc("GET /game/{name}/game.yaml", d.gm(d.gameFile))
+	mux.HandleFunc("GET /new", d.gm(d.newGameForm))
+	mux.HandleFunc("POST /new", d.gm(d.newGame))
+	mux.HandleFunc("GET /new/created/{name}", d.gm(d.createdGame))
+	mux.HandleFunc("GET /game/{name}/activity", d.gm(d.activityPage))
+	mux.HandleFunc("GET /game/{name}/commands.csv", d.gm(d.auditCSV))
 	mux.HandleFunc("GET /p/{name}", d.publicPage)
+	mux.HandleFunc("GET /p/{name}/log", d.voteLogPage)
 	mux.HandleFunc("GET /p/{name}/map/{pic}", d.publicMap)
+	mux.HandleFunc("GET /p/{name}/drawing/{file}", d.publicDrawing)
 	return headers(mux)
 }
 
@@ -119,7 +158,8 @@ func (d *Desk) Handler() http.Handler {
 func headers(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
-		hd.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		// connect-src: the pages' own refresh (desk.js) reads them again.
+		hd.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Referrer-Policy", "no-referrer")
@@ -140,20 +180,71 @@ type page struct {
 	FlashOK bool
 	Error   string
 	Data    any
+	// Refresh is how often (seconds) the open page reads itself again
+	// (desk.js); 0: never (a form being filled in, a confirmation).
+	Refresh int
+	// Loaded is when the page was made, shown until the refresh says how
+	// long ago it was last brought up to date.
+	Loaded time.Time
+
+	sess *session // whose flash the page shows
 }
+
+// How often open pages refresh themselves: the GM's often, the public
+// page, which many may keep open, less.
+const (
+	gmRefresh     = 10
+	publicRefresh = 20
+)
+
+// pollHeader marks desk.js's refresh of an open page: it shows no flash
+// (that is for the page the GM is looking at) and may be answered 304.
+const pollHeader = "X-Forumgm-Refresh"
 
 func (d *Desk) gmPage(s *session, title, game, tab string, data any) page {
-	p := page{Title: title, CSRF: s.csrf, GM: true, Game: game, Tab: tab, Data: data}
-	p.Flash, p.FlashOK = d.sess.takeFlash(s)
-	return p
+	return page{Title: title, CSRF: s.csrf, GM: true, Game: game, Tab: tab, Data: data, Refresh: d.refresh(gmRefresh), sess: s}
 }
 
-func (d *Desk) render(w http.ResponseWriter, status int, name string, p page) {
+// refresh is the seconds between an open page's refreshes: def, or the
+// desk's setting.
+func (d *Desk) refresh(def int) int {
+	if d.cfg.Refresh > 0 {
+		return max(1, int(d.cfg.Refresh.Seconds()))
+	}
+	return def
+}
+
+// volatile is what changes in a page with the clock alone: the countdown
+// text and the time it was made. The page's ETag leaves them out, so a
+// refresh finds the page unchanged until something happens.
+var volatile = regexp.MustCompile(`(?s)(<time class="countdown"[^>]*>).*?(</time>)|(<span id="updated"[^>]*>).*?(</span>)`)
+
+// etagSlot is where the page carries its own ETag, for desk.js's first
+// refresh to ask with (the script cannot read the page's headers).
+const etagSlot = `data-etag=""`
+
+func (d *Desk) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	poll := r.Header.Get(pollHeader) != ""
+	if p.sess != nil && !poll {
+		p.Flash, p.FlashOK = d.sess.takeFlash(p.sess)
+	}
+	p.Loaded = d.now()
 	var buf bytes.Buffer
 	if err := d.tmpl[name].Execute(&buf, p); err != nil {
 		d.cfg.Log.Error("desk: rendering", "page", name, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
+	}
+	if p.Refresh > 0 && status == http.StatusOK && p.Flash == "" {
+		sum := sha256.Sum256(volatile.ReplaceAll(buf.Bytes(), []byte("$1$2$3$4")))
+		tag := `"` + hex.EncodeToString(sum[:16]) + `"`
+		w.Header().Set("ETag", tag)
+		if poll && r.Header.Get("If-None-Match") == tag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		b := bytes.Replace(buf.Bytes(), []byte(etagSlot), []byte(`data-etag="`+html.EscapeString(tag)+`"`), 1)
+		buf = *bytes.NewBuffer(b)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -17,8 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/rules/protest"
 	"github.com/forumgm/forumgm/rules/resistance"
 	"github.com/forumgm/forumgm/store"
@@ -235,6 +241,27 @@ func TestDeskResistance(t *testing.T) {
 		if _, body := newRigClient(r).get(t, "/p/desk-resistance"); strings.Contains(body, "Service Unavailable") {
 			t.Error("the public page shows the board's health")
 		}
+		// The thread reads and the PM inbox does not (issue 22 item 7):
+		// which page, why, and what waits.
+		err = r.DB.Tx(context.Background(), func(tx *store.Tx) error {
+			return tx.SaveHealth(store.Health{GameID: id, LastGoodRead: since, InboxFailingSince: since.Add(-2 * time.Minute), InboxFailures: 3,
+				InboxError: "the PM inbox fails: http://board/ucp.php?i=pm&folder=inbox: not found on the forum (HTTP 404)"})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/", "/game/desk-resistance"} {
+			_, body := r.get(t, path)
+			for _, want := range []string{"read fine, last " + stamp(since), "PM inbox not readable since " + stamp(since.Add(-2*time.Minute)), "(3 failed reads)",
+				"folder=inbox: not found on the forum (HTTP 404)", "a phase that takes orders by PM waits past its deadline"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s lacks %q", path, want)
+				}
+			}
+		}
+		if _, body := newRigClient(r).get(t, "/p/desk-resistance"); strings.Contains(body, "HTTP 404") {
+			t.Error("the public page shows the inbox's health")
+		}
 	})
 
 	t.Run("audit filters", func(t *testing.T) {
@@ -256,7 +283,7 @@ func TestDeskResistance(t *testing.T) {
 			t.Fatalf("the played game has no accepted commands to show: %v", statuses)
 		}
 		_, body := r.get(t, "/game/desk-resistance?player="+url.QueryEscape(player))
-		authors := regexp.MustCompile(`<td class="by">([^<]*)</td>`).FindAllStringSubmatch(body, -1)
+		authors := regexp.MustCompile(`<td class="by"><bdi>([^<]*)</bdi></td>`).FindAllStringSubmatch(body, -1)
 		if len(authors) == 0 {
 			t.Fatalf("no rows for %s", player)
 		}
@@ -355,13 +382,52 @@ func TestDeskResistance(t *testing.T) {
 	t.Run("pages", func(t *testing.T) {
 		for path, want := range map[string]string{
 			"/game/desk-resistance/history": "Phase history",
-			"/game/desk-resistance/state":   ">roles<",
+			"/game/desk-resistance/state":   "Roles (GM only)",
 			"/game/desk-resistance/maps":    "has no map",
 		} {
 			resp, body := r.get(t, path)
 			if resp.StatusCode != http.StatusOK || !strings.Contains(body, want) {
 				t.Errorf("%s: %s, want %q in it", path, resp.Status, want)
 			}
+		}
+	})
+
+	t.Run("preview and resolve-now", func(t *testing.T) {
+		rep := r.report(t)
+		phase := rep.Rules.Phase
+		_, body := r.get(t, "/game/desk-resistance")
+		if !strings.Contains(body, `<input type="hidden" name="phase" value="`+phase+`"><button id="c-resolve">`) || !strings.Contains(body, `id="c-preview"`) {
+			t.Fatalf("the game page's resolve-now does not send the phase it shows (%s), or has no preview button", phase)
+		}
+		if resp, _ := newRigClient(r).get(t, "/game/desk-resistance/preview?phase="+phase); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("the preview without a GM session: %s, want a redirect to the login", resp.Status)
+		}
+		resp, body := r.get(t, "/game/desk-resistance/preview?phase="+url.QueryEscape(phase))
+		for _, want := range []string{"Resolving <strong>" + rep.Rules.Title + "</strong> (" + phase + ") now would make", "Nothing has been sent or saved",
+			"PMs are private", "Deadline:", `name="phase" value="` + phase + `"`, "BBCode as sent"} {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, want) {
+				t.Errorf("the preview page (%s) lacks %q", resp.Status, want)
+			}
+		}
+		if after := r.report(t); after.Rules.Phase != phase || after.Pending != rep.Pending {
+			t.Fatalf("the preview changed the game: %s, %d pending; was %s, %d", after.Rules.Phase, after.Pending, phase, rep.Pending)
+		}
+		if resp, _ := r.post(t, "/game/desk-resistance/do/resolve-now", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); resp.StatusCode != http.StatusSeeOther || r.report(t).Rules.Phase != phase {
+			t.Fatalf("a resolve-now without the phase it showed was not refused: %s, now %s", resp.Status, r.report(t).Rules.Phase)
+		}
+		r.post(t, "/game/desk-resistance/do/resolve-now", url.Values{"csrf": {csrf}, "confirm": {"yes"}, "phase": {phase}})
+		next := r.report(t).Rules.Phase
+		if next == phase {
+			t.Fatalf("resolve-now for the phase shown did not resolve it")
+		}
+		// The same click again (a second tab, a double submit): refused.
+		r.post(t, "/game/desk-resistance/do/resolve-now", url.Values{"csrf": {csrf}, "confirm": {"yes"}, "phase": {phase}})
+		_, body = r.get(t, "/game/desk-resistance")
+		if !strings.Contains(body, "has moved past phase "+phase+": the current phase is "+next) || r.report(t).Rules.Phase != next {
+			t.Errorf("a stale resolve-now: the game is at %s (want %s), and the page does not say why it was refused", r.report(t).Rules.Phase, next)
+		}
+		if _, body := r.get(t, "/game/desk-resistance/preview?phase="+url.QueryEscape(phase)); !strings.Contains(body, `id="stale"`) || strings.Contains(body, "c-resolve") {
+			t.Errorf("the preview of a phase the game has left offers to resolve it")
 		}
 	})
 
@@ -380,13 +446,41 @@ func TestDeskResistance(t *testing.T) {
 				t.Errorf("the public page shows %s", secret)
 			}
 		}
-		for p, hand := range st.Hands {
-			for _, card := range hand {
-				if strings.Contains(body, ">"+card+"<") {
-					t.Errorf("the public page shows %s's card %s", p, card)
-				}
+		for _, secret := range []string{"GM only", "Roles and what each player knows", "Deck, in dealing order", "Cards played by PM"} {
+			if strings.Contains(body, secret) {
+				t.Errorf("the public page shows %q", secret)
 			}
 		}
+		// Who holds which plot card is public as the thread told it (the
+		// rulings: "cards dealt and who received them"); the page shows a
+		// card in a player's hands only when a thread post gave it to them,
+		// and a hand is never shown as the state holds it.
+		var thread strings.Builder
+		g, err := r.M.Desk(context.Background(), r.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range g.Outbox {
+			if it.Kind == "post" && it.State == store.OutboxSent {
+				thread.WriteString(it.Body)
+			}
+		}
+		doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+		held := doc.Find("#view-plot-cards table").First().Find("tbody tr")
+		if held.Length() != len(st.Seats.IDs()) {
+			t.Errorf("the public page lists the cards of %d players, not each of the %d", held.Length(), len(st.Seats.IDs()))
+		}
+		held.Each(func(_ int, row *goquery.Selection) {
+			who := row.Find("th").Text()
+			for _, card := range strings.Split(row.Find("td").Text(), ", ") {
+				if card == "nothing" || card == resistance.DoubleVote {
+					continue
+				}
+				if !strings.Contains(thread.String(), "gives [b]"+card+"[/b] to "+who) {
+					t.Errorf("the public page shows %s holding %s, which no thread post gave them", who, card)
+				}
+			}
+		})
 		if strings.Contains(body, `name="csrf"`) || strings.Contains(body, "/do/") {
 			t.Error("the public page has GM forms")
 		}
@@ -591,6 +685,90 @@ func TestPublicByGameFile(t *testing.T) {
 	} {
 		if got := d.public(tc.rep); got != tc.want {
 			t.Errorf("%s: public %v, want %v", tc.rep.Name, got, tc.want)
+		}
+	}
+}
+
+// TestDeskNationsChart: a Nations game with public_url: every [img] its
+// round reports carry answers, through the public page, the chart the game
+// draws for that round as image/png; a round not yet resolved, a round
+// whose report is still held back (the desk's clock before its time), the
+// GM's name for it and a game whose public page is not opened answer 404
+// as Protest's maps do.
+func TestDeskNationsChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game on the local forum")
+	}
+	const base = "https://desk.example.org"
+	p := startGameWith(t, "nations", "desk-nations", func(gc *gameconfig.GameConfig) { gc.PublicURL = base })
+	p.play(t, 2, false)
+	r := newRig(t, p) // not opened with --public: public_url opens it
+	var posts []string
+	p.DB.View(context.Background(), func(tx *store.Tx) error {
+		items, err := tx.Outbox(p.id)
+		for _, it := range items {
+			if it.Kind == forum.KindPost && it.State == store.OutboxSent {
+				posts = append(posts, it.Body)
+			}
+		}
+		return err
+	})
+	imgs := regexp.MustCompile(`\[img\]([^\[]+)\[/img\]`).FindAllStringSubmatch(strings.Join(posts, "\n"), -1)
+	if len(imgs) != 2 {
+		t.Fatalf("%d pictures in the posts, want 2 (rounds 1 and 2):\n%s", len(imgs), strings.Join(posts, "\n----\n"))
+	}
+	st := gameState(t, p)
+	anon := newRigClient(r)
+	for i, m := range imgs {
+		turn := i + 1
+		want := fmt.Sprintf("%s/p/desk-nations/map/%d.png", base, turn)
+		if m[1] != want {
+			t.Errorf("picture %d: %s, want %s", turn, m[1], want)
+		}
+		pics, err := nations.Game{}.Draw(st, turn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, got := anon.get(t, strings.TrimPrefix(m[1], base))
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("%s: %s %s", m[1], resp.Status, resp.Header.Get("Content-Type"))
+		}
+		if got != string(pics[1].Data) || pics[1].Format != "png" {
+			t.Errorf("%s is not the game's chart after round %d", m[1], turn)
+		}
+		if _, err := png.Decode(strings.NewReader(got)); err != nil {
+			t.Errorf("%s: %v", m[1], err)
+		}
+	}
+	for _, path := range []string{"/p/desk-nations/map/3.png", "/p/desk-nations/map/2-gm.svg", "/p/nosuch/map/1.png"} {
+		if resp, _ := anon.get(t, path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %s, want 404", path, resp.Status)
+		}
+	}
+	// Round 2's report held for a break: its chart is not out before it.
+	shown := nations.Game{}.ShownAt(st, 2)
+	r.now = shown.Add(-time.Second)
+	if resp, _ := anon.get(t, "/p/desk-nations/map/2.png"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("round 2's chart before its report: %s, want 404", resp.Status)
+	}
+	if resp, _ := anon.get(t, "/p/desk-nations/map/1.png"); resp.StatusCode != http.StatusOK {
+		t.Errorf("round 1's chart during round 2's break: %s", resp.Status)
+	}
+	r.login(t)
+	if resp, _ := r.get(t, "/game/desk-nations/map/2.svg"); resp.StatusCode != http.StatusOK {
+		t.Errorf("the GM's copy of round 2's chart before its report: %s", resp.Status)
+	}
+	r.now = time.Now()
+	if _, page := r.get(t, "/game/desk-nations/maps"); strings.Contains(page, "-gm.svg") {
+		t.Error("the GM's maps page links a GM chart there is none of")
+	}
+
+	// The same game without public_url and not opened: no picture, no page.
+	closed := startGameWith(t, "nations", "desk-nations-closed", nil)
+	rc := newRig(t, closed)
+	for _, path := range []string{"/p/desk-nations-closed/map/0.png", "/p/desk-nations-closed"} {
+		if resp, _ := rc.get(t, path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s of a game not opened: %s, want 404", path, resp.Status)
 		}
 	}
 }

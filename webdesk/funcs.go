@@ -15,20 +15,51 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"stamp":  stamp,
-	"when":   rules.When,
-	"zone":   zoneName,
-	"until":  until,
-	"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"bbcode": func(s string) template.HTML { return template.HTML(bbcode.Render(s, bbcode.Options{NoAutolink: true})) },
-	"tree":   tree,
-	"plural": plural,
-	"join":   func(xs []string) string { return list(xs) },
-	"path":   url.PathEscape,
-	"upper":  strings.ToUpper,
-	"string": func(v any) string { return fmt.Sprint(v) },
-	"add":    func(a, b int) int { return a + b },
-	"dl":     func(r moderator.GameReport, now time.Time) deadline { return deadline{r, now} },
+	"stamp":     stamp,
+	"when":      rules.When,
+	"zone":      zoneName,
+	"until":     until,
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"bbcode":    func(s string) template.HTML { return template.HTML(bbcode.Render(s, bbcode.Options{NoAutolink: true})) },
+	"tree":      tree,
+	"plural":    plural,
+	"join":      func(xs []string) string { return list(xs) },
+	"path":      url.PathEscape,
+	"upper":     strings.ToUpper,
+	"string":    func(v any) string { return fmt.Sprint(v) },
+	"add":       func(a, b int) int { return a + b },
+	"dl":        func(r moderator.GameReport, now time.Time) deadline { return deadline{r, now} },
+	"who":       who,
+	"slug":      slug,
+	"formWords": formWords.Replace,
+	"signupsOf": func(l *moderator.SignupList, game, csrf string) signupsBox {
+		return signupsBox{List: l, Game: game, CSRF: csrf}
+	},
+	// inboxWaits: what waits while the PM inbox cannot be read.
+	"inboxWaits": func() string { return moderator.InboxWaits },
+	"inSection": func(t rules.Table, title string) sectionTable {
+		return sectionTable{t, strings.EqualFold(strings.TrimSpace(t.Caption), strings.TrimSpace(title))}
+	},
+}
+
+// sectionTable is a table with whether its caption only says its
+// section's title again.
+type sectionTable struct {
+	Table       rules.Table
+	SameAsTitle bool
+}
+
+// who lists player names, each in <bdi>: a name with a right-to-left mark
+// in it must not turn the text after it around ("—" for none).
+func who(names []string) template.HTML {
+	if len(names) == 0 {
+		return "—"
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = "<bdi>" + html.EscapeString(n) + "</bdi>"
+	}
+	return template.HTML(strings.Join(parts, ", "))
 }
 
 // stamp is how the desk writes a time: as the game's posts do (rules.When),
@@ -120,7 +151,7 @@ func writeTree(b *strings.Builder, v any, loc *time.Location) {
 		sort.Strings(keys)
 		b.WriteString(`<table class="tree">`)
 		for _, k := range keys {
-			fmt.Fprintf(b, `<tr><th>%s</th><td>`, html.EscapeString(k))
+			fmt.Fprintf(b, `<tr><th>%s</th><td>`, html.EscapeString(humanKey(k)))
 			writeTree(b, x[k], loc)
 			b.WriteString(`</td></tr>`)
 		}
@@ -149,6 +180,9 @@ func writeTree(b *strings.Builder, v any, loc *time.Location) {
 		b.WriteString(html.EscapeString(scalar(x, loc)))
 	}
 }
+
+// humanKey writes a state's field name as words ("fails_at": "fails at").
+func humanKey(k string) string { return strings.ReplaceAll(k, "_", " ") }
 
 func scalars(xs []any) bool {
 	for _, x := range xs {
@@ -183,4 +217,27 @@ func scalar(v any, loc *time.Location) string {
 type deadline struct {
 	R   moderator.GameReport
 	Now time.Time
+}
+
+// slug is a heading as an id: "Proposals and votes" is proposals-and-votes.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// signupsBox is a game's sign-ups with what their controls need.
+type signupsBox struct {
+	List *moderator.SignupList
+	Game string
+	CSRF string
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
-	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
@@ -41,7 +41,7 @@ func (d *Desk) games(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, g := range rs {
 		rows = append(rows, gameRow{R: g, H: hs[g.Name], Public: d.public(g)})
 	}
-	d.render(w, http.StatusOK, "games", d.gmPage(s, "Games", "", "games", struct {
+	d.render(w, r, http.StatusOK, "games", d.gmPage(s, "Games", "", "games", struct {
 		Rows []gameRow
 		Now  time.Time
 	}{rows, d.now()}))
@@ -115,7 +115,6 @@ func (d *Desk) audit(w http.ResponseWriter, r *http.Request, s *session) {
 		d.fail(w, err)
 		return
 	}
-	prof, _ := forum.Builtin(g.Forum.Engine)
 	for _, a := range rows {
 		if p.Status != "" {
 			var keep []store.CommandRow
@@ -129,27 +128,16 @@ func (d *Desk) audit(w http.ResponseWriter, r *http.Request, s *session) {
 			}
 			a.Commands = keep
 		}
-		m := auditMsg{AuditRow: a, Lines: parser.Lines(prof, a.Message.BodyHTML)}
-		if a.Message.Kind == "post" {
-			m.Link = postURL(g.Forum, a.Message.ForumID)
+		m := auditMsg{AuditRow: a}
+		if r := g.Site.Reader; r != nil {
+			m.Lines = r.Lines(a.Message.BodyHTML)
+		}
+		if a.Message.Kind == forum.KindPost {
+			m.Link = g.Site.PostURL(a.Message.ForumID)
 		}
 		p.Rows = append(p.Rows, m)
 	}
-	d.render(w, http.StatusOK, "audit", d.gmPage(s, g.Report.Name+": audit log", g.Report.Name, "audit", p))
-}
-
-// postURL is a post's address on the board, "" when the board's engine
-// has no known post link.
-func postURL(fc gameconfig.ForumConfig, id string) string {
-	prof, ok := forum.Builtin(fc.Engine)
-	if !ok || prof.URLs.Post == "" || id == "" {
-		return ""
-	}
-	u, err := forum.Resolve(fc.URL, forum.Expand(prof.URLs.Post, map[string]string{"post": id}))
-	if err != nil {
-		return ""
-	}
-	return u
+	d.render(w, r, http.StatusOK, "audit", d.gmPage(s, g.Report.Name+": audit log", g.Report.Name, "audit", p))
 }
 
 // phaseLog is one phase of the history: what the game said in it.
@@ -184,12 +172,12 @@ func (d *Desk) history(w http.ResponseWriter, r *http.Request, s *session) {
 	p.Phases = phases(g.Events, g.State.Roster())
 	for _, it := range g.Outbox {
 		o := outItem{OutboxItem: it}
-		if it.Kind == "post" && it.State == store.OutboxSent {
-			o.Link = postURL(g.Forum, it.ForumID)
+		if it.Kind == forum.KindPost && it.State == store.OutboxSent {
+			o.Link = g.Site.PostURL(it.ForumID)
 		}
 		p.Outbox = append(p.Outbox, o)
 	}
-	d.render(w, http.StatusOK, "history", d.gmPage(s, g.Report.Name+": phase history", g.Report.Name, "history", p))
+	d.render(w, r, http.StatusOK, "history", d.gmPage(s, g.Report.Name+": phase history", g.Report.Name, "history", p))
 }
 
 // phases groups a game's events by phase, in the order the phases began.
@@ -215,9 +203,12 @@ func phases(evs []store.EventRow, roster *rules.Roster) []phaseLog {
 type statePage struct {
 	GameHead
 	Players []store.Player
-	Extra   map[string]any
-	State   any // the whole state as JSON values
-	Config  gameconfig.GameConfig
+	// Views are the game's own GM view (Drawn); a game without one shows
+	// its whole state as a table of values (State).
+	Views  []viewSection
+	Drawn  bool
+	State  any
+	Config gameconfig.GameConfig
 }
 
 func (d *Desk) state(w http.ResponseWriter, r *http.Request, s *session) {
@@ -225,9 +216,33 @@ func (d *Desk) state(w http.ResponseWriter, r *http.Request, s *session) {
 	if !ok {
 		return
 	}
-	p := statePage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()}, Players: g.Players, Extra: g.Status.Extra, Config: g.Config}
-	p.State = jsonValue(g.State)
-	d.render(w, http.StatusOK, "state", d.gmPage(s, g.Report.Name+": GM-only state", g.Report.Name, "state", p))
+	p := statePage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()}, Players: g.Players, Config: g.Config}
+	var err error
+	if p.Views, p.Drawn, err = d.views(r.Context(), g, true); err != nil {
+		d.fail(w, err)
+		return
+	}
+	if !p.Drawn {
+		p.State = jsonValue(g.State)
+	}
+	d.render(w, r, http.StatusOK, "state", d.gmPage(s, g.Report.Name+": GM view", g.Report.Name, "state", p))
+}
+
+// stateJSON is the game's whole state as the store keeps it, to download
+// (the GM's view shows it laid out).
+func (d *Desk) stateJSON(w http.ResponseWriter, r *http.Request, _ *session) {
+	g, ok := d.load(w, r)
+	if !ok {
+		return
+	}
+	b, err := json.MarshalIndent(g.State, "", "  ")
+	if err != nil {
+		d.fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+g.Report.Name+`.state.json"`)
+	w.Write(b)
 }
 
 // jsonValue is v as plain JSON values (maps, slices, strings, numbers), for
@@ -264,29 +279,61 @@ func (d *Desk) drawAll(name string, eng rules.Game, st rules.State) ([]mapPic, e
 	}
 	var out []mapPic
 	for turn := 0; turn < 1000; turn++ {
-		pics, err := dr.Draw(st, turn)
+		mp, err := drawTurn(dr, st, turn)
 		if err != nil {
 			if turn == 0 {
 				return nil, err
 			}
 			break // past the last resolved turn
 		}
-		mp := mapPic{Turn: turn}
-		for _, p := range pics {
-			switch {
-			case p.Format == "png" && !p.GM:
-				mp.PublicPNG = p.Data
-			case p.Format != "svg":
-			case p.GM:
-				mp.GM = p.Data
-			default:
-				mp.Public = p.Data
-			}
-		}
 		out = append(out, mp)
 	}
 	d.maps.put(key, out)
 	return out, nil
+}
+
+// drawOne draws one turn, for a picture asked for by its address (a post's
+// [img]): a board's readers fetch one turn's picture at a time, and
+// drawing every turn for each (drawAll) would cost as much as the game is
+// long after every command the bot applies.
+func (d *Desk) drawOne(name string, eng rules.Game, st rules.State, turn int) (mapPic, error) {
+	dr, ok := eng.(rules.Drawer)
+	if !ok {
+		return mapPic{}, fmt.Errorf("%s has no pictures", name)
+	}
+	b, _ := json.Marshal(st)
+	sum := sha256.Sum256(b)
+	key := fmt.Sprintf("%s/%s/%d", name, hex.EncodeToString(sum[:]), turn)
+	if p, ok := d.maps.get(key); ok && len(p) == 1 {
+		return p[0], nil
+	}
+	mp, err := drawTurn(dr, st, turn)
+	if err != nil {
+		return mapPic{}, err
+	}
+	d.maps.put(key, []mapPic{mp})
+	return mp, nil
+}
+
+// drawTurn sorts turn's pictures into the public and the GM's.
+func drawTurn(dr rules.Drawer, st rules.State, turn int) (mapPic, error) {
+	pics, err := dr.Draw(st, turn)
+	if err != nil {
+		return mapPic{}, err
+	}
+	mp := mapPic{Turn: turn}
+	for _, p := range pics {
+		switch {
+		case p.Format == "png" && !p.GM:
+			mp.PublicPNG = p.Data
+		case p.Format != "svg":
+		case p.GM:
+			mp.GM = p.Data
+		default:
+			mp.Public = p.Data
+		}
+	}
+	return mp, nil
 }
 
 type mapsPage struct {
@@ -312,7 +359,7 @@ func (d *Desk) mapsPage(w http.ResponseWriter, r *http.Request, s *session) {
 		rev[len(pics)-1-i] = p
 	}
 	p := mapsPage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()}, HasMap: has, Turns: rev}
-	d.render(w, http.StatusOK, "maps", d.gmPage(s, g.Report.Name+": maps", g.Report.Name, "maps", p))
+	d.render(w, r, http.StatusOK, "maps", d.gmPage(s, g.Report.Name+": maps", g.Report.Name, "maps", p))
 }
 
 // parsePic reads "3.svg" (the public picture of turn 3), "3-gm.svg" (the
@@ -339,20 +386,36 @@ func (d *Desk) gmMap(w http.ResponseWriter, r *http.Request, _ *session) {
 	d.serveMap(w, r, g.Report.Name, g.Engine, g.State, true)
 }
 
+// shown says whether players may see turn's picture by now: a Charter's
+// is held back with its report (a break), the same answer as for a turn
+// not yet resolved until then.
+func (d *Desk) shown(eng rules.Game, st rules.State, turn int) bool {
+	ch, ok := eng.(rules.Charter)
+	return !ok || !ch.ShownAt(st, turn).After(d.now())
+}
+
 func (d *Desk) serveMap(w http.ResponseWriter, r *http.Request, name string, eng rules.Game, st rules.State, gmAllowed bool) {
 	turn, gm, png, ok := parsePic(r.PathValue("pic"))
 	if !ok || (gm && !gmAllowed) {
 		http.NotFound(w, r)
 		return
 	}
-	pics, err := d.drawAll(name, eng, st)
-	if err != nil || turn >= len(pics) {
+	if !gmAllowed && !d.shown(eng, st, turn) {
 		http.NotFound(w, r)
 		return
 	}
-	data := pics[turn].Public
+	pic, err := d.drawOne(name, eng, st, turn)
+	if err != nil {
+		http.NotFound(w, r) // not resolved yet, or no pictures at all
+		return
+	}
+	data := pic.Public
 	if gm {
-		data = pics[turn].GM
+		data = pic.GM
+	}
+	if data == nil && !png {
+		http.NotFound(w, r) // a game with no GM picture (Nations' chart is all public)
+		return
 	}
 	if png {
 		// Boards show the posts' [img] from here: the public picture
@@ -360,7 +423,7 @@ func (d *Desk) serveMap(w http.ResponseWriter, r *http.Request, name string, eng
 		w.Header().Set("Content-Type", "image/png")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
-		w.Write(pics[turn].PublicPNG)
+		w.Write(pic.PublicPNG)
 		return
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
@@ -374,7 +437,11 @@ func (d *Desk) serveMap(w http.ResponseWriter, r *http.Request, name string, eng
 // everyone, the posts already made in the thread and the public map.
 
 type publicPage struct {
-	R      moderator.GameReport
+	R moderator.GameReport
+	// Views are the game's own views for everyone (Drawn); a game
+	// without them shows its public view as a table of values (View).
+	Views  []viewSection
+	Drawn  bool
 	View   any
 	Scores []score
 	Posts  []store.OutboxItem
@@ -387,49 +454,65 @@ type score struct {
 	Points int
 }
 
-func (d *Desk) publicGame(w http.ResponseWriter, r *http.Request) (*moderator.GameReport, rules.Game, rules.State, []store.OutboxItem, bool) {
+func (d *Desk) publicGame(w http.ResponseWriter, r *http.Request) (*moderator.DeskGame, []store.OutboxItem, bool) {
 	g, err := d.m.Desk(r.Context(), r.PathValue("name"))
 	if err != nil || !d.public(g.Report) {
 		http.NotFound(w, r) // the same answer for a game not public and no such game
-		return nil, nil, nil, nil, false
+		return nil, nil, false
 	}
 	var posts []store.OutboxItem
 	for _, it := range g.Outbox {
-		if it.Kind == "post" && it.State == store.OutboxSent {
+		if it.Kind == forum.KindPost && it.State == store.OutboxSent {
 			posts = append(posts, it)
 		}
 	}
-	return &g.Report, g.Engine, g.State, posts, true
+	return g, posts, true
 }
 
 func (d *Desk) publicPage(w http.ResponseWriter, r *http.Request) {
-	rep, eng, st, posts, ok := d.publicGame(w, r)
+	g, posts, ok := d.publicGame(w, r)
 	if !ok {
 		return
 	}
-	p := publicPage{R: *rep, View: jsonValue(eng.View(st, rules.Everyone)), Posts: posts, Now: d.now()}
-	for n, v := range rep.Rules.Scores {
-		p.Scores = append(p.Scores, score{n, v})
+	rep, eng, st := &g.Report, g.Engine, g.State
+	slices.Reverse(posts) // newest first: what someone following the game looks for
+	p := publicPage{R: *rep, Posts: posts, Now: d.now()}
+	var err error
+	if p.Views, p.Drawn, err = d.views(r.Context(), g, false); err != nil {
+		d.fail(w, err)
+		return
 	}
-	sort.Slice(p.Scores, func(i, j int) bool {
-		if p.Scores[i].Points != p.Scores[j].Points {
-			return p.Scores[i].Points > p.Scores[j].Points
+	if !p.Drawn {
+		// A game that lays out no views of its own: its public view and
+		// its scores as they are.
+		p.View = jsonValue(eng.View(st, rules.Everyone))
+		for n, v := range rep.Rules.Scores {
+			p.Scores = append(p.Scores, score{n, v})
 		}
-		return p.Scores[i].Name < p.Scores[j].Name
-	})
-	pics, err := d.drawAll(rep.Name, eng, st)
-	if err == nil {
-		for i := len(pics) - 1; i >= 0; i-- {
-			p.Turns = append(p.Turns, pics[i].Turn)
+		sort.Slice(p.Scores, func(i, j int) bool {
+			if p.Scores[i].Points != p.Scores[j].Points {
+				return p.Scores[i].Points > p.Scores[j].Points
+			}
+			return p.Scores[i].Name < p.Scores[j].Name
+		})
+	}
+	// The map turn by turn; not a chart, whose latest holds every turn
+	// (the game's views draw it).
+	if _, chart := eng.(rules.Charter); !chart {
+		pics, err := d.drawAll(rep.Name, eng, st)
+		if err == nil {
+			for i := len(pics) - 1; i >= 0; i-- {
+				p.Turns = append(p.Turns, pics[i].Turn)
+			}
 		}
 	}
-	d.render(w, http.StatusOK, "public", page{Title: rep.Name, Data: p})
+	d.render(w, r, http.StatusOK, "public", page{Title: rep.Name, Data: p, Refresh: d.refresh(publicRefresh)})
 }
 
 func (d *Desk) publicMap(w http.ResponseWriter, r *http.Request) {
-	rep, eng, st, _, ok := d.publicGame(w, r)
+	g, _, ok := d.publicGame(w, r)
 	if !ok {
 		return
 	}
-	d.serveMap(w, r, rep.Name, eng, st, false)
+	d.serveMap(w, r, g.Report.Name, g.Engine, g.State, false)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/htmlcheck"
 	"github.com/forumgm/forumgm/moderator"
@@ -23,9 +24,8 @@ import (
 func TestDeskTimesAndStepErrors(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.SQLite(t)
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(context.Context, gameconfig.ForumConfig) (moderator.Forum, error) {
-		panic("the desk does not connect")
-	}}
+	board := forumtest.New(clock.Real{}) // the desk shows the game; nothing here polls the board
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(context.Context, *gameconfig.Site) (moderator.Forum, error) { return board, nil }}
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob", "Carol"}, Options: map[string]any{"rounds": 2, "round_minutes": 10, "break_minutes": 1}, Seed: 3, Start: start}
 	fc := gameconfig.ForumConfig{URL: "http://board.example/", Engine: "mybb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", TimeZone: "UTC-5"}

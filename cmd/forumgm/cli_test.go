@@ -736,8 +736,33 @@ func anyList(xs []string) []any {
 	return out
 }
 
+// TestCLIReplayMapOutNations: Nations' pictures are its charts, one per
+// round from the start, with no GM copy (nothing in them is secret).
+func TestCLIReplayMapOutNations(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "charts")
+	f := absPath(t, filepath.Join(repoRoot, "testdata", "examples", "nations-example.yaml"))
+	r := runCLI(t, "replay", "--map-out", out, f)
+	wantExit(t, r, 0, "replay --map-out")
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, e := range ents {
+		have[e.Name()] = true
+		if strings.Contains(e.Name(), "-gm") {
+			t.Errorf("a GM chart: %s", e.Name())
+		}
+	}
+	for _, want := range []string{"turn-0.svg", "turn-0.png", "turn-1.svg", "turn-1.png"} {
+		if !have[want] {
+			t.Errorf("no %s in %v", want, have)
+		}
+	}
+}
+
 func TestCLIReplayMapOutOtherGames(t *testing.T) {
-	for _, game := range []string{"nations", "resistance"} {
+	for _, game := range []string{"resistance"} {
 		t.Run(game, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "maps")
 			f := absPath(t, filepath.Join(repoRoot, "testdata", "examples", game+"-example.yaml"))
@@ -1164,14 +1189,35 @@ func TestCLIGMWorkflow(t *testing.T) {
 	}
 	s.fails(1, "not paused", "resume", g)
 
-	// resolve-now closes the proposal: a new phase, a new post queued.
-	if out := s.ok("resolve-now", g); !strings.Contains(out, "resolved") {
+	// preview shows what resolve-now would post, and changes nothing.
+	pv := s.ok("preview", g)
+	if !strings.Contains(pv, "Resolving Mission 1, proposal 1 (m1-p1) of spies-cli now would make") || !strings.Contains(pv, "nothing has been sent or saved") ||
+		!strings.Contains(pv, "=== 1. thread post ===") || !strings.Contains(pv, "[b]Deadline:[/b]") || !strings.Contains(pv, "forumgm resolve-now spies-cli --phase m1-p1") {
+		t.Errorf("preview printed:\n%s", pv)
+	}
+	if st1 := s.status(g); st1.Rules.Phase != st.Rules.Phase || st1.Pending != st.Pending {
+		t.Errorf("preview changed the game: phase %s → %s, outbox %d → %d", st.Rules.Phase, st1.Rules.Phase, st.Pending, st1.Pending)
+	}
+	s.fails(1, "has moved past phase m9-p9: the current phase is m1-p1", "preview", "--phase", "m9-p9", g)
+
+	// resolve-now --phase closes the proposal: a new phase, a new post
+	// queued; the same again is refused, naming the current phase.
+	if out := s.ok("resolve-now", "--phase", st.Rules.Phase, g); !strings.Contains(out, "resolved") {
 		t.Errorf("resolve-now printed %q", out)
 	}
 	st2 := s.status(g)
 	if st2.Rules.Phase == st.Rules.Phase || st2.Pending <= st.Pending {
 		t.Errorf("resolve-now: phase %s → %s, outbox %d → %d", st.Rules.Phase, st2.Rules.Phase, st.Pending, st2.Pending)
 	}
+	s.fails(1, "has moved past phase "+st.Rules.Phase+": the current phase is "+st2.Rules.Phase, "resolve-now", "--phase", st.Rules.Phase, g)
+	if st3 := s.status(g); st3.Rules.Phase != st2.Rules.Phase || st3.Pending != st2.Pending {
+		t.Errorf("a refused resolve-now changed the game: phase %s → %s", st2.Rules.Phase, st3.Rules.Phase)
+	}
+	// Without --phase, whatever phase is current, as before.
+	if out := s.ok("resolve-now", g); !strings.Contains(out, "resolved") {
+		t.Errorf("resolve-now printed %q", out)
+	}
+	st2 = s.status(g)
 
 	// replace: the new account takes the slot.
 	s.fails(1, `no account named "Zora"`, "replace", g, "Ben", "Zora")
@@ -1531,14 +1577,24 @@ func TestCLIDemoKeep(t *testing.T) {
 	if end := p.waitLine(t, "thread: ", 90*time.Second); end != url+" — the forum stays up until you press Ctrl-C" {
 		t.Errorf("the closing line says %q", end)
 	}
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("the forum is not up after the game: %v", err)
+	// The final post is on the thread's last page: how many pages the
+	// game took depends on its players' timing.
+	shown, status := false, ""
+	for start := 0; start <= 400 && !shown; start += 10 {
+		resp, err := http.Get(fmt.Sprintf("%s&start=%d", url, start))
+		if err != nil {
+			t.Fatalf("the forum is not up after the game: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		status = resp.Status
+		shown = resp.StatusCode == http.StatusOK && strings.Contains(string(body), "Final scoreboard")
+		if resp.StatusCode != http.StatusOK {
+			break
+		}
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Final scoreboard") {
-		t.Errorf("GET %s after the game: %s; final post shown: %v", url, resp.Status, strings.Contains(string(body), "Final scoreboard"))
+	if !shown {
+		t.Errorf("GET %s after the game: %s; the final post is on none of its pages", url, status)
 	}
 	if code, took := p.stop(t, os.Interrupt); code != 0 || took > 10*time.Second {
 		t.Errorf("demo --keep after Ctrl-C: exit %d after %s\n%s", code, took, p.output())
@@ -1557,6 +1613,7 @@ func TestCLIHelp(t *testing.T) {
 		{"audit", "GAME"},
 		{"extend", "GAME DURATION"},
 		{"resolve-now", "GAME"},
+		{"preview", "GAME"},
 		{"pause", "GAME"},
 		{"resume", "GAME"},
 		{"end", "GAME"},

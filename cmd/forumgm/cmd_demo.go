@@ -46,8 +46,8 @@ it to the end. Open the printed thread URL in a browser to read it as players wo
 				}
 				return err
 			}
-			if res.DB != nil {
-				res.DB.Close()
+			if res.DB != nil { // the game kept in --db
+				return res.DB.Close()
 			}
 			return nil
 		},

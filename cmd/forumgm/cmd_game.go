@@ -17,8 +17,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/probe"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
@@ -106,6 +108,11 @@ unless --force. --no-probe skips the checks (no password needed then).`,
 				if err != nil {
 					return cli.Exit(fmt.Sprintf("%s: %v", c.Args().First(), err), 2)
 				}
+				if gc.SigningUp() {
+					fmt.Printf("created game %s (%s, seed %d), taking sign-ups: 'forumgm run' posts the call for %d to %d players and starts the game when they close ('forumgm signups %s' shows them)\n",
+						g.Name, g.Kind, gc.Seed, gc.Signups.Min, gc.Signups.Max, g.Name)
+					return nil
+				}
 				fmt.Printf("created game %s (%s, %d players, seed %d); run 'forumgm run' to moderate it\n", g.Name, g.Kind, len(ps), gc.Seed)
 				return nil
 			})
@@ -135,7 +142,11 @@ func newProbe(c *cli.Context, gf *gameconfig.GameFile) error {
 	for _, f := range r.Failed() {
 		names = append(names, f.Title)
 	}
-	return cli.Exit(fmt.Sprintf("%s: not created: the board check failed (%s); fix it (see above), or --force to create the game anyway", c.Args().First(), strings.Join(names, ", ")), 1)
+	why := ""
+	if r.PMs != "" {
+		why = " (" + probe.NeedPMs + ")"
+	}
+	return cli.Exit(fmt.Sprintf("%s: not created: the board check failed (%s)%s; fix it (see above), or --force to create the game anyway", c.Args().First(), strings.Join(names, ", "), why), 1)
 }
 
 func runCommand() *cli.Command {
@@ -191,7 +202,8 @@ func statusCommand() *cli.Command {
 		Name:      "status",
 		Usage:     "show games: phase, deadline, who has acted and who has not",
 		ArgsUsage: "[GAME]",
-		Flags:     []cli.Flag{dbFlag, &cli.BoolFlag{Name: "json"}},
+		Flags: []cli.Flag{dbFlag, &cli.BoolFlag{Name: "json",
+			Usage: "print the games' reports as JSON (snake_case fields, e.g. forum_health, thread_read, step_error)"}},
 		Action: func(c *cli.Context) error {
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				rs, err := m.Report(ctx, c.Args().First())
@@ -214,13 +226,33 @@ func statusCommand() *cli.Command {
 }
 
 func printReport(r moderator.GameReport) {
-	st := r.Rules
 	fmt.Printf("%s (%s) — %s\n", r.Name, r.Game, r.Status)
 	if r.Error != "" {
 		fmt.Printf("  error:    %s\n", r.Error)
 		return
 	}
 	fmt.Printf("  thread:   %s\n", r.Thread)
+	if l := r.Signups; l != nil && (l.Open || r.Status == moderator.Cancelled) {
+		// No game yet: the sign-ups are all there is to show of it.
+		printSignups(l, "  ")
+	} else {
+		printPhase(r)
+	}
+	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
+	fmt.Printf("  flood:    %s\n", r.Flood)
+	fmt.Printf("  forum:    %s\n", r.HealthText())
+	if r.ThreadRead != nil {
+		fmt.Printf("  read:     %s\n", r.ThreadRead)
+	}
+	if e := r.StepError; e != nil {
+		fmt.Printf("  failing:  %s (%d failed %s since %s)\n", e.Error, e.Failures, map[bool]string{true: "step", false: "steps"}[e.Failures == 1], rules.When(e.Since, r.Zone))
+	}
+	printActivity(r)
+}
+
+// printPhase is a game's phase, deadline, who has acted and the results.
+func printPhase(r moderator.GameReport) {
+	st := r.Rules
 	fmt.Printf("  phase:    %s %s\n", st.Phase, st.Title)
 	switch {
 	case st.Deadline.IsZero() || st.Finished:
@@ -256,15 +288,24 @@ func printReport(r moderator.GameReport) {
 	if st.Finished {
 		fmt.Printf("  winners:  %s\n", list(st.Winners))
 	}
-	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
-	fmt.Printf("  flood:    %s\n", r.Flood)
-	fmt.Printf("  forum:    %s\n", r.HealthText())
-	if r.ThreadRead != nil {
-		fmt.Printf("  read:     %s\n", r.ThreadRead)
+}
+
+// printActivity shows each player's activity in the current phase: posts
+// in the thread, accepted commands, when last heard from.
+func printActivity(r moderator.GameReport) {
+	if len(r.Activity) == 0 {
+		return
 	}
-	if e := r.StepError; e != nil {
-		fmt.Printf("  failing:  %s (%d failed %s since %s)\n", e.Error, e.Failures, map[bool]string{true: "step", false: "steps"}[e.Failures == 1], rules.When(e.Since, r.Zone))
+	fmt.Println("  activity: this phase's posts and actions, and when last heard from")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, a := range r.Activity {
+		heard := "never"
+		if !a.LastHeard.IsZero() {
+			heard = rules.When(a.LastHeard, r.Zone) + " (" + strings.TrimPrefix(rules.Until(time.Since(a.LastHeard)), "in ") + " ago)"
+		}
+		fmt.Fprintf(w, "    %s\t%s\t%s\t%s\n", a.Player, rules.Plural(a.Posts, "post"), rules.Plural(a.Actions, "action"), heard)
 	}
+	w.Flush()
 }
 
 func list(xs []string) string {
@@ -289,14 +330,25 @@ func auditCommand() *cli.Command {
 		Flags: []cli.Flag{dbFlag,
 			&cli.StringFlag{Name: "player", Usage: "only this player's messages and commands"},
 			&cli.StringFlag{Name: "phase", Usage: "only commands of this phase (as 'status' names it)"},
-			&cli.BoolFlag{Name: "json"},
+			&cli.BoolFlag{Name: "json", Usage: "print the messages and commands as JSON (named as in status --json)"},
 			&cli.BoolFlag{Name: "outbox", Usage: "also list what the bot sent or will send"},
+			&cli.BoolFlag{Name: "csv", Usage: "print the commands as CSV for a spreadsheet: phase, time, player, channel, command, status, reason, link to the post"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("audit takes a game name", 2)
 			}
+			if c.Bool("csv") && (c.Bool("json") || c.Bool("outbox")) {
+				return cli.Exit("audit --csv prints the commands only: not with --json or --outbox", 2)
+			}
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
+				if c.Bool("csv") {
+					lines, zone, err := m.CommandLines(ctx, c.Args().First(), moderator.AuditFilter{Player: c.String("player"), Phase: c.String("phase")})
+					if err != nil {
+						return err
+					}
+					return moderator.WriteCSV(os.Stdout, lines, zone)
+				}
 				rows, out, err := m.Audit(ctx, c.Args().First(), moderator.AuditFilter{Player: c.String("player"), Phase: c.String("phase")})
 				if err != nil {
 					return err
@@ -319,7 +371,7 @@ func auditCommand() *cli.Command {
 					fmt.Println("\nOUTBOX")
 					for _, it := range out {
 						to := "thread"
-						if it.Kind == "pm" {
+						if it.Kind == forum.KindPM {
 							to = "PM to " + it.RecipientName
 						}
 						held := ""
@@ -408,16 +460,11 @@ func gmCommands() []*cli.Command {
 				})
 			},
 		},
-		simple("resolve-now", "resolve the current phase now", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
-			held, err := m.ResolveNow(ctx, g)
-			if !held.IsZero() && err == nil {
-				rs, rerr := m.Report(ctx, g)
-				if rerr != nil {
-					return "", rerr
-				}
-				return fmt.Sprintf("resolved; 'forumgm run' posts the update at %s, when the next phase opens (the game holds it until then)", rules.When(held, rs[0].Zone)), nil
-			}
-			return "resolved; 'forumgm run' posts the update", err
+		resolveNowCommand(),
+		previewCommand(),
+		simple("count", "post a count of the current phase in the thread now (who has voted or sent orders; what the game's count shows)", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
+			n, err := m.Count(ctx, g)
+			return fmt.Sprintf("count %d of the phase queued; 'forumgm run' posts it", n), err
 		}),
 		simple("pause", "stop the clock (commands are still read)", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
 			return "paused", m.Pause(ctx, g)

@@ -4,15 +4,15 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/forumgm/forumgm"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/probe"
-	"github.com/forumgm/forumgm/scraper"
 )
 
 func probeCommand() *cli.Command {
@@ -27,7 +27,7 @@ Exit status 0 when everything a game needs works, 1 when something fails,
 2 when the probe could not start (bad arguments, no password).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "url", Usage: "the board root, e.g. https://example.org/forum/"},
-			&cli.StringFlag{Name: "engine", Usage: "a built-in profile: phpbb or mybb"},
+			&cli.StringFlag{Name: "engine", Usage: "a built-in profile: " + strings.Join(forum.BuiltinNames(), ", ")},
 			&cli.StringFlag{Name: "profile", Usage: "a profile file (docs/profiles.md)"},
 			&cli.StringFlag{Name: "thread", Usage: "the game thread's topic id"},
 			&cli.StringFlag{Name: "bot", Usage: "the bot account's user name"},
@@ -96,17 +96,5 @@ Exit status 0 when everything a game needs works, 1 when something fails,
 // probeBoard runs the probe on a game's board. The error is for a probe
 // that could not start (no password, a bad profile or URL).
 func probeBoard(ctx context.Context, fc gameconfig.ForumConfig, postTest bool) (*probe.Report, error) {
-	prof, err := fc.LoadProfile()
-	if err != nil {
-		return nil, err
-	}
-	creds, err := fc.Credentials()
-	if err != nil {
-		return nil, err
-	}
-	opt := scraper.Options{UserAgent: scraper.UserAgent(forumgm.Version), Retries: 1, Backoff: time.Second, Timeout: 20 * time.Second}
-	if fc.RequestsPerSecond > 0 {
-		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
-	}
-	return probe.Run(ctx, probe.Config{URL: fc.URL, Profile: prof, Thread: fc.Thread, Creds: creds, PostTest: postTest, FloodSeconds: fc.FloodSeconds, Scraper: opt})
+	return probe.ForGame(ctx, fc, forumgm.Version, postTest)
 }

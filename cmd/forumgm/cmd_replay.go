@@ -22,7 +22,7 @@ rules as a live game and prints every post and PM the bot would send.
 Exit status 2 when the scenario file is malformed.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object with the outcome instead of the transcript"},
-			&cli.StringFlag{Name: "map-out", Usage: "write the map pictures of each turn into `DIR` (" + mapGames() + ")"},
+			&cli.StringFlag{Name: "map-out", Usage: "write the map or chart pictures of each turn into `DIR` (" + mapGames() + ")"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -27,11 +27,13 @@ func simCommand() *cli.Command {
 			&cli.IntFlag{Name: "posts-per-page", Value: 10, Usage: "posts per topic page"},
 			&cli.DurationFlag{Name: "flood", Value: 15 * time.Second, Usage: "flood interval between posts/PMs (0 turns it off)"},
 			&cli.StringFlag{Name: "password", Usage: "one password for every seeded user (default: random per user)"},
-			&cli.GenericFlag{Name: "fault", Value: &faultSpecs{}, Usage: "inject a fault, repeatable: kind[,rate=0.1][,count=N][,skip=N][,method=POST][,path=mode=reply][,status=502][,retry=30s][,delay=2s]; kinds: 5xx 429 429-date slow reset truncate cut lost lost-reset expire-session expire-token flood"},
+			&cli.GenericFlag{Name: "fault", Value: &faultSpecs{}, Usage: "inject a fault, repeatable: kind[,rate=0.1][,count=N][,skip=N][,method=POST][,path=mode=reply][,status=502][,retry=30s][,delay=2s]; kinds: 5xx 429 429-date slow slow-apply reset truncate cut lost lost-reset expire-session expire-token flood"},
 			&cli.Int64Flag{Name: "fault-seed", Value: 1, Usage: "seed of the random fault draws (same seed, same requests: same faults)"},
 			&cli.DurationFlag{Name: "down-for", Usage: "take the board down (HTTP 503, board disabled) for this long"},
 			&cli.DurationFlag{Name: "down-after", Usage: "with --down-for: how long after the start the downtime begins"},
 			&cli.StringFlag{Name: "theme", Value: "prosilver", Usage: "the board's style: prosilver, or renamed (posts div.topic-entry, authors span.poster-name: needs examples/renamed-theme.profile.yaml)"},
+			&cli.BoolFlag{Name: "no-pms", Usage: "a board without private messages: every PM page answers 404 (no game can run on it: try probe and new)"},
+			&cli.BoolFlag{Name: "no-size", Usage: "a board whose BBCode has no [size] (as FluxBB's): the tag shows as typed (a profile's marker_markup: \"{marker}\" keeps it from under the bot's posts)"},
 		},
 		Action: func(c *cli.Context) error {
 			bold, err := bbcode.ParseBoldStyle(c.String("bold"))
@@ -54,7 +56,7 @@ func simCommand() *cli.Command {
 				}
 				rules = append(rules, r)
 			}
-			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme})
+			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme, NoPMs: c.Bool("no-pms"), NoSize: c.Bool("no-size")})
 			if err := s.SetFaults(c.Int64("fault-seed"), rules...); err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

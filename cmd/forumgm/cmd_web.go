@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/probe"
 	"github.com/forumgm/forumgm/webdesk"
 )
 
@@ -21,13 +25,40 @@ func deskFlags() []cli.Flag {
 		&cli.StringFlag{Name: "password-file", Usage: "a file only its owner can read holding the desk password (instead of --password-env)"},
 		&cli.StringSliceFlag{Name: "public", Usage: "serve the public read-only page of this game at /p/GAME (repeatable; off by default)"},
 		&cli.BoolFlag{Name: "secure-cookies", Usage: "mark cookies Secure on plain HTTP too (behind a TLS proxy)"},
+		&cli.StringSliceFlag{Name: "trusted-proxy", Usage: "a reverse proxy in front of the desk (an address or a network such as 10.0.0.0/8; repeatable): the client address it reports in X-Forwarded-For is believed for the login's slowdown and the log; without it every visitor behind the proxy counts as one"},
+		&cli.StringFlag{Name: "game-dir", Value: ".", Usage: "where the desk writes the game files of the games created on it (\"\": nowhere, download only)"},
 	}
+}
+
+// trustedProxies reads --trusted-proxy: addresses (one host each) or
+// networks in CIDR notation.
+func trustedProxies(vals []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range vals {
+		for _, f := range strings.Split(v, ",") {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				continue
+			}
+			if p, err := netip.ParsePrefix(f); err == nil {
+				out = append(out, p.Masked())
+				continue
+			}
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("--trusted-proxy %q: want an IP address or a network such as 10.0.0.0/8", f)
+			}
+			a = a.Unmap()
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+		}
+	}
+	return out, nil
 }
 
 func webCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "web",
-		Usage: "serve the GM's web desk: games, audit log, phase history, GM-only state, maps and GM controls",
+		Usage: "serve the GM's web desk: games, audit log, phase history, GM view, maps, GM controls and new games",
 		Description: `Serves the desk on --http (default 127.0.0.1:8080). The GM logs in with the
 password in $FORUMGM_WEB_PASSWORD (or --password-env VAR, or --password-file
 PATH, a file only its owner can read). 'forumgm run --http ADDR' serves the
@@ -56,7 +87,15 @@ func serveDesk(ctx context.Context, c *cli.Context, m *moderator.Moderator) (wai
 	for _, g := range c.StringSlice("public") {
 		pub[g] = true
 	}
-	d, err := webdesk.New(webdesk.Config{Moderator: m, Secret: secret, Public: pub, SecureCookies: c.Bool("secure-cookies"), Log: m.Log})
+	proxies, err := trustedProxies(c.StringSlice("trusted-proxy"))
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 2)
+	}
+	probeGame := func(ctx context.Context, fc gameconfig.ForumConfig) (*probe.Report, error) {
+		return probeBoard(ctx, fc, false)
+	}
+	d, err := webdesk.New(webdesk.Config{Moderator: m, Secret: secret, Public: pub, SecureCookies: c.Bool("secure-cookies"),
+		TrustedProxies: proxies, Log: m.Log, Probe: probeGame, GameDir: c.String("game-dir")})
 	if err != nil {
 		return nil, err
 	}

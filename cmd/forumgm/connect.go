@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
-
 	"github.com/forumgm/forumgm"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forumconn"
-	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 )
 
@@ -15,12 +12,5 @@ import (
 // (A long first read's progress is the moderator's to log: it knows the
 // page a backfill resumed on.)
 func connectForum(clk clock.Clock) moderator.Connector {
-	sessions := &forumconn.Sessions{Clock: clk, Version: forumgm.Version}
-	return func(ctx context.Context, fc gameconfig.ForumConfig) (moderator.Forum, error) {
-		c, err := sessions.Connect(fc)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
+	return (&forumconn.Sessions{Clock: clk, Version: forumgm.Version}).Board
 }

@@ -33,7 +33,7 @@ func app() *cli.App {
 			statusCommand(),
 			auditCommand(),
 			webCommand(),
-		}, append(gmCommands(), simCommand(), parseCommand(), probeCommand())...),
+		}, append(gmCommands(), signupsCommand(), simCommand(), parseCommand(), probeCommand(), profileCommand())...),
 		// Errors are printed once, by main; cli.Exit codes are kept.
 		ExitErrHandler: func(c *cli.Context, err error) {
 			if ec, ok := err.(cli.ExitCoder); ok && err.Error() != "" {

@@ -20,7 +20,7 @@ func mapWriter(game, dir string) (func(s rules.State, n int) error, error) {
 	}
 	drawer, ok := g.(rules.Drawer)
 	if !ok {
-		return nil, fmt.Errorf("--map-out: %s has no map (%s)", game, mapGames())
+		return nil, fmt.Errorf("--map-out: %s has no map or chart (%s)", game, mapGames())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func mapGames() string {
 		}
 	}
 	if len(with) == 0 {
-		return "no game has one"
+		return "no game has any"
 	}
-	return "games with a map: " + strings.Join(with, ", ")
+	return "games with pictures: " + strings.Join(with, ", ")
 }

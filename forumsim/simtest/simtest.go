@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
@@ -30,6 +31,9 @@ type Thread struct {
 	// Down, while set, makes the server answer every request 503, as a
 	// board down for maintenance does in front of the forum software.
 	Down atomic.Bool
+	// Seen, when set, is called with every request before it is served
+	// (a test's own view of what the bot asks for, and when).
+	Seen atomic.Pointer[func(*http.Request)]
 }
 
 // NewThread starts a board from opts with the bot account (password botPW,
@@ -53,6 +57,9 @@ func NewThread(t testing.TB, opts forumsim.Options, bot, botPW string, exempt bo
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := th.Seen.Load(); f != nil {
+			(*f)(r)
+		}
 		if th.Down.Load() {
 			http.Error(w, "the board is down for maintenance", http.StatusServiceUnavailable)
 			return
@@ -102,7 +109,7 @@ func (th *Thread) BotPosts() []forumsim.Post {
 func (th *Thread) OnBoard(it store.OutboxItem) int {
 	n := 0
 	mark := "forumgm·" + it.Marker + "<"
-	if it.Kind == "post" {
+	if it.Kind == forum.KindPost {
 		for _, p := range th.BotPosts() {
 			n += strings.Count(p.HTML, mark)
 		}

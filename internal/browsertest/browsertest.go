@@ -60,6 +60,10 @@ func Start(t testing.TB, timeout time.Duration) context.Context {
 		}
 		t.Skipf("Chromium at %s does not start (%v); browser tests skipped", path, err)
 	}
+	// The page's viewport, not the window's outer size, is 1280×900.
+	if err := Desktop(tctx); err != nil {
+		t.Fatalf("sizing the window: %v", err)
+	}
 	return tctx
 }
 
@@ -77,4 +81,31 @@ func Screenshot(ctx context.Context, path string) error {
 		return err
 	}
 	return os.WriteFile(path, buf, 0o644)
+}
+
+// ElementScreenshot saves the first element matching css as a PNG at
+// path, when path is not "".
+func ElementScreenshot(ctx context.Context, css, path string) error {
+	if path == "" {
+		return nil
+	}
+	buf, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(css)))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf, 0o644)
+}
+
+// Phone makes the window a phone's (390×844 CSS pixels, a touch screen
+// that honours the page's viewport); Desktop makes it 1280×900 again.
+func Phone(ctx context.Context) error {
+	return chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
+}
+
+// Desktop undoes Phone.
+func Desktop(ctx context.Context) error {
+	return chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900))
 }

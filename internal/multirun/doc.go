@@ -4,7 +4,7 @@
 // what issue 12 item 6 and issue 11 item 1 promise: adding a process
 // spreads the games; a process killed with SIGKILL loses its games to the
 // others within one lease period; a PostgreSQL restart with a second
-// runner waiting sends nothing twice; no game with work to do goes
+// runner waiting sends nothing twice; a game handed over (a clean stop, a game given back) while its post is on its way to a slow board is not posted twice; no game with work to do goes
 // without a runner longer than a lease period; every post and PM is on its
 // board exactly once.
 //

@@ -93,7 +93,11 @@ func newLiveGames(t *testing.T, bin, dsn string, n, rounds int) ([]*liveGame, []
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(b.Stop)
+		t.Cleanup(func() {
+			if err := b.Stop(); err != nil {
+				t.Error(err)
+			}
+		})
 		var players strings.Builder
 		for _, s := range b.Seats {
 			fmt.Fprintf(&players, "  - {name: %s, id: \"%d\"}\n", s.Name, s.ID)
@@ -240,8 +244,15 @@ func play(ctx context.Context, t *testing.T, db *store.DB, games []*liveGame, fr
 			g.phase = row.Phase
 		}
 		g.deadline = row.Deadline
-		if row.Status == store.GameFinished && demo.Drained(ctx, db, row.ID) {
-			continue
+		if row.Status == store.GameFinished {
+			drained, err := demo.Drained(ctx, db, row.ID)
+			if err != nil {
+				t.Logf("reading %s's outbox: %v", g.name, err) // the database may be restarting
+				return false
+			}
+			if drained {
+				continue
+			}
 		}
 		done = false
 		// A game with work to do and no runner holding a current lease

@@ -5,13 +5,15 @@
 // It only computes. Callers sleep through their own clock.Clock, so a
 // simulated clock in tests still decides how long a wait really takes.
 //
-// Jitter only lengthens a wait (by up to Jitter of itself): each wait is at
-// least the doubled base, so a configured least wait (the login lockout) is
-// never cut short, while many clients that failed together still spread out.
+// Jitter only lengthens a wait (by up to Jitter of itself), and never past
+// the ceiling: each wait is at least the doubled base, so a configured least
+// wait (the login lockout) is never cut short, and at most the ceiling, so a
+// documented cap (the moderator's 5 minutes) holds. Many clients that failed
+// together still spread out: their waits differ on the way up, so once at
+// the ceiling they keep the same period at different moments.
 package retry
 
 import (
-	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -57,10 +59,10 @@ func (b *Backoff) Next() time.Duration {
 		b.next = d * 2
 	}
 	if b.jitter > 0 {
-		if f := float64(d) * (1 + b.jitter*b.rand()); f < math.MaxInt64 {
+		if f := float64(d) * (1 + b.jitter*b.rand()); f < float64(b.max) {
 			d = time.Duration(f)
 		} else {
-			d = math.MaxInt64
+			d = b.max
 		}
 	}
 	return d

@@ -18,7 +18,7 @@ func TestBackoffSequence(t *testing.T) {
 		{"doubles to the cap", 2 * s, 10 * s, 0, 0, []time.Duration{2 * s, 4 * s, 8 * s, 10 * s, 10 * s}},
 		{"cap below initial", 5 * s, s, 0, 0, []time.Duration{5 * s, 5 * s}},
 		{"least jitter adds nothing", 2 * s, 10 * s, 0.5, 0, []time.Duration{2 * s, 4 * s, 8 * s, 10 * s}},
-		{"most jitter adds its share", 2 * s, 10 * s, 0.5, math.Nextafter(1, 0), []time.Duration{3 * s, 6 * s, 12 * s, 15 * s}},
+		{"most jitter adds its share, up to the cap", 2 * s, 10 * s, 0.5, math.Nextafter(1, 0), []time.Duration{3 * s, 6 * s, 10 * s, 10 * s}},
 		{"half jitter", time.Minute, time.Hour, 0.2, 0.5, []time.Duration{66 * s, 132 * s}},
 		{"no initial wait", 0, time.Minute, 0.2, 0.5, []time.Duration{0, 0}},
 		{"huge cap does not overflow", time.Duration(1 << 61), time.Duration(1<<63 - 1), 0, 0,
@@ -35,6 +35,28 @@ func TestBackoffSequence(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCapHoldsWithJitter is issue 22's long idle: the moderator's 5-minute
+// cap came out at up to 6 minutes once jitter was added. No wait is ever
+// above the ceiling nor below the initial wait, whatever the random draw.
+func TestCapHoldsWithJitter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ initial, ceiling time.Duration }{
+		{30 * time.Second, 5 * time.Minute}, // the moderator's default poll
+		{5 * time.Minute, 24 * time.Hour},   // the login lockout
+		{2 * time.Second, 5 * time.Minute},  // the scraper's GET retries
+		{10 * time.Minute, time.Minute},     // a ceiling below initial is initial
+	} {
+		for _, rnd := range []float64{0, 0.3, 0.5, 0.9, math.Nextafter(1, 0)} {
+			b := New(tc.initial, tc.ceiling).WithJitter(1, func() float64 { return rnd })
+			for i := range 20 {
+				if d := b.Next(); d > max(tc.initial, tc.ceiling) || d < tc.initial {
+					t.Fatalf("New(%v, %v), draw %v: wait %d = %v, outside [%v, %v]", tc.initial, tc.ceiling, rnd, i+1, d, tc.initial, max(tc.initial, tc.ceiling))
+				}
+			}
+		}
 	}
 }
 

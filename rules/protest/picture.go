@@ -146,10 +146,52 @@ func xmlEsc(s string) string {
 	return b.String()
 }
 
+// legendItem is one entry of the map's legend: its label and its mark
+// drawn at (x, y).
+type legendItem struct {
+	label string
+	mark  func(x, y float64) string
+}
+
+// legend lays the legend out under the map in rows as wide as the map (a
+// small map's legend takes more rows), the title on a row of its own, and
+// says how tall it is.
+func (p picture) legend(w float64) (rows [][]legendItem, height float64) {
+	items := []legendItem{{"revealed site", func(x, y float64) string {
+		return fmt.Sprintf(`<polygon class="legend" points="%s" fill="#7a1fa2"/>`, star(x+5, y, 7))
+	}}}
+	for _, o := range []string{Hit, Miss, Silent} {
+		if o == Silent && !p.gm {
+			continue
+		}
+		o := o
+		items = append(items, legendItem{"protest: " + o, func(x, y float64) string {
+			return fmt.Sprintf(`<circle class="legend" cx="%.1f" cy="%.1f" r="6" fill="none" stroke="%s" stroke-width="3"/>`, x+5, y, markFill[o])
+		}})
+	}
+	if p.gm {
+		items = append(items, legendItem{"hidden site", func(x, y float64) string {
+			return fmt.Sprintf(`<polygon class="legend" points="%s" fill="none" stroke="#7a1fa2" stroke-dasharray="3,2"/>`, star(x+5, y, 7))
+		}})
+	}
+	x := 8.0
+	var row []legendItem
+	for _, it := range items {
+		iw := 14 + 6.2*float64(len(it.label)) + 16
+		if x+iw > w && len(row) > 0 {
+			rows, row, x = append(rows, row), nil, 8
+		}
+		row = append(row, it)
+		x += iw
+	}
+	rows = append(rows, row)
+	return rows, float64(len(rows)+1)*18 + 8
+}
+
 func (p picture) svg() []byte {
 	var b bytes.Buffer
 	w, h := p.m.PixelSize(hexSize)
-	legendH := 28.0
+	rows, legendH := p.legend(w)
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.1f %.1f" font-family="sans-serif">`+"\n",
 		w, h+legendH, w, h+legendH)
 	fmt.Fprintf(&b, `<title>%s</title>`+"\n", xmlEsc(p.title))
@@ -176,25 +218,18 @@ func (p picture) svg() []byte {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="8" text-anchor="middle" fill="#222">%s</text>`, cx, cy+hexSize*0.55, name)
 		b.WriteString("</g>\n")
 	}
-	// Legend.
+	// Legend: its rows, then the title.
 	y := h + 18
-	x := 8.0
-	item := func(label, svgMark string) {
-		b.WriteString(svgMark)
-		fmt.Fprintf(&b, `<text class="legend" x="%.1f" y="%.1f" font-size="11">%s</text>`+"\n", x+14, y+4, label)
-		x += 14 + 7*float64(len(label)) + 16
-	}
-	item("revealed site", fmt.Sprintf(`<polygon class="legend" points="%s" fill="#7a1fa2"/>`, star(x+5, y, 7)))
-	for _, o := range []string{Hit, Miss, Silent} {
-		if o == Silent && !p.gm {
-			continue
+	for _, row := range rows {
+		x := 8.0
+		for _, it := range row {
+			b.WriteString(it.mark(x, y))
+			fmt.Fprintf(&b, `<text class="legend" x="%.1f" y="%.1f" font-size="11">%s</text>`+"\n", x+14, y+4, it.label)
+			x += 14 + 6.2*float64(len(it.label)) + 16
 		}
-		item("protest: "+o, fmt.Sprintf(`<circle class="legend" cx="%.1f" cy="%.1f" r="6" fill="none" stroke="%s" stroke-width="3"/>`, x+5, y, markFill[o]))
+		y += 18
 	}
-	if p.gm {
-		item("hidden site", fmt.Sprintf(`<polygon class="legend" points="%s" fill="none" stroke="#7a1fa2" stroke-dasharray="3,2"/>`, star(x+5, y, 7)))
-	}
-	fmt.Fprintf(&b, `<text class="legend" x="%.1f" y="%.1f" font-size="11" text-anchor="end">%s</text>`+"\n", w-8, y+4, xmlEsc(p.title))
+	fmt.Fprintf(&b, `<text class="legend" x="8" y="%.1f" font-size="11" fill="#444">%s</text>`+"\n", y+4, xmlEsc(p.title))
 	b.WriteString("</svg>\n")
 	return b.Bytes()
 }

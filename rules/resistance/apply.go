@@ -120,7 +120,7 @@ func (s *State) vote(p string, approve, pub bool) error {
 		return errors.New("no team has been proposed yet")
 	}
 	if old, ok := s.Votes[p]; ok && old.PM && pub {
-		return errors.New("your vote by PM stands: a vote in the thread does not change it (send a new vote by PM to change it)")
+		return errors.New(reasonPMStands)
 	}
 	s.Votes[p] = Vote{Approve: approve, PM: !pub}
 	return nil
@@ -193,15 +193,7 @@ func (s *State) learn(viewer, target, card string) rules.Event {
 }
 
 // adjacent returns the players before and after id in the leader order.
-func (s *State) adjacent(id string) (string, string) {
-	n := s.n()
-	for i, x := range s.Order {
-		if x == id {
-			return s.Order[(i+n-1)%n], s.Order[(i+1)%n]
-		}
-	}
-	return "", ""
-}
+func (s *State) adjacent(id string) (string, string) { return neighbours(s.Order, id) }
 
 func (s *State) hasCard(p, card string) bool { return contains(s.Hands[p], card) }
 

@@ -265,14 +265,6 @@ func TestDeadlines(t *testing.T) {
 					t.Errorf("missing = %v", m)
 				}
 			}}},
-		{"no proposal counts as a rejection", fixture(five, nil, nil), cat("!deadline"),
-			[]check{phase("m1-p2"), leader("Ben"), public("Time is up and Ann proposed no team", "No team from: Ann."), func(t *testing.T, r *run) {
-				if r.State.Rejections != 1 || strings.Join((Game{}).Status(r.State).Extra["missing"].([]string), ",") != "Ann" {
-					t.Errorf("rejections %d status %v", r.State.Rejections, (Game{}).Status(r.State).Extra)
-				}
-			}}},
-		{"cards not given are discarded", fixture(seven, []string{Speech, Spotlight}, nil), cat("Ann> [b]GIVE speech TO Cat[/b]", "!deadline", "Ben> [b]TEAM: Ben, Cat[/b]"),
-			[]check{noRejections(), public("The cards not handed out (In The Spotlight) are discarded."), team("Ben,Cat"), hand("Cat", Speech)}},
 	})
 }
 

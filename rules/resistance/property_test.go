@@ -57,8 +57,9 @@ func TestPropertyRandomBotGames(t *testing.T) {
 		n := rapid.IntRange(5, 10).Draw(t, "players")
 		seed := rapid.Int64().Draw(t, "seed")
 		opts := rules.Options{
-			"missing_vote": rapid.SampledFrom([]string{"abstain", "reject"}).Draw(t, "missing_vote"),
-			"chain_spies":  rapid.SampledFrom([]string{"auto", "on", "off"}).Draw(t, "chain_spies"),
+			"missing_vote":     rapid.SampledFrom([]string{"abstain", "reject"}).Draw(t, "missing_vote"),
+			"missing_proposal": rapid.SampledFrom([]string{"pass", "reject"}).Draw(t, "missing_proposal"),
+			"chain_spies":      rapid.SampledFrom([]string{"auto", "on", "off"}).Draw(t, "chain_spies"),
 		}
 		r, ticks := playBotGame(t, seed, n, opts)
 		s := r.State

@@ -72,7 +72,10 @@ type State struct {
 	Seats          *rules.Roster `json:"roster"` // the player slots: ids, names shown, aliases
 	RejectionLimit int           `json:"rejection_limit"`
 	MissingVote    string        `json:"missing_vote"`
-	PhaseHours     float64       `json:"phase_hours"`
+	// MissingProposal is what a leader's silence at the time limit is:
+	// "pass" (also "", a state saved before the option existed) or "reject".
+	MissingProposal string  `json:"missing_proposal"`
+	PhaseHours      float64 `json:"phase_hours"`
 
 	Roles map[string]string `json:"roles"`
 	Chain []string          `json:"chain,omitempty"` // spy ring when chain spies are on
@@ -168,9 +171,11 @@ func (g Game) clone(st rules.State) *State {
 const maxRejectionLimit = 100
 
 // Options known to the game, with their defaults.
-var optionNames = []string{"chain_spies", "rejection_limit", "missing_vote", "phase_hours"}
+var optionNames = []string{"chain_spies", "rejection_limit", "missing_vote", "missing_proposal", "phase_hours"}
 
-// Setup implements rules.Game.
+// Setup implements rules.Game: the options, then the secrets (roles, the
+// chain spies' ring, the leader order, the deck), each fixed by cfg.Setup or
+// drawn from the seed, then the role PMs and the opening post.
 func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	n := len(cfg.Players)
 	if n < 5 || n > 10 {
@@ -186,106 +191,23 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	}
 	s := &State{Seats: r}
 	s.init()
-	if s.RejectionLimit, err = cfg.Options.IntIn("rejection_limit", 5, 1, maxRejectionLimit); err != nil {
+	chain, err := s.readOptions(cfg.Options)
+	if err != nil {
 		return nil, nil, err
 	}
-	s.MissingVote = cfg.Options.String("missing_vote", "abstain")
-	if s.MissingVote != "abstain" && s.MissingVote != "reject" {
-		return nil, nil, fmt.Errorf("option missing_vote must be abstain or reject, not %q", s.MissingVote)
-	}
-	if s.PhaseHours, err = cfg.Options.Span("phase_hours", 48, time.Hour, false); err != nil {
+	if err := s.dealRoles(cfg); err != nil {
 		return nil, nil, err
 	}
-	chain := cfg.Options.String("chain_spies", "auto")
-	switch chain {
-	case "auto":
-		chain = map[bool]string{true: "on", false: "off"}[n == 10]
-	case "on", "off":
-	default:
-		return nil, nil, fmt.Errorf("option chain_spies must be auto, on or off, not %q", chain)
-	}
-	ids := r.IDs()
-
-	// Roles.
-	if raw, ok := cfg.Setup["roles"]; ok {
-		m, ok := raw.(map[string]any)
-		if !ok {
-			return nil, nil, fmt.Errorf("setup roles must map each player to spy or resistance")
-		}
-		for name, v := range m {
-			id, err := r.Match(name)
-			if err != nil {
-				return nil, nil, fmt.Errorf("setup roles: %v", err)
-			}
-			role := strings.ToLower(strings.TrimSpace(fmt.Sprint(v)))
-			if role == "spies" {
-				role = Spy
-			}
-			if role != Spy && role != Resistance {
-				return nil, nil, fmt.Errorf("setup roles: %s must be spy or resistance, not %q", name, v)
-			}
-			s.Roles[id] = role
-		}
-		spies := 0
-		for _, id := range ids {
-			switch s.Roles[id] {
-			case "":
-				return nil, nil, fmt.Errorf("setup roles: no role for %s", id)
-			case Spy:
-				spies++
-			}
-		}
-		if spies != spyCount[n] {
-			return nil, nil, fmt.Errorf("setup roles: %d players need %d spies, not %d", n, spyCount[n], spies)
-		}
-	} else {
-		for i, id := range rules.Shuffled(rules.NewRand(cfg.Seed, "roles"), ids) {
-			s.Roles[id] = map[bool]string{true: Spy, false: Resistance}[i < spyCount[n]]
-		}
-	}
-	spies := s.side(Spy)
-
-	// Chain ring.
-	if chain == "on" {
-		if raw, ok := cfg.Setup["chain"]; ok {
-			names, err := nameList(r, raw, "chain")
-			if err != nil {
-				return nil, nil, err
-			}
-			if !sameSet(names, spies) {
-				return nil, nil, fmt.Errorf("setup chain must list every spy once")
-			}
-			s.Chain = names
-		} else {
-			s.Chain = rules.Shuffled(rules.NewRand(cfg.Seed, "chain"), spies)
-		}
-	}
-
-	// Leader order.
-	if raw, ok := cfg.Setup["leader_order"]; ok {
-		names, err := nameList(r, raw, "leader_order")
-		if err != nil {
+	if chain {
+		if s.Chain, err = fixedOrDrawn(cfg, r, "chain", s.side(Spy), "every spy"); err != nil {
 			return nil, nil, err
 		}
-		if !sameSet(names, ids) {
-			return nil, nil, fmt.Errorf("setup leader_order must list every player once")
-		}
-		s.Order = names
-	} else {
-		s.Order = rules.Shuffled(rules.NewRand(cfg.Seed, "leader_order"), ids)
 	}
-
-	// Cards.
-	if n >= 7 {
-		deck, err := buildDeck(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		s.Deck = deck
-	} else {
-		for _, id := range ids {
-			s.DoubleVotes[id] = true
-		}
+	if s.Order, err = fixedOrDrawn(cfg, r, "leader_order", r.IDs(), "every player"); err != nil {
+		return nil, nil, err
+	}
+	if err := s.dealCards(cfg); err != nil {
+		return nil, nil, err
 	}
 
 	s.Mission, s.Proposal = 1, 1
@@ -294,16 +216,145 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	s.Deadline = s.deadlineFrom(cfg.Start)
 
 	var ev []rules.Event
-	for _, id := range ids {
+	for _, id := range r.IDs() {
 		ev = append(ev, rules.PrivateEvent(id, "role", s.rolePM(id)))
 	}
+	ev = append(ev, rules.PublicEvent("opening", s.openingText(chain)))
+	ev = append(ev, s.openProposal(true)...)
+	return s, ev, nil
+}
+
+// readOptions checks and keeps the GM's options; it says whether chain
+// spies are on, which auto decides by the player count.
+func (s *State) readOptions(o rules.Options) (chain bool, err error) {
+	if s.RejectionLimit, err = o.IntIn("rejection_limit", 5, 1, maxRejectionLimit); err != nil {
+		return false, err
+	}
+	s.MissingVote = o.String("missing_vote", "abstain")
+	if s.MissingVote != "abstain" && s.MissingVote != "reject" {
+		return false, fmt.Errorf("option missing_vote must be abstain or reject, not %q", s.MissingVote)
+	}
+	s.MissingProposal = o.String("missing_proposal", "pass")
+	if s.MissingProposal != "pass" && s.MissingProposal != "reject" {
+		return false, fmt.Errorf("option missing_proposal must be pass or reject, not %q", s.MissingProposal)
+	}
+	if s.PhaseHours, err = o.Span("phase_hours", 48, time.Hour, false); err != nil {
+		return false, err
+	}
+	switch c := o.String("chain_spies", "auto"); c {
+	case "auto":
+		return len(s.Seats.IDs()) == 10, nil
+	case "on", "off":
+		return c == "on", nil
+	default:
+		return false, fmt.Errorf("option chain_spies must be auto, on or off, not %q", c)
+	}
+}
+
+// dealRoles gives every player a role: those of cfg.Setup's roles, or the
+// table's number of spies drawn from the seed.
+func (s *State) dealRoles(cfg rules.Config) error {
+	ids := s.Seats.IDs()
+	raw, ok := cfg.Setup["roles"]
+	if !ok {
+		for i, id := range rules.Shuffled(rules.NewRand(cfg.Seed, "roles"), ids) {
+			s.Roles[id] = map[bool]string{true: Spy, false: Resistance}[i < spyCount[len(ids)]]
+		}
+		return nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return fmt.Errorf("setup roles must map each player to spy or resistance")
+	}
+	for name, v := range m {
+		id, role, err := s.fixedRole(name, v)
+		if err != nil {
+			return err
+		}
+		s.Roles[id] = role
+	}
+	return s.checkRoles()
+}
+
+// fixedRole reads one entry of cfg.Setup's roles.
+func (s *State) fixedRole(name string, v any) (id, role string, err error) {
+	if id, err = s.Seats.Match(name); err != nil {
+		return "", "", fmt.Errorf("setup roles: %v", err)
+	}
+	role = strings.ToLower(strings.TrimSpace(fmt.Sprint(v)))
+	if role == "spies" {
+		role = Spy
+	}
+	if role != Spy && role != Resistance {
+		return "", "", fmt.Errorf("setup roles: %s must be spy or resistance, not %q", name, v)
+	}
+	return id, role, nil
+}
+
+// checkRoles: fixed roles must name every player and give the table's
+// number of spies.
+func (s *State) checkRoles() error {
+	n, spies := len(s.Seats.IDs()), 0
+	for _, id := range s.Seats.IDs() {
+		switch s.Roles[id] {
+		case "":
+			return fmt.Errorf("setup roles: no role for %s", id)
+		case Spy:
+			spies++
+		}
+	}
+	if spies != spyCount[n] {
+		return fmt.Errorf("setup roles: %d players need %d spies, not %d", n, spyCount[n], spies)
+	}
+	return nil
+}
+
+// fixedOrDrawn is cfg.Setup's list under key, which must hold each of set
+// once (what names them in the error), or else set in an order drawn from
+// the seed under the same key.
+func fixedOrDrawn(cfg rules.Config, r *rules.Roster, key string, set []string, what string) ([]string, error) {
+	raw, ok := cfg.Setup[key]
+	if !ok {
+		return rules.Shuffled(rules.NewRand(cfg.Seed, key), set), nil
+	}
+	names, err := nameList(r, raw, key)
+	if err != nil {
+		return nil, err
+	}
+	if !sameSet(names, set) {
+		return nil, fmt.Errorf("setup %s must list %s once", key, what)
+	}
+	return names, nil
+}
+
+// dealCards gives 5–6 players a Double Vote each, and builds the plot deck
+// at 7+.
+func (s *State) dealCards(cfg rules.Config) error {
+	if len(s.Seats.IDs()) < 7 {
+		for _, id := range s.Seats.IDs() {
+			s.DoubleVotes[id] = true
+		}
+		return nil
+	}
+	deck, err := buildDeck(cfg)
+	if err != nil {
+		return err
+	}
+	s.Deck = deck
+	return nil
+}
+
+// openingText is the opening post before its first proposal: sides, leader
+// order, team sizes, cards, the rejection limit and how to play.
+func (s *State) openingText(chain bool) string {
+	n := len(s.Seats.IDs())
 	var b strings.Builder
 	fmt.Fprintf(&b, "[b]The Resistance: Spies vs. Spies[/b] — %d players.\n", n)
 	fmt.Fprintf(&b, "Sides: %d resistance, %d spies. Roles have been sent by PM.\n", n-spyCount[n], spyCount[n])
-	if chain == "on" {
+	if chain {
 		b.WriteString("Chain spies are in effect: each spy knows only one other spy.\n")
 	}
-	fmt.Fprintf(&b, "Leader order: %s.\n", r.Names(s.Order))
+	fmt.Fprintf(&b, "Leader order: %s.\n", s.Seats.Names(s.Order))
 	fmt.Fprintf(&b, "Team sizes: %s", sizesText(n))
 	if n >= 7 {
 		b.WriteString(" (* the 4th mission fails only with 2 or more sabotages)")
@@ -314,9 +365,7 @@ func (g Game) Setup(cfg rules.Config) (rules.State, []rules.Event, error) {
 	}
 	fmt.Fprintf(&b, "Proposals rejected %d times in one mission give the game to the spies.\n", s.RejectionLimit)
 	b.WriteString(s.howToPlay())
-	ev = append(ev, rules.PublicEvent("opening", strings.TrimRight(b.String(), "\n")))
-	ev = append(ev, s.openProposal(true)...)
-	return s, ev, nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func sizesText(n int) string {
@@ -593,7 +642,11 @@ func (s *State) howToPlay() string {
 	}
 	var b strings.Builder
 	b.WriteString("\n[b]How to play[/b] (only [b]bold[/b] text in the thread counts; in a PM to me every line counts):\n")
-	b.WriteString("- [b]Propose[/b]: the leader posts the team in the thread, e.g. [b]TEAM: Ann, Ben[/b], with as many names as the team size. Posting a new team replaces the proposal until the first vote.\n")
+	silence := "; the rejection count does not grow"
+	if s.MissingProposal == "reject" {
+		silence = ", and it counts as a rejected proposal"
+	}
+	fmt.Fprintf(&b, "- [b]Propose[/b]: the leader posts the team in the thread, e.g. [b]TEAM: Ann, Ben[/b], with as many names as the team size. Posting a new team replaces the proposal until the first vote. A leader who has posted no team by the deadline loses the turn to the next leader%s.\n", silence)
 	fmt.Fprintf(&b, "- [b]Vote[/b]: everyone votes on the proposed team in the thread with [b]APPROVE[/b] or [b]REJECT[/b] (or by PM; a vote by PM stands over one in the thread). A missing vote %s. The proposal closes once everyone has voted, or at the deadline.\n", missing)
 	b.WriteString("- [b]Mission[/b]: if the team is approved, each team member sends me [b]SUPPORT[/b] or [b]SABOTAGE[/b] by PM, never in the thread. Only spies may sabotage.\n")
 	b.WriteString("- [b]Cards[/b]: when plot cards are dealt to the leader of a new mission, the leader hands each to another player with [b]GIVE card TO name[/b]; play a card you hold with [b]PLAY card[/b], or [b]PLAY card ON name[/b] when it names a player. What each card does is in your PM when you get it.\n")

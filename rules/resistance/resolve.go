@@ -37,18 +37,7 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 	}
 	var ev []rules.Event
 	if s.Team == nil {
-		// The leader let the time limit pass without a valid team: the
-		// turn counts as a rejected proposal.
-		s.Missing = []string{s.Leader}
-		msg := fmt.Sprintf("Time is up and %s proposed no team: this counts as a rejected proposal.", s.Seats.Name(s.Leader))
-		if len(s.Dealt) > 0 {
-			msg += fmt.Sprintf(" The cards not handed out (%s) are discarded.", strings.Join(s.Dealt, ", "))
-			s.Dealt = nil
-		}
-		msg += "\nNo team from: " + s.Seats.Name(s.Leader) + "."
-		ev = append(ev, rules.PublicEvent("missing", msg))
-		ev = append(ev, s.reject(now)...)
-		return s, ev
+		return s, s.noProposal(now)
 	}
 	missing := s.notVoted()
 	s.Missing = missing
@@ -109,6 +98,37 @@ func (g Game) Resolve(st rules.State, now time.Time) (rules.State, []rules.Event
 	}
 	ev = append(ev, s.mission(now)...)
 	return s, ev
+}
+
+// noProposal closes a wait in which the leader posted no valid team by the
+// time limit. Nothing was proposed, so by default nothing was rejected: the
+// turn passes on (a stand-in's back to the player he displaced) and the
+// rejection count stays, so a spy leading the proposal that would reach the
+// limit cannot win by silence. With missing_proposal: reject the silence
+// counts as a rejected proposal, as it did before the option. Either way the
+// leader is reported missing and cards not yet given are discarded.
+func (s *State) noProposal(now time.Time) []rules.Event {
+	silent := s.Seats.Name(s.Leader)
+	if s.Override != "" {
+		silent += fmt.Sprintf(", leading in %s's place,", s.Seats.Name(s.Order[s.Turn]))
+	}
+	s.Missing = []string{s.Leader}
+	discarded := ""
+	if len(s.Dealt) > 0 {
+		discarded = fmt.Sprintf(" The cards not handed out (%s) are discarded.", strings.Join(s.Dealt, ", "))
+		s.Dealt = nil
+	}
+	noTeam := "\nNo team from: " + s.Seats.Name(s.Leader) + "."
+	if s.MissingProposal == "reject" {
+		msg := fmt.Sprintf("Time is up and %s proposed no team: this counts as a rejected proposal.", silent) + discarded + noTeam
+		return append([]rules.Event{rules.PublicEvent("missing", msg)}, s.reject(now)...)
+	}
+	// The proposal number still moves on: each wait is a phase of its own.
+	s.Proposal++
+	next := s.advance(now, false)
+	msg := fmt.Sprintf("Time is up and %s proposed no team: the turn passes without a proposal, and the rejection count stays at %d of %d.%s %s leads the next proposal.%s",
+		silent, s.Rejections, s.RejectionLimit, discarded, s.Seats.Name(s.Leader), noTeam)
+	return append([]rules.Event{rules.PublicEvent("missing", msg)}, next...)
 }
 
 func listOrNone(xs []string) string {

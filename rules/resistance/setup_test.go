@@ -190,6 +190,7 @@ func TestSetupOverridesAndErrors(t *testing.T) {
 		{"11 players", rules.Config{Players: append(append([]string{}, ten...), "Kim")}, "5 to 10 players"},
 		{"unknown option", with(func(c *rules.Config) { c.Options["rounds"] = 3 }), "unknown option"},
 		{"missing_vote", with(func(c *rules.Config) { c.Options["missing_vote"] = "approve" }), "missing_vote"},
+		{"missing_proposal", with(func(c *rules.Config) { c.Options["missing_proposal"] = "abstain" }), "missing_proposal"},
 		{"chain_spies", with(func(c *rules.Config) { c.Options["chain_spies"] = "maybe" }), "chain_spies"},
 		{"phase_hours", with(func(c *rules.Config) { c.Options["phase_hours"] = 0 }), "phase_hours"},
 		{"rejection_limit", with(func(c *rules.Config) { c.Options["rejection_limit"] = 0 }), "rejection_limit"},

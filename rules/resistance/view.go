@@ -115,117 +115,161 @@ func (g Game) Bot(st rules.State, player string, r *rules.Rand) []rules.Move {
 	if v.Finished || v.Role == "" {
 		return nil
 	}
-	bad := func() bool { return r.IntN(10) == 0 }
-	var pub, pm []string
-	others := func() []string {
-		var out []string
-		for _, id := range v.Players {
-			if id != player {
-				out = append(out, id)
-			}
-		}
-		return out
+	b := &botTurn{v: v, player: player, r: r}
+	b.owedChoices()
+	switch {
+	case v.Leader == player && v.Team == nil:
+		b.lead()
+	case v.Team != nil:
+		// Cards first, so a Passionate Speech counts on this vote.
+		b.playCards()
+		b.sendOrder()
+		b.vote()
 	}
-	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
+	return moves(b.pub, b.pm)
+}
 
-	// Choices owed from immediate cards.
-	for _, c := range v.Pending[player] {
+// botTurn is one simulated player's turn: what it sees, its dice, and the
+// thread commands and PM lines chosen so far. The dice are thrown in a fixed
+// order, so a seed replays the same game.
+type botTurn struct {
+	v       View
+	player  string
+	r       *rules.Rand
+	pub, pm []string
+}
+
+func (b *botTurn) bad() bool { return b.r.IntN(10) == 0 }
+
+func (b *botTurn) pick(xs []string) string { return xs[b.r.IntN(len(xs))] }
+
+func (b *botTurn) others() []string { return remove(b.v.Players, b.player) }
+
+// owedChoices makes the choices the player owes from immediate cards.
+func (b *botTurn) owedChoices() {
+	for _, c := range b.v.Pending[b.player] {
 		switch c {
 		case Overheard:
-			n := len(v.LeaderOrder)
-			for i, id := range v.LeaderOrder {
-				if id == player {
-					adj := []string{v.LeaderOrder[(i+n-1)%n], v.LeaderOrder[(i+1)%n]}
-					pm = append(pm, "OVERHEAR "+pick(adj))
-				}
-			}
+			before, after := neighbours(b.v.LeaderOrder, b.player)
+			b.pm = append(b.pm, "OVERHEAR "+b.pick([]string{before, after}))
 		case OpenUp:
-			pm = append(pm, "OPEN UP TO "+pick(others()))
+			b.pm = append(b.pm, "OPEN UP TO "+b.pick(b.others()))
 		}
 	}
+}
 
-	// The leader hands out the cards, then proposes.
-	if v.Leader == player && v.Team == nil {
-		for _, c := range v.Dealt {
-			pub = append(pub, fmt.Sprintf("GIVE %s TO %s", c, pick(others())))
+// neighbours returns the players before and after id in order.
+func neighbours(order []string, id string) (string, string) {
+	n := len(order)
+	for i, x := range order {
+		if x == id {
+			return order[(i+n-1)%n], order[(i+1)%n]
 		}
-		team := rules.Shuffled(r, v.Players)[:v.TeamSize]
-		if !contains(team, player) && r.IntN(3) > 0 {
-			team[0] = player
-		}
-		switch {
-		case bad() && r.IntN(2) == 0:
-			team = team[:len(team)-1] // wrong size
-		case bad():
-			team[len(team)-1] = "Nobody Atall" // unknown name
-		}
-		pub = append(pub, "TEAM: "+strings.Join(team, ", "))
-		return moves(pub, pm)
 	}
+	return "", ""
+}
 
-	if v.Team != nil {
-		// Cards first, so a Passionate Speech counts on this vote.
-		for _, c := range v.Hand {
-			if r.IntN(3) != 0 {
-				continue
-			}
-			switch c {
-			case Speech:
-				if v.MyVote == "" && !v.Doubled {
-					pub = append(pub, "PLAY Passionate Speech")
-				}
-			case StrongLeader:
-				pub = append(pub, "PLAY Strong Leader")
-			case CloseEye:
-				pm = append(pm, "PLAY Close Eye ON "+pick(v.Team))
-			case Spotlight:
-				pub = append(pub, "PLAY In The Spotlight ON "+pick(v.Team))
-			}
+// lead hands out the dealt cards, then proposes a team, mostly with
+// himself on it, now and then a bad one.
+func (b *botTurn) lead() {
+	for _, c := range b.v.Dealt {
+		b.pub = append(b.pub, fmt.Sprintf("GIVE %s TO %s", c, b.pick(b.others())))
+	}
+	team := rules.Shuffled(b.r, b.v.Players)[:b.v.TeamSize]
+	if !contains(team, b.player) && b.r.IntN(3) > 0 {
+		team[0] = b.player
+	}
+	switch {
+	case b.bad() && b.r.IntN(2) == 0:
+		team = team[:len(team)-1] // wrong size
+	case b.bad():
+		team[len(team)-1] = "Nobody Atall" // unknown name
+	}
+	b.pub = append(b.pub, "TEAM: "+strings.Join(team, ", "))
+}
+
+// playCards plays, one time in three, each card held that can be played
+// on a team up for votes, and now and then the Double Vote.
+func (b *botTurn) playCards() {
+	v := b.v
+	for _, c := range v.Hand {
+		if b.r.IntN(3) != 0 {
+			continue
 		}
-		if v.DoubleVote && v.MyVote == "" && r.IntN(4) == 0 {
-			pub = append(pub, "PLAY Double Vote")
-		}
-		if contains(v.Team, player) && v.MyOrder == "" {
-			o := "SUPPORT"
-			if v.Role == Spy && r.IntN(2) == 0 {
-				o = "SABOTAGE"
+		switch c {
+		case Speech:
+			if v.MyVote == "" && !v.Doubled {
+				b.pub = append(b.pub, "PLAY Passionate Speech")
 			}
-			if bad() {
-				pub = append(pub, o) // an order in the thread: refused
-			} else {
-				pm = append(pm, o)
-			}
-		}
-		if v.MyVote == "" {
-			vote := "APPROVE"
-			spiesOn := 0
-			for _, id := range v.Team {
-				if v.Known[id] == Spy {
-					spiesOn++
-				}
-			}
-			switch {
-			case v.Role == Spy && spiesOn == 0:
-				if r.IntN(3) > 0 {
-					vote = "REJECT"
-				}
-			case v.Role == Resistance && spiesOn > 0:
-				vote = "REJECT"
-			case r.IntN(4) == 0:
-				vote = "REJECT"
-			}
-			switch {
-			case bad():
-				// A quoted vote never counts; the player votes again later.
-				return moves(append(pub, fmt.Sprintf("[quote=%s]I [b]%s[/b][/quote]", pick(others()), vote)), pm)
-			case r.IntN(4) == 0:
-				pm = append(pm, vote)
-			default:
-				pub = append(pub, "VOTE "+vote)
-			}
+		case StrongLeader:
+			b.pub = append(b.pub, "PLAY Strong Leader")
+		case CloseEye:
+			b.pm = append(b.pm, "PLAY Close Eye ON "+b.pick(v.Team))
+		case Spotlight:
+			b.pub = append(b.pub, "PLAY In The Spotlight ON "+b.pick(v.Team))
 		}
 	}
-	return moves(pub, pm)
+	if v.DoubleVote && v.MyVote == "" && b.r.IntN(4) == 0 {
+		b.pub = append(b.pub, "PLAY Double Vote")
+	}
+}
+
+// sendOrder: a team member without an order sends one by PM (a spy
+// sabotages half the time), now and then by mistake in the thread.
+func (b *botTurn) sendOrder() {
+	if !contains(b.v.Team, b.player) || b.v.MyOrder != "" {
+		return
+	}
+	o := "SUPPORT"
+	if b.v.Role == Spy && b.r.IntN(2) == 0 {
+		o = "SABOTAGE"
+	}
+	if b.bad() {
+		b.pub = append(b.pub, o) // an order in the thread: refused
+	} else {
+		b.pm = append(b.pm, o)
+	}
+}
+
+// vote: a player who has not voted votes, in the thread, by PM, or now and
+// then inside a quote, where it does not count.
+func (b *botTurn) vote() {
+	if b.v.MyVote != "" {
+		return
+	}
+	vote := b.choose()
+	switch {
+	case b.bad():
+		// A quoted vote never counts; the player votes again later.
+		b.pub = append(b.pub, fmt.Sprintf("[quote=%s]I [b]%s[/b][/quote]", b.pick(b.others()), vote))
+	case b.r.IntN(4) == 0:
+		b.pm = append(b.pm, vote)
+	default:
+		b.pub = append(b.pub, "VOTE "+vote)
+	}
+}
+
+// choose is the vote on the team: a spy mostly rejects a team without a
+// known spy, resistance rejects one with a known spy, and otherwise one
+// in four rejects.
+func (b *botTurn) choose() string {
+	spiesOn := 0
+	for _, id := range b.v.Team {
+		if b.v.Known[id] == Spy {
+			spiesOn++
+		}
+	}
+	switch {
+	case b.v.Role == Spy && spiesOn == 0:
+		if b.r.IntN(3) > 0 {
+			return "REJECT"
+		}
+	case b.v.Role == Resistance && spiesOn > 0:
+		return "REJECT"
+	case b.r.IntN(4) == 0:
+		return "REJECT"
+	}
+	return "APPROVE"
 }
 
 // moves wraps thread commands in bold (a segment already holding BBCode is

@@ -2,9 +2,9 @@
 // and the poster: member.php login with my_post_key bound to the session,
 // showthread.php paginated with the default postbit markup, newreply.php
 // with posthash and flood control (postfloodsecs), private.php inbox, sent
-// folder, read and do_send (pmfloodsecs). It is written from
-// design/forum-engines.md §4, not from MyBB's code, and keeps only what the
-// client touches. All time comes from a clock so flood waits cost nothing.
+// folder, read and do_send (pmfloodsecs). It is written from MyBB 1.8's
+// documented pages and forms, not from MyBB's code (the real board is
+// internal/realboardtest's), and keeps only what the client touches. All time comes from a clock so flood waits cost nothing.
 package fakemybb
 
 import (
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -385,6 +386,16 @@ func (b *Board) flooded(last time.Time) bool {
 	return b.FloodSecs > 0 && !last.IsZero() && b.clk.Now().Sub(last) < time.Duration(b.FloodSecs)*time.Second
 }
 
+// floodText is MyBB 1.8's refusal (datahandler_post/_pm.lang.php): it names
+// the seconds left, not the interval.
+func (b *Board) floodText(last time.Time, what, verb string) string {
+	left := b.FloodSecs - int(b.clk.Now().Sub(last)/time.Second)
+	if left <= 1 {
+		return "You are trying to " + verb + " a message too quickly after " + what + " a previous message. Please wait 1 more second."
+	}
+	return fmt.Sprintf("You are trying to %s a message too quickly after %s a previous message. Please wait %d more seconds.", verb, what, left)
+}
+
 func (b *Board) newreply(w http.ResponseWriter, r *http.Request, sid string, u *user) {
 	if u == nil {
 		b.errorPage(w, sid, u, "You are either not logged in or do not have permission to view this page.")
@@ -400,13 +411,12 @@ func (b *Board) newreply(w http.ResponseWriter, r *http.Request, sid string, u *
 			return
 		}
 		if b.flooded(u.lastPost) {
-			b.errorPage(w, sid, u, fmt.Sprintf("We are sorry but we cannot process your post. The administrator has specified you are only allowed to post once every %d seconds.", b.FloodSecs))
+			b.errorPage(w, sid, u, b.floodText(u.lastPost, "posting", "post"))
 			return
 		}
 		msg := html.EscapeString(r.FormValue("message"))
 		msg = strings.ReplaceAll(msg, "\n", "<br />\n")
-		msg = strings.ReplaceAll(msg, "[size=85]", `<span style="font-size: 85%;" class="mycode_size">`)
-		msg = strings.ReplaceAll(msg, "[/size]", `</span>`)
+		msg = mycodeSize(msg)
 		msg = strings.ReplaceAll(msg, "[b]", `<span style="font-weight: bold;" class="mycode_b">`)
 		msg = strings.ReplaceAll(msg, "[/b]", `</span>`)
 		pid := b.addPost(u.uid, "", msg)
@@ -441,7 +451,7 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 			return
 		}
 		if b.flooded(u.lastPM) {
-			b.errorPage(w, sid, u, fmt.Sprintf("We are sorry but we cannot process your post. The administrator has specified you are only allowed to post once every %d seconds.", b.FloodSecs))
+			b.errorPage(w, sid, u, b.floodText(u.lastPM, "sending", "send"))
 			return
 		}
 		var to *user
@@ -455,8 +465,7 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 			return
 		}
 		msg := strings.ReplaceAll(html.EscapeString(r.FormValue("message")), "\n", "<br />\n")
-		msg = strings.ReplaceAll(msg, "[size=85]", `<span style="font-size: 85%;" class="mycode_size">`)
-		msg = strings.ReplaceAll(msg, "[/size]", `</span>`)
+		msg = mycodeSize(msg)
 		b.nextPMID++
 		b.pms = append(b.pms, PM{ID: b.nextPMID, From: u.uid, To: to.uid, Subject: r.FormValue("subject"), Message: msg, Time: b.clk.Now()})
 		u.lastPM = b.clk.Now()
@@ -491,8 +500,14 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 		b.errorPage(w, sid, u, "The private message you requested does not exist.")
 	default:
 		sent := r.FormValue("fid") == "2"
+		fid := r.FormValue("fid")
+		if fid == "" {
+			fid = "0" // private.php: the inbox, as fid 0
+		}
 		var sb strings.Builder
-		sb.WriteString(`<table class="tborder"><tr><td class="thead" colspan="6"><strong>Folder</strong></td></tr>`)
+		// The private template's form and its sort links, which name the folder.
+		fmt.Fprintf(&sb, `<form action="private.php" method="post" name="pmForm"><table class="tborder"><tr><td class="thead" colspan="6"><strong>Folder</strong></td></tr>`+
+			`<tr><td class="tcat" colspan="3"><a href="private.php?fid=%s&amp;sortby=subject&amp;order=asc">Message Title</a></td></tr>`, html.EscapeString(fid))
 		for i := len(b.pms) - 1; i >= 0; i-- { // newest first
 			m := b.pms[i]
 			if (!sent && m.To != u.uid) || (sent && m.From != u.uid) {
@@ -509,7 +524,7 @@ func (b *Board) private(w http.ResponseWriter, r *http.Request, sid string, u *u
 			fmt.Fprintf(&sb, `<tr><td class="trow1"><a href="private.php?action=read&amp;pmid=%d" class="%s">%s</a></td><td class="trow1"><a href="member.php?action=profile&amp;uid=%d">%s</a></td><td class="trow1"><span class="smalltext">%s</span></td></tr>`,
 				m.ID, cls, html.EscapeString(m.Subject), other.uid, html.EscapeString(other.name), b.relDate(m.Time))
 		}
-		sb.WriteString(`</table>`)
+		sb.WriteString(`</table></form>`)
 		b.page(w, sid, u, "Private Messages", sb.String())
 	}
 }
@@ -535,3 +550,18 @@ func (b *Board) memberlist(w http.ResponseWriter, r *http.Request, sid string, u
 	}
 	b.page(w, sid, u, "Member List", `<table class="tborder">`+rows.String()+`</table>`)
 }
+
+// mycodeSize renders [size] as MyBB does (inc/class_parser.php): a keyword
+// as itself, a number as points (at most 50: mycode_size_int).
+func mycodeSize(msg string) string {
+	return sizeRe.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := sizeRe.FindStringSubmatch(m)
+		size := sub[1]
+		if n, err := strconv.Atoi(size); err == nil {
+			size = strconv.Itoa(min(max(n, 1), 50)) + "pt"
+		}
+		return `<span style="font-size: ` + size + `;" class="mycode_size">` + sub[2] + `</span>`
+	})
+}
+
+var sizeRe = regexp.MustCompile(`(?s)\[size=(xx-small|x-small|small|medium|large|x-large|xx-large|[0-9]+)\](.*?)\[/size\]`)

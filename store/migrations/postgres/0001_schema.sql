@@ -1,6 +1,5 @@
 -- Migration 1 (PostgreSQL): the first schema, as forumgm 0.1.0 created it
 -- from schema.sql. Its twin in ../sqlite/ differs only in the id columns.
---
 -- The store runs each file's statements in one transaction, split on ";"
 -- after "--" comments are stripped (keep both out of literals), and records
 -- the file's number in schema_version.

@@ -1,4 +1,4 @@
--- Migration 2: what a board's time stamp allows (forum.Stamp), not one
+-- Migration 3: what a board's time stamp allows (forum.Stamp), not one
 -- instant. A message keeps the interval [stamp_earliest, stamp_latest) its
 -- stamp allows, narrowed by what the bot saw (made before the read that
 -- first found it; a thread's posts in post-id order), with the stamp's

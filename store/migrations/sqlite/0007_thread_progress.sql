@@ -1,4 +1,4 @@
--- Migration 6: how far the bot has read a game's thread, for the log and
+-- Migration 7: how far the bot has read a game's thread, for the log and
 -- `forumgm status` while a long first read (a backfill) runs over several
 -- polls. One row per game, written with each page the read records:
 --   page   the last page recorded (1-based);

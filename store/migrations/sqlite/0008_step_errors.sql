@@ -1,4 +1,4 @@
--- Migration 4: why a game's last moderation step failed, for the web desk
+-- Migration 8: why a game's last moderation step failed, for the web desk
 -- and `forumgm status` (one row per game while its steps fail; deleted by
 -- the next step that succeeds):
 --   error      the error as a GM reads it (the moderator cuts session ids

@@ -1,0 +1,191 @@
+package forumconn_test
+
+// What a player waits for while one bot account has much to say:
+//
+//	go test -run '^$' -bench Burst -benchtime 1x ./forumconn
+//
+// N Nations games on one board (forumsim, in this process) and one bot
+// account run under `forumgm run`'s loop (Moderator.Run, the real clock,
+// poll_seconds 10, requests_per_second 200, 8 workers). Once every game
+// is open, every game's first player sends an order by PM at once: N
+// receipts to send. A second later one game's other player sends an order
+// too. Reported, each as a ratio to the issue's target (below 1 meets it):
+// opened-vs-target (all opening posts up, against N/100 s + 10 s),
+// answer-vs-target (that player's receipt, against 2 polls + N/200 s),
+// period-vs-target (the longest gap between two reads of any game's thread
+// during and after the burst, against 1.5 polls), core-vs-target (CPU over
+// the burst, against half a core) and rss-vs-target (against 300 MiB); and
+// answer-vs-10: the answer's wait over a 10-game fleet's, measured in the
+// same run.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/store"
+)
+
+const burstPoll = 10 * time.Second
+
+// burstResult is one burst's measures.
+type burstResult struct {
+	opened, answer, period time.Duration
+	cpu                    time.Duration // over the burst
+	burst                  time.Duration // its length: every receipt sent
+	rss                    float64
+}
+
+func runBurst(b *testing.B, n int) burstResult {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	// phpBB 3.3.10's tokens (TokensAgain): forms of one kind made in one
+	// second go together, as on the real board.
+	sim := forumsim.New(forumsim.Options{FloodInterval: -1, NoPostReview: true, PostsPerPage: 25, TokensAgain: true})
+	bot, _ := sim.AddUser("GM Bot", "s3cret", true)
+	fo := sim.AddForum("Games", "")
+	var mu sync.Mutex
+	last := map[string]time.Time{} // by topic: its last read
+	gap := time.Duration(0)
+	watch := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Query().Get("t") != "" {
+			t, now := r.URL.Query().Get("t"), time.Now()
+			mu.Lock()
+			if l, ok := last[t]; ok && watch {
+				gap = max(gap, now.Sub(l))
+			}
+			last[t] = now
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	os.Setenv("FORUMGM_BURST_PW", "s3cret")
+	db, err := store.Open(ctx, "sqlite:"+b.TempDir()+"/burst.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "bench"}
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Pool: &moderator.Pool{Workers: 8, Stagger: 10 * time.Millisecond},
+		Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) { return ss.Connect(site) }}
+	zero := 0.0
+	anns, bens := make([]int, n), make([]int, n)
+	for i := 0; i < n; i++ {
+		anns[i], _ = sim.AddUser(fmt.Sprintf("Ann %d", i), "a", false)
+		bens[i], _ = sim.AddUser(fmt.Sprintf("Ben %d", i), "b", false)
+		topic, _, err := sim.AddTopic(fo, bot, fmt.Sprintf("Nations %d", i), "Sign-ups closed.")
+		if err != nil {
+			b.Fatal(err)
+		}
+		fc := gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
+			PasswordEnv: "FORUMGM_BURST_PW", FloodSeconds: &zero, RequestsPerSecond: 200, PollSeconds: burstPoll.Seconds()}
+		an, bn := fmt.Sprintf("Ann %d", i), fmt.Sprintf("Ben %d", i)
+		gc := gameconfig.GameConfig{Players: []string{an, bn}, Options: map[string]any{"rounds": 1, "round_minutes": 100000, "break_minutes": 5},
+			Seed: int64(i + 1), Start: time.Now()}
+		if _, err := m.Create(ctx, fmt.Sprintf("n%d", i), "nations", gc, fc, []store.Player{
+			{Slot: an, ForumName: an, ForumUserID: strconv.Itoa(anns[i])}, {Slot: bn, ForumName: bn, ForumUserID: strconv.Itoa(bens[i])}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	wait := func(what string, ok func() bool) {
+		for !ok() {
+			if ctx.Err() != nil {
+				b.Fatalf("%s: not in 20 minutes", what)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	wait("every game open", func() bool { return botPosts(sim) >= n })
+	var r burstResult
+	r.opened = time.Since(start)
+	time.Sleep(burstPoll) // a quiet cycle
+	cpu0 := cpuTime()
+	mu.Lock()
+	watch = true
+	mu.Unlock()
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := sim.SendPM(anns[i], []int{bot}, "orders", "PROSPER"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	time.Sleep(time.Second)
+	k := n / 2
+	asked := time.Now()
+	if _, err := sim.SendPM(bens[k], []int{bot}, "orders", "PROSPER"); err != nil {
+		b.Fatal(err)
+	}
+	wait("the answer", func() bool { return len(sim.Inbox(bens[k])) >= 1 })
+	r.answer = time.Since(asked)
+	wait("every receipt", func() bool { return len(sim.Sent(bot)) >= n+1 })
+	r.burst = time.Since(t0)
+	time.Sleep(burstPoll * 2) // and after it
+	r.cpu = cpuTime() - cpu0
+	mu.Lock()
+	r.period = gap
+	// A thread not read since the burst began counts its whole wait.
+	for _, l := range last {
+		r.period = max(r.period, time.Since(l))
+	}
+	mu.Unlock()
+	r.rss = rssMiB("VmRSS")
+	return r
+}
+
+// botPosts counts the bot's opening posts: every post after each topic's
+// first (nobody else posts).
+func botPosts(sim *forumsim.Server) int {
+	n := 0
+	for _, t := range sim.Topics(0) {
+		n += len(sim.Posts(t.ID)) - 1
+	}
+	return n
+}
+
+func BenchmarkBurst(b *testing.B) {
+	var base time.Duration
+	for _, n := range []int{10, 200, 1000} {
+		b.Run(fmt.Sprintf("games=%d", n), func(b *testing.B) {
+			var r burstResult
+			for i := 0; i < b.N; i++ {
+				r = runBurst(b, n)
+			}
+			if n == 10 {
+				base = r.answer
+			}
+			secs := func(d time.Duration) float64 { return d.Seconds() }
+			b.ReportMetric(secs(r.opened)/(float64(n)/100+10), "opened-vs-target")
+			b.ReportMetric(secs(r.answer)/(2*burstPoll.Seconds()+float64(n)/200), "answer-vs-target")
+			b.ReportMetric(secs(r.period)/(1.5*burstPoll.Seconds()), "period-vs-target")
+			span := r.burst + 2*burstPoll
+			b.ReportMetric(float64(r.cpu)/float64(span)/0.5, "core-vs-target")
+			b.ReportMetric(r.rss/300, "rss-vs-target")
+			if base > 0 {
+				b.ReportMetric(float64(r.answer)/float64(base), "answer-vs-10")
+			}
+			b.ReportMetric(secs(r.answer), "answer-s")
+			b.ReportMetric(secs(r.burst), "burst-s")
+		})
+	}
+}

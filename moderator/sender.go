@@ -1,0 +1,153 @@
+package moderator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/gate"
+	"github.com/forumgm/forumgm/store"
+)
+
+// Sending in Run is apart from reading: a game's worker reads, applies and
+// resolves in its pool slot (Pool.Do) and hands its outbox to its sender,
+// which sends on the account's send lanes, outside any slot. So a game whose
+// messages wait on the board's pace (one account sends a message at a
+// time, or less often under flood control) still reads at poll_seconds, and
+// so do the other games: their ticks never queue behind sends.
+
+// sender sends one game's outbox, a drain at a time, whenever kicked.
+type sender struct {
+	kick chan struct{}
+	done chan struct{}
+	stop context.CancelFunc
+}
+
+// startSender starts game id's sender; account is the game's bot account,
+// whose lanes its sends take.
+func (m *Moderator) startSender(ctx context.Context, id int64, account forum.Account) *sender {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &sender{kick: make(chan struct{}, 1), done: make(chan struct{}), stop: cancel}
+	go func() {
+		defer close(s.done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.kick:
+			}
+			if err := m.safeSend(ctx, id, account); err != nil && ctx.Err() == nil {
+				if errors.Is(err, store.ErrLeaseLost) {
+					return // the worker stops at its next tick
+				}
+				m.log().Warn("sending failed; the next poll tries again", "game", id, "err", err)
+			}
+		}
+	}()
+	return s
+}
+
+// safeSend is Send with a panic turned into an error, as safeTick.
+func (m *Moderator) safeSend(ctx context.Context, id int64, account forum.Account) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return m.Send(ctx, id, account)
+}
+
+// poke asks the sender for a drain (one pending at most: a drain started
+// after the kick sends everything queued before it).
+func (s *sender) poke() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// close stops the sender and waits for its drain to end, so that no send
+// of the game is in flight once its worker has stopped (its lease may be
+// released next).
+func (s *sender) close() {
+	s.stop()
+	<-s.done
+}
+
+// Send sends game id's due outbox items (send.go, drain), each on one of
+// its account's send lanes (Pool.SendLanes), and records the flood status
+// learned. It reads nothing.
+func (m *Moderator) Send(ctx context.Context, id int64, account forum.Account) error {
+	ctx = forum.Later(ctx) // the account's reads go first
+	l, err := m.view(ctx, id)
+	if err != nil {
+		return fmt.Errorf("game #%d: %w", id, err)
+	}
+	f, err := m.conn(ctx, l)
+	if err != nil {
+		return fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
+	}
+	lane := func(send func() error) error {
+		release, err := m.Pool.lane(ctx, account, lanesFor(l, f))
+		if err != nil {
+			return err
+		}
+		defer release()
+		return send()
+	}
+	err = m.drainEach(ctx, l, f, lane)
+	if ferr := m.saveFlood(ctx, l.row.ID, f); ferr != nil && ctx.Err() == nil {
+		m.log().Warn("flood status not recorded", "game", l.row.Name, "err", ferr)
+	}
+	return err
+}
+
+// lanesFor is how many of an account's games may be sending at once: as
+// many as its board takes submissions at once (the profile's send_depth
+// for a flood-exempt account, as the board's pace allows: Profile.Depth;
+// else one), at most Pool.SendLanes. More
+// would only queue at the poster with their claims made, spending the
+// send budget of their fence waiting.
+func lanesFor(l *loaded, f forum.BoardSender) int {
+	if f.Flood().State == forum.FloodExempt {
+		return l.site.Profile.Depth(l.forum.RequestsPerSecond)
+	}
+	return 1
+}
+
+// lanes are the send lanes of each account: how many of its games are
+// sending.
+type lanes struct {
+	mu sync.Mutex
+	by map[forum.Account]*gate.Gate
+}
+
+// DefaultSendLanes is the most games of one account that send at once.
+const DefaultSendLanes = 32
+
+// lane takes one of the account's send lanes, of which there are want (at
+// most SendLanes), waiting for one to be free; release gives it back. A
+// nil pool has no limit.
+func (p *Pool) lane(ctx context.Context, account forum.Account, want int) (release func(), err error) {
+	if p == nil {
+		return func() {}, nil
+	}
+	p.init()
+	n := p.SendLanes
+	if n <= 0 {
+		n = DefaultSendLanes
+	}
+	p.lanes.mu.Lock()
+	if p.lanes.by == nil {
+		p.lanes.by = map[forum.Account]*gate.Gate{}
+	}
+	g := p.lanes.by[account]
+	if g == nil {
+		g = &gate.Gate{}
+		p.lanes.by[account] = g
+	}
+	p.lanes.mu.Unlock()
+	return g.Take(ctx, func() int { return min(n, max(want, 1)) })
+}

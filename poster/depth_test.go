@@ -1,0 +1,117 @@
+package poster_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumsim"
+	"github.com/forumgm/forumgm/poster"
+	"github.com/forumgm/forumgm/scraper"
+)
+
+// TestSendDepth: a flood-exempt bot on a phpBB board (forumsim, on the
+// real clock: a form is refused in the second it was made, and its token,
+// the same for every form of its kind made in that second, is taken once)
+// sends 4 PMs and 4 replies at once, first one submission at a time
+// (send_depth 1), then with phpBB's send_depth: a PM form waits out its
+// second while a reply form does, so the 8 go in about half the time (one
+// form of each kind a second is phpBB's pace), and each is on the board
+// once.
+func TestSendDepth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out phpBB's real form waits")
+	}
+	const pms = 8
+	sim := forumsim.New(forumsim.Options{FloodInterval: -1})
+	bot, err := sim.AddUser("GMBot", "gm-pass", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := sim.AddUser("Alice", "a", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic, _, err := sim.AddTopic(sim.AddForum("Games", ""), bot, "Game", "A game.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	send := func(depth int, tag string) time.Duration {
+		prof, _ := forum.Builtin("phpbb")
+		prof.SendDepth = depth
+		s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+			scraper.Options{Clock: clock.Real{}, MinInterval: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := poster.New(s)
+		p.SetFlood(0)
+		if _, err := s.Fetch(context.Background(), "index.php"); err != nil { // logged in before the clock starts
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for i := range pms {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				key := fmt.Sprintf("depth.%s/%d", tag, i)
+				var err error
+				if i%2 == 0 {
+					_, err = p.SendPM(context.Background(), forum.Author{Name: "Alice", ID: fmt.Sprint(alice)}, key, "Your role", "You are a spy.")
+				} else {
+					_, err = p.Reply(context.Background(), fmt.Sprint(topic), key, "", "The count.")
+				}
+				if err != nil {
+					t.Errorf("%s: %v", key, err)
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0)
+	}
+	one := send(1, "one")
+	four := send(4, "four")
+	t.Logf("%d messages: %v one at a time, %v four at a time (%.2f×)", pms, one.Round(time.Millisecond), four.Round(time.Millisecond), float64(four)/float64(one))
+	if four > one*3/4 {
+		t.Errorf("four at a time took %v, one at a time %v: the form waits did not overlap", four, one)
+	}
+	var sent strings.Builder
+	for _, pm := range sim.Sent(bot) {
+		sent.WriteString(pm.HTML)
+	}
+	for _, p := range sim.Posts(topic) {
+		sent.WriteString(p.HTML)
+	}
+	for _, tag := range []string{"one", "four"} {
+		for i := range pms {
+			if n := strings.Count(sent.String(), fmt.Sprintf("forumgm·depth.%s/%d<", tag, i)); n != 1 {
+				t.Errorf("depth.%s/%d on the board %d times", tag, i, n)
+			}
+		}
+	}
+}
+
+// TestSendDepthFollowsThePace: the profile's send_depth, at most one for
+// each 6 requests a second the board allows, at least one.
+func TestSendDepthFollowsThePace(t *testing.T) {
+	for _, tc := range []struct {
+		profile int
+		rps     float64
+		want    int
+	}{
+		{32, 200, 32}, {32, 50, 8}, {32, 1, 1}, {32, 0, 1}, {32, 10, 1}, {4, 1000, 4}, {0, 200, 1}, {1, 200, 1},
+	} {
+		if got := (forum.Profile{SendDepth: tc.profile}).Depth(tc.rps); got != tc.want {
+			t.Errorf("send_depth %d at %v requests a second: %d, want %d", tc.profile, tc.rps, got, tc.want)
+		}
+	}
+}
