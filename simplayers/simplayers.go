@@ -29,6 +29,10 @@ type Table struct {
 	// of its own, as forum players do all day. Its dice are its own: the
 	// game's moves are the same with it or without.
 	AskCounts int
+	// Hold, when set, keeps a player from acting while it says so: he acts
+	// on the state as it is once let go. Tests use it for a player who is
+	// late, as some always are, so reminders find someone to remind.
+	Hold func(player string, s rules.State) bool
 	last      map[string][32]byte
 	rngs      map[string]*rules.Rand
 	asks      map[string]*rules.Rand
@@ -63,7 +67,7 @@ func (t *Table) Act(ctx context.Context, s rules.State, send Sender) ([]Move, er
 			return sent, err
 		}
 		h := sha256.Sum256(v)
-		if h == t.last[p] {
+		if h == t.last[p] || (t.Hold != nil && t.Hold(p, s)) {
 			continue
 		}
 		t.last[p] = h

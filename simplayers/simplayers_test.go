@@ -99,3 +99,39 @@ func TestAskCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestHold: a held player does not act, the others do, and once let go he
+// acts on the same state he was held on.
+func TestHold(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	held := true
+	tbl := &Table{Game: nations.Game{}, Seed: 1, Hold: func(p string, _ rules.State) bool { return held && p == s.Roster().IDs()[0] }}
+	rec := &recorder{}
+	sent, err := tbl.Act(context.Background(), s, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.Roster().Display(s.Roster().IDs()[0])
+	for _, mv := range sent {
+		if mv.Player == first {
+			t.Errorf("the held player %s acted: %v", first, mv)
+		}
+	}
+	if len(sent) == 0 {
+		t.Fatal("nobody acted")
+	}
+	held = false
+	later, err := tbl.Act(context.Background(), s, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(later) == 0 {
+		t.Fatal("the player let go did not act")
+	}
+	for _, mv := range later {
+		if mv.Player != first {
+			t.Errorf("%s acted again on an unchanged view: %v", mv.Player, mv)
+		}
+	}
+}
