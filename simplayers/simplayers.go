@@ -33,9 +33,9 @@ type Table struct {
 	// on the state as it is once let go. Tests use it for a player who is
 	// late, as some always are, so reminders find someone to remind.
 	Hold func(player string, s rules.State) bool
-	last      map[string][32]byte
-	rngs      map[string]*rules.Rand
-	asks      map[string]*rules.Rand
+	last map[string][32]byte
+	rngs map[string]*rules.Rand
+	asks map[string]*rules.Rand
 }
 
 // Move is a move that was sent, for logs.
