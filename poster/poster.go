@@ -88,6 +88,8 @@ type Poster struct {
 	// they were made (takeForm).
 	forms    map[string]time.Time
 	oneToken bool // the board refused a token another submission had used
+	// lists: the sent-folder listings shared by marker checks.
+	lists sentLists
 }
 
 // depth is how many submissions may be under way at once: the profile's
@@ -706,7 +708,8 @@ func SubjectKey(subject string) string {
 // SentPMWithMarker looks for a sent PM carrying the marker key and returns
 // its id. It reads the sent folder's list, page after page (SentPages),
 // for the key at the end of a subject, so confirming a PM costs one list
-// read however many PMs other games sent meanwhile; only rows without a key
+// read however many PMs other games sent meanwhile, and checks asked while
+// a listing is read share the next one (sentLists); only rows without a key
 // in their subject are opened (at most ScanSent) to read their marker.
 // since is when the message was queued (zero: unknown): on a board that
 // deletes the oldest sent PMs once the folder is full (profile
@@ -714,29 +717,30 @@ func SubjectKey(subject string) string {
 // proves nothing by not holding the key, and the answer is ErrUnchecked,
 // never "not sent".
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Time) (string, bool, error) {
+	l, err := p.list(ctx, key)
+	if err != nil {
+		return "", false, err
+	}
+	if l.err != nil {
+		return "", false, l.err
+	}
 	var found string
 	var legacy []string
 	listed := map[string]bool{} // the outbox and the sent folder may list a PM twice
 	var oldest time.Time
-	ended, full, err := p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
-		for _, h := range hs {
-			listed[h.ID] = true
-			if !h.Time.IsZero() && (oldest.IsZero() || h.Time.Before(oldest)) {
-				oldest = h.Time
-			}
-			switch k := SubjectKey(h.Subject); {
-			case k == key:
-				found = h.ID
-				return false
-			case k == "" && len(legacy) < max(p.ScanSent, 1):
-				legacy = append(legacy, h.ID)
-			}
+	for _, h := range l.rows {
+		listed[h.ID] = true
+		if !h.Time.IsZero() && (oldest.IsZero() || h.Time.Before(oldest)) {
+			oldest = h.Time
 		}
-		return true
-	})
-	if err != nil {
-		return "", false, err
+		if k := SubjectKey(h.Subject); k == key {
+			found = h.ID
+			break
+		} else if k == "" && len(legacy) < max(p.ScanSent, 1) {
+			legacy = append(legacy, h.ID)
+		}
 	}
+	ended, full := l.ended, l.full
 	if found != "" {
 		return found, true, nil
 	}

@@ -1,0 +1,111 @@
+package poster
+
+import (
+	"context"
+	"sync"
+
+	"github.com/forumgm/forumgm/forum"
+)
+
+// sentLists shares sent-folder listings among the marker checks of one
+// account: a check joins the listing not yet begun, or starts one, and one
+// listing runs at a time. A flood-exempt account has many PMs in flight
+// (send_depth), each confirmed by its key in the folder: one listing read
+// after all their answers confirms them all, where each reading its own
+// costs a list (or ten) a PM.
+//
+// A check uses only a listing that begins after it asked: the board files
+// a PM's sent copy before it answers the submission, so such a listing
+// shows every PM the check can be about.
+type sentLists struct {
+	mu   sync.Mutex
+	open *sentList     // not begun: checks join it
+	run  chan struct{} // held by the listing being read
+}
+
+// sentList is one listing of the sent folder (and outbox) for the keys of
+// the checks that joined it before it began.
+type sentList struct {
+	keys    map[string]bool
+	waiters int
+	cancel  context.CancelFunc
+	done    chan struct{}
+
+	// Set before done closes.
+	rows        []forum.PMHeader // in the order read, outbox first
+	ended, full bool
+	err         error
+}
+
+// list waits for a listing begun after the call that looks for key (read
+// until it has every joined check's key, or to the folder's end, or to the
+// poster's SentPages), and returns it. Another check's end does not end
+// it: the listing is cancelled only once every check on it has left.
+func (p *Poster) list(ctx context.Context, key string) (*sentList, error) {
+	b := &p.lists
+	b.mu.Lock()
+	if b.run == nil {
+		b.run = make(chan struct{}, 1)
+	}
+	l := b.open
+	if l == nil {
+		// The listing outlives the check that started it while others
+		// wait on it; the context's values (a send's turn) stay.
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		l = &sentList{keys: map[string]bool{}, cancel: cancel, done: make(chan struct{})}
+		b.open = l
+		go p.read(lctx, l)
+	}
+	l.keys[key] = true
+	l.waiters++
+	b.mu.Unlock()
+	select {
+	case <-l.done:
+		return l, nil
+	case <-ctx.Done():
+		b.mu.Lock()
+		if l.waiters--; l.waiters == 0 {
+			l.cancel()
+			if b.open == l {
+				b.open = nil
+			}
+		}
+		b.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// read runs the listing l once the one before it has ended.
+func (p *Poster) read(ctx context.Context, l *sentList) {
+	b := &p.lists
+	defer l.cancel()
+	defer close(l.done)
+	select {
+	case b.run <- struct{}{}:
+	case <-ctx.Done():
+		b.mu.Lock()
+		if b.open == l {
+			b.open = nil
+		}
+		b.mu.Unlock()
+		l.err = ctx.Err()
+		return
+	}
+	defer func() { <-b.run }()
+	b.mu.Lock()
+	if b.open == l {
+		b.open = nil // begun: later checks start the next
+	}
+	keys := l.keys
+	b.mu.Unlock()
+	found := map[string]bool{}
+	l.ended, l.full, l.err = p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
+		for _, h := range hs {
+			l.rows = append(l.rows, h)
+			if k := SubjectKey(h.Subject); keys[k] {
+				found[k] = true
+			}
+		}
+		return len(found) < len(keys)
+	})
+}
