@@ -188,12 +188,14 @@ func (b *botTurn) lead() {
 	b.pub = append(b.pub, "TEAM: "+strings.Join(team, ", "))
 }
 
-// playCards plays, one time in three, each card held that can be played
-// on a team up for votes, and now and then the Double Vote.
+// playCards plays, two times in three, each card held that can be played
+// on a team up for votes, and now and then the Double Vote. Two in three:
+// a card is dealt to one player a mission and a Speech has one chance per
+// team, so at one in three whole games went by with no card played.
 func (b *botTurn) playCards() {
 	v := b.v
 	for _, c := range v.Hand {
-		if b.r.IntN(3) != 0 {
+		if b.r.IntN(3) == 0 {
 			continue
 		}
 		switch c {
