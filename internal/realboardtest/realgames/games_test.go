@@ -135,7 +135,7 @@ func playOutWith(t *testing.T, tb *table, w wholeGame, start time.Time, sim *sim
 			}
 		} else {
 			if time.Now().After(end) {
-				t.Fatalf("the game did not finish within %v (status %s, phase %s)", w.limit, row.Status, g.Status(tb.state()).Phase)
+				t.Fatalf("the game did not finish within %v (status %s, phase %s)\n%s", w.limit, row.Status, g.Status(tb.state()).Phase, tb.stalled())
 			}
 			sent, err := sim.Act(ctx, tb.state(), ps)
 			if err != nil {
@@ -144,7 +144,7 @@ func playOutWith(t *testing.T, tb *table, w wholeGame, start time.Time, sim *sim
 			moves += len(sent)
 		}
 		if time.Now().After(end.Add(time.Minute)) {
-			t.Fatalf("the outbox did not drain within a minute after the game ended")
+			t.Fatalf("the outbox did not drain within a minute after the game ended\n%s", tb.stalled())
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

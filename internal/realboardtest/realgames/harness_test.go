@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -286,6 +288,43 @@ func (tb *table) opened() time.Time {
 		return len(box) > 0 && box[0].State == store.OutboxSent
 	})
 	return tb.eng.Status(tb.state()).Deadline
+}
+
+// stalled says what a game that stopped moving was doing, for the log of
+// a failure that happens once in many runs: its outbox by state, its last
+// commands, and the stacks of the bot's goroutines (the moderator, its
+// sender and its forum sessions), so a wait that never ends shows where.
+func (tb *table) stalled() string {
+	var b strings.Builder
+	states := map[string]int{}
+	for _, it := range tb.outbox() {
+		states[string(it.State)]++
+	}
+	fmt.Fprintf(&b, "outbox by state: %v\n", states)
+	cs := tb.commands(store.CommandFilter{})
+	fmt.Fprintf(&b, "%d commands recorded", len(cs))
+	for _, c := range cs[max(0, len(cs)-5):] {
+		fmt.Fprintf(&b, "; %s %s %s %s", c.Phase, c.Player, c.Kind, c.Status)
+	}
+	// Does the board answer at all (php -S serves one request at a time)?
+	hc := &http.Client{Timeout: 10 * time.Second}
+	t0 := time.Now()
+	if resp, err := hc.Get(tb.b.URL); err != nil {
+		fmt.Fprintf(&b, "\nthe board's index: %v", err)
+	} else {
+		resp.Body.Close()
+		fmt.Fprintf(&b, "\nthe board's index: %s in %v", resp.Status, time.Since(t0).Round(time.Millisecond))
+	}
+	lg := tb.b.ServerLog()
+	fmt.Fprintf(&b, "\nthe server log's end:\n%s", lg[max(0, len(lg)-3000):])
+	buf := make([]byte, 8<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "forumgm/moderator") || strings.Contains(g, "forumgm/scraper") || strings.Contains(g, "forumgm/poster") {
+			b.WriteString("\n\n" + g)
+		}
+	}
+	return b.String()
 }
 
 // drained: nothing left in the outbox to send.
