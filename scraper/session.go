@@ -376,7 +376,13 @@ func (s *Session) getLocked(ctx context.Context, abs string) (*Page, error) {
 				wait = 0 // the pacer waits out the board's Retry-After
 			}
 			s.log().Info("forum: retrying a read", "url", abs, "error", lastErr)
-			if err := s.opt.Clock.Sleep(ctx, wait); err != nil {
+			// Out of the turn while it waits: the session's other
+			// requests (another game's read, a send) go meanwhile. A
+			// Retry-After is the pacer's, and holds them all (do).
+			s.unlock()
+			err := s.opt.Clock.Sleep(ctx, wait)
+			s.lock(ctx)
+			if err != nil {
 				return nil, err
 			}
 		}
