@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -147,12 +148,13 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 }
 
 // withoutLapsing is each player's PMs without those that lapse when their
-// phase closes first (reminders: their marker ends in lapseSuffix).
+// phase closes first (reminders: their marker ends in lapseSuffix, as
+// closeOff tells them).
 func withoutLapsing(pms map[string][]string) map[string][]string {
 	out := map[string][]string{}
 	for k, bodies := range pms {
 		for _, b := range bodies {
-			if !strings.Contains(b, lapseSuffix+"</span>") {
+			if !slices.ContainsFunc(forum.Markers(b), func(m string) bool { return strings.HasSuffix(m, lapseSuffix) }) {
 				out[k] = append(out[k], b)
 			}
 		}
