@@ -1,6 +1,6 @@
 -- schema.postgres.sql: the tables of a fresh forumgm database on PostgreSQL,
 -- after every migration in store/migrations/postgres (0001_schema.sql to
--- 0011_outbox_claim.sql). The migrations are the source: this file is
+-- 0012_games_revision.sql). The migrations are the source: this file is
 -- generated from them, and `go test ./store` fails when it is stale or makes a
 -- database other than theirs. Do not edit it; after adding a migration,
 -- regenerate it with
@@ -55,7 +55,12 @@ CREATE TABLE games (
     -- Added by 0006_message_limit.sql.
     -- The longest message the game's board takes, learned from its own "too
     -- long" refusal (bytes of BBCode; NULL: nothing learned, the profile's).
-    message_limit INTEGER
+    message_limit INTEGER,
+    -- Added by 0012_games_revision.sql.
+    -- Counts the changes to a game's settings and state: a reader that keeps a
+    -- game decoded (the games sharing a bot's inbox) knows it is current from
+    -- this column alone, without loading and comparing the state.
+    revision      BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX games_status ON games (status, id);
 

@@ -75,6 +75,7 @@ type Moderator struct {
 
 	mu         sync.Mutex
 	sites      map[int64]siteEntry // by game: its board, resolved once
+	sibs       *siblingCache       // the games sharing an inbox, decoded (siblings.go)
 	conns      map[int64]Forum
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded

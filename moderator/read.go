@@ -430,12 +430,14 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 	if err != nil {
 		return err
 	}
+	others := byAuthor(siblings)
 	// The roster as it is now (a GM may have just replaced someone).
 	roster := s.l.state.Roster()
 	for _, pm := range pms {
 		slot, ok := roster.Author(pm.From.Name)
+		also := others[foldKey(pm.From.Name)] // the other games they play in
 		if !ok {
-			if !playsIn(siblings, pm.From.Name) && !strings.EqualFold(pm.From.Name, s.l.forum.Bot) {
+			if len(also) == 0 && !strings.EqualFold(pm.From.Name, s.l.forum.Bot) {
 				// Nobody's player: keep it in the audit log (a replacement
 				// writing before the GM's replace, a stranger).
 				if err := r.observe(forum.KindPM, pm.ID, pm.From, stampOf(pm.Stamp, pm.Time), pmBody(pm)); err != nil {
@@ -444,12 +446,12 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 			}
 			continue
 		}
-		switch pmFor(s.l, siblings, pm) {
+		switch pmFor(s.l, also, pm) {
 		case notMine:
 			continue
 		case ambiguous:
 			// This game (the oldest the player is in) tells them once.
-			if err := askWhichGame(r, siblings, slot, pm); err != nil {
+			if err := askWhichGame(r, also, slot, pm); err != nil {
 				return err
 			}
 			continue
@@ -461,38 +463,6 @@ func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 	return nil
 }
 
-// siblings are the other running games moderated on the same board by the
-// same bot account: a PM in the inbox they share may be for any of them.
-func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*loaded, error) {
-	games, err := tx.Games(Running, Paused)
-	if err != nil {
-		return nil, fmt.Errorf("other games on the board: %w", err)
-	}
-	var out []*loaded
-	for i := range games {
-		if games[i].ID == l.row.ID {
-			continue
-		}
-		o, err := decodeGame(&games[i])
-		if err != nil {
-			continue // a broken game must not stop this one
-		}
-		if o.forum.Account() == l.site.Account {
-			out = append(out, o)
-		}
-	}
-	return out, nil
-}
-
-func playsIn(games []*loaded, forumName string) bool {
-	for _, g := range games {
-		if _, ok := g.state.Roster().Author(forumName); ok {
-			return true
-		}
-	}
-	return false
-}
-
 type pmRoute int
 
 const (
@@ -502,31 +472,25 @@ const (
 )
 
 // pmFor decides whether a PM from one of this game's players is for this
-// game: always, unless the sender also plays in a sibling game; then the
-// subject must name the game ("[name]", as the bot's own PM subjects do, so
-// a reply to the bot finds its game by itself).
-func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
-	var also []*loaded
-	for _, o := range siblings {
-		if _, ok := o.state.Roster().Author(pm.From.Name); ok {
-			also = append(also, o)
-		}
-	}
+// game: always, unless the sender also plays in a sibling game (also, by
+// id); then the subject must name the game ("[name]", as the bot's own PM
+// subjects do, so a reply to the bot finds its game by itself).
+func pmFor(l *loaded, also []*sibling, pm forum.PrivateMessage) pmRoute {
 	if len(also) == 0 {
 		return mine
 	}
 	subj := strings.ToLower(pm.Subject)
-	names := func(g *loaded) bool { return strings.Contains(subj, "["+strings.ToLower(g.row.Name)+"]") }
-	if names(l) {
+	names := func(name string) bool { return strings.Contains(subj, "["+strings.ToLower(name)+"]") }
+	if names(l.row.Name) {
 		return mine
 	}
 	for _, o := range also {
-		if names(o) {
+		if names(o.name) {
 			return notMine
 		}
 	}
 	for _, o := range also {
-		if o.row.ID < l.row.ID {
+		if o.id < l.row.ID {
 			return notMine // the oldest game answers
 		}
 	}
@@ -534,8 +498,8 @@ func pmFor(l *loaded, siblings []*loaded, pm forum.PrivateMessage) pmRoute {
 }
 
 // askWhichGame records an unroutable PM in the audit log and asks its sender
-// to name the game.
-func askWhichGame(r *intake, siblings []*loaded, slot string, pm forum.PrivateMessage) error {
+// to name the game (this one or one of also, the others they play in).
+func askWhichGame(r *intake, also []*sibling, slot string, pm forum.PrivateMessage) error {
 	s := r.s
 	st := r.narrow(forum.KindPM, pm.ID, stampOf(pm.Stamp, pm.Time))
 	msg := &store.Message{GameID: s.l.row.ID, Kind: forum.KindPM, ForumID: pm.ID, AuthorName: pm.From.Name, AuthorID: pm.From.ID,
@@ -548,10 +512,8 @@ func askWhichGame(r *intake, siblings []*loaded, slot string, pm forum.PrivateMe
 		return nil
 	}
 	names := []string{"[" + s.l.row.Name + "]"}
-	for _, o := range siblings {
-		if _, ok := o.state.Roster().Author(pm.From.Name); ok {
-			names = append(names, "["+o.row.Name+"]")
-		}
+	for _, o := range also {
+		names = append(names, "["+o.name+"]")
 	}
 	reason := "you play in several games here: put the game's name in the subject (" + strings.Join(names, ", ") + ") and send it again"
 	phase := s.l.phase()

@@ -35,6 +35,9 @@ type Game struct {
 	MessageLimit int
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// Revision counts the saves of the game's settings and state (0 when
+	// created): the same revision, the same Config, Forum and State.
+	Revision int64
 }
 
 type gameRow struct {
@@ -54,6 +57,7 @@ type gameRow struct {
 	MessageLimit sql.NullInt64 `db:"message_limit"`
 	CreatedAt    int64         `db:"created_at"`
 	UpdatedAt    int64         `db:"updated_at"`
+	Revision     int64         `db:"revision"`
 }
 
 func (r gameRow) game() Game {
@@ -62,10 +66,11 @@ func (r gameRow) game() Game {
 		Config: r.Config, Forum: r.Forum, State: r.State, Phase: r.Phase,
 		Deadline: timeOfNull(r.Deadline), ThreadCursor: r.ThreadCursor, PMCursor: r.PMCursor,
 		PausedAt: timeOfNull(r.PausedAt), LastRead: timeOfNull(r.LastRead), MessageLimit: int(r.MessageLimit.Int64), CreatedAt: timeOfMicros(r.CreatedAt), UpdatedAt: timeOfMicros(r.UpdatedAt),
+		Revision: r.Revision,
 	}
 }
 
-const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, message_limit, created_at, updated_at`
+const gameCols = `id, name, kind, status, config, forum, state, phase, deadline, thread_cursor, pm_cursor, paused_at, last_read, message_limit, created_at, updated_at, revision`
 
 // ErrSecret: forum settings carry a password instead of a reference to one.
 var ErrSecret = errors.New("forum settings must say where the password is, not contain it")
@@ -179,16 +184,46 @@ func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
 	return out, nil
 }
 
+// GameRevision is a game's id and revision (Game.Revision).
+type GameRevision struct {
+	ID       int64 `db:"id"`
+	Revision int64 `db:"revision"`
+}
+
+// GameRevisions lists the games with these statuses (all when none) by id,
+// each with its revision: what a reader keeping games decoded checks them
+// by, without loading their settings and state.
+func (tx *Tx) GameRevisions(status ...GameStatus) ([]GameRevision, error) {
+	q, args := `SELECT id, revision FROM games ORDER BY id`, []any(nil)
+	if len(status) > 0 {
+		var err error
+		q, args, err = sqlx.In(`SELECT id, revision FROM games WHERE status IN (?) ORDER BY id`, status)
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []GameRevision
+	if err := tx.sel(&out, q, args...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // saveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
 // PMCursor, PausedAt, LastRead and UpdatedAt (the caller's clock; now when zero, and
-// then written back into g). Name, Kind, Config, Forum and CreatedAt stay.
+// then written back into g), and counts a revision (g's too). Name, Kind,
+// Config, Forum and CreatedAt stay.
 func (tx *Tx) saveGame(g *Game) error {
 	if g.UpdatedAt.IsZero() {
 		g.UpdatedAt = Now()
 	}
-	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, last_read = ?, updated_at = ? WHERE id = ?`,
+	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, last_read = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
 		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), sqlTime(g.LastRead), g.UpdatedAt.UnixMicro(), g.ID)
-	return mustAffect(res, err, fmt.Sprintf("game #%d", g.ID))
+	if err := mustAffect(res, err, fmt.Sprintf("game #%d", g.ID)); err != nil {
+		return err
+	}
+	g.Revision++
+	return nil
 }
 
 // setGameSettings replaces a game's Config and Forum JSON (GM edits).
@@ -196,7 +231,7 @@ func (tx *Tx) setGameSettings(id int64, config, forum []byte) error {
 	if err := checkForum(forum); err != nil {
 		return err
 	}
-	res, err := tx.exec(`UPDATE games SET config = ?, forum = ?, updated_at = ? WHERE id = ?`,
+	res, err := tx.exec(`UPDATE games SET config = ?, forum = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
 		sqlJSON(config), sqlJSON(forum), Now().UnixMicro(), id)
 	return mustAffect(res, err, fmt.Sprintf("game #%d", id))
 }

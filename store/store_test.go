@@ -1106,3 +1106,42 @@ func TestMessageCommands(t *testing.T) {
 		})
 	})
 }
+
+// A game's revision counts the saves of its state and of its settings, and
+// GameRevisions lists them by status without the rows.
+func TestGameRevisions(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		a, b := newGame(t, db, "rev-a"), newGame(t, db, "rev-b")
+		revs := func(status ...store.GameStatus) []store.GameRevision {
+			var out []store.GameRevision
+			tx(t, db, func(tx *store.Tx) (err error) { out, err = tx.GameRevisions(status...); return err })
+			return out
+		}
+		if got, want := revs(), []store.GameRevision{{ID: a.ID}, {ID: b.ID}}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("new games: %+v, want %+v", got, want)
+		}
+		a.State = []byte(`{"round":2}`)
+		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(a) })
+		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(a) }) // the same state again: a revision all the same
+		if a.Revision != 2 {
+			t.Errorf("after two saves the game says revision %d, want 2", a.Revision)
+		}
+		tx(t, db, func(tx *store.Tx) error { return tx.SetGameSettings(b.ID, []byte(`{"rounds":6}`), b.Forum) })
+		b.Status = "finished"
+		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(b) })
+		if got, want := revs(), []store.GameRevision{{ID: a.ID, Revision: 2}, {ID: b.ID, Revision: 2}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("after the saves: %+v, want %+v", got, want)
+		}
+		if got, want := revs("running", "paused"), []store.GameRevision{{ID: a.ID, Revision: 2}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("running or paused: %+v, want %+v", got, want)
+		}
+		tx(t, db, func(tx *store.Tx) error {
+			g, err := tx.GameByID(a.ID)
+			if err == nil && g.Revision != 2 {
+				t.Errorf("GameByID: revision %d, want 2", g.Revision)
+			}
+			return err
+		})
+	})
+}
