@@ -16,15 +16,21 @@ package forumconn_test
 // during and after the burst, against 1.5 polls), core-vs-target (CPU over
 // the burst, against half a core) and rss-vs-target (against 300 MiB); and
 // answer-vs-10: the answer's wait over a 10-game fleet's, measured in the
-// same run.
+// same run. games=1000/signal is the 1,000 games with the change signal
+// (their game files name the forum holding the threads): an unchanged
+// thread's poll is its row in the topic list, which leaves the board's
+// rate to the sends.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -47,7 +53,22 @@ type burstResult struct {
 	rss                    float64
 }
 
-func runBurst(b *testing.B, n int) burstResult {
+// topicLink finds the topics a topic-list page shows.
+var topicLink = regexp.MustCompile(`viewtopic\.php\?[^"]*\bt=(\d+)`)
+
+// capture keeps a copy of what a handler writes.
+type capture struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (c *capture) Write(p []byte) (int, error) { c.body.Write(p); return c.ResponseWriter.Write(p) }
+
+// runBurst runs one burst of n games; with signal their game files name the
+// forum that holds their threads, so a poll of an unchanged thread reads
+// only the topic list (the change signal, docs/polling.md), and a game
+// counts as read when its thread is or a list page showing it is.
+func runBurst(b *testing.B, n int, signal bool) burstResult {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
@@ -61,14 +82,25 @@ func runBurst(b *testing.B, n int) burstResult {
 	gap := time.Duration(0)
 	watch := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Query().Get("t") != "" {
-			t, now := r.URL.Query().Get("t"), time.Now()
+		seen := func(t string, now time.Time) {
 			mu.Lock()
 			if l, ok := last[t]; ok && watch {
 				gap = max(gap, now.Sub(l))
 			}
 			last[t] = now
 			mu.Unlock()
+		}
+		switch {
+		case r.Method == http.MethodGet && r.URL.Query().Get("t") != "":
+			seen(r.URL.Query().Get("t"), time.Now())
+		case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "viewforum.php"):
+			c := &capture{ResponseWriter: w}
+			sim.ServeHTTP(c, r)
+			now := time.Now()
+			for _, m := range topicLink.FindAllStringSubmatch(c.body.String(), -1) {
+				seen(m[1], now)
+			}
+			return
 		}
 		sim.ServeHTTP(w, r)
 	}))
@@ -93,6 +125,9 @@ func runBurst(b *testing.B, n int) burstResult {
 		}
 		fc := gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
 			PasswordEnv: "FORUMGM_BURST_PW", FloodSeconds: &zero, RequestsPerSecond: 200, PollSeconds: burstPoll.Seconds()}
+		if signal {
+			fc.Forum = strconv.Itoa(fo)
+		}
 		an, bn := fmt.Sprintf("Ann %d", i), fmt.Sprintf("Ben %d", i)
 		gc := gameconfig.GameConfig{Players: []string{an, bn}, Options: map[string]any{"rounds": 1, "round_minutes": 100000, "break_minutes": 5},
 			Seed: int64(i + 1), Start: time.Now()}
@@ -165,11 +200,19 @@ func botPosts(sim *forumsim.Server) int {
 
 func BenchmarkBurst(b *testing.B) {
 	var base time.Duration
-	for _, n := range []int{10, 200, 1000} {
-		b.Run(fmt.Sprintf("games=%d", n), func(b *testing.B) {
+	for _, c := range []struct {
+		n      int
+		signal bool
+	}{{10, false}, {200, false}, {1000, false}, {1000, true}} {
+		name := fmt.Sprintf("games=%d", c.n)
+		if c.signal {
+			name += "/signal"
+		}
+		n := c.n
+		b.Run(name, func(b *testing.B) {
 			var r burstResult
 			for i := 0; i < b.N; i++ {
-				r = runBurst(b, n)
+				r = runBurst(b, n, c.signal)
 			}
 			if n == 10 {
 				base = r.answer
