@@ -504,7 +504,7 @@ func phpBB() Profile {
 		MaxMessageBytes: 60000,
 		FormWaitSeconds: 1,
 		FormTimeField:   "creation_time",
-		SendDepth:       32,
+		SendDepth:       64,
 		TimeZone:        "UTC",
 		// The board default "D M d, Y g:i a" first, then the other formats
 		// phpBB offers its users (language/en/common.php 'dateformats'; an
@@ -901,13 +901,14 @@ func smf() Profile {
 
 // Depth is how many submissions a flood-exempt account keeps under way on
 // a board that allows rps requests a second (0: the default, 1): the
-// profile's send_depth, at most one for each 6 requests a second (a
-// submission takes about 4 requests, its form waits about half a second),
-// so that the board's pace, not a queue at the account's session, is the
-// limit; a queue would spend the submissions' send budgets waiting.
+// profile's send_depth, at most one for each 4 requests a second (a
+// submission takes about 4 requests and about a second, its form's wait
+// included), so that the board's pace, not a queue at the account's
+// session, is the limit; a queue would spend the submissions' send
+// budgets waiting.
 func (p Profile) Depth(rps float64) int {
 	if rps <= 0 {
 		rps = 1
 	}
-	return min(max(p.SendDepth, 1), max(int(rps)/6, 1))
+	return min(max(p.SendDepth, 1), max(int(rps)/4, 1))
 }

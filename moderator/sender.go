@@ -125,7 +125,7 @@ type lanes struct {
 }
 
 // DefaultSendLanes is the most games of one account that send at once.
-const DefaultSendLanes = 32
+const DefaultSendLanes = 64
 
 // lane takes one of the account's send lanes, of which there are want (at
 // most SendLanes), waiting for one to be free; release gives it back. A
