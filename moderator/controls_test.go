@@ -405,25 +405,38 @@ func TestPMsRoutedBetweenGames(t *testing.T) {
 	}
 }
 
-func pmsRoutedBetweenGames(t *testing.T, urls, bots [2]string) {
+// sharedInbox is Nations games on one fake board: game i named names[i]
+// with players[i], its forum settings from urls[i] and bots[i] (or the
+// first's when shorter).
+type sharedInbox struct {
+	db  *store.DB
+	ff  *forumtest.Board
+	m   *Moderator
+	ids []int64
+}
+
+func newSharedInbox(t *testing.T, urls, bots, names []string, players [][]string) *sharedInbox {
+	t.Helper()
 	db := storetest.SQLite(t)
-	ctx := context.Background()
 	clk := clock.NewFake(start)
 	ff := forumtest.New(clk)
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	si := &sharedInbox{db: db, ff: ff, m: &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}}
 	opts := map[string]any{"rounds": 2, "round_minutes": 10}
-	var ids []int64
-	for i, g := range []struct {
-		name    string
-		players []string
-	}{{"spies", []string{"Alice", "Bob"}}, {"spies-2", []string{"Alice", "Carol"}}} {
-		fc := gameconfig.ForumConfig{URL: urls[i], Engine: "phpbb", Thread: "1", Bot: bots[i], PasswordEnv: "X"}
-		row, err := m.Create(ctx, g.name, "nations", gameconfig.GameConfig{Players: g.players, Options: opts, Seed: 1, Start: start}, fc, nil)
+	for i, name := range names {
+		fc := gameconfig.ForumConfig{URL: urls[min(i, len(urls)-1)], Engine: "phpbb", Thread: "1", Bot: bots[min(i, len(bots)-1)], PasswordEnv: "X"}
+		row, err := si.m.Create(context.Background(), name, "nations", gameconfig.GameConfig{Players: players[i], Options: opts, Seed: 1, Start: start}, fc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, row.ID)
+		si.ids = append(si.ids, row.ID)
 	}
+	return si
+}
+
+func pmsRoutedBetweenGames(t *testing.T, urls, bots [2]string) {
+	ctx := context.Background()
+	si := newSharedInbox(t, urls[:], bots[:], []string{"spies", "spies-2"}, [][]string{{"Alice", "Bob"}, {"Alice", "Carol"}})
+	db, ff, m, ids := si.db, si.ff, si.m, si.ids
 	tick := func() {
 		for _, id := range ids {
 			if err := m.Tick(ctx, id); err != nil {

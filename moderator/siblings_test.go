@@ -5,11 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forumgm/forumgm/clock"
-	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
-	"github.com/forumgm/forumgm/store/storetest"
 )
 
 // foldKey holds two names equal exactly when strings.EqualFold does, as
@@ -46,24 +43,10 @@ func FuzzFoldKey(f *testing.F) {
 // content: a roster changed by a replace is seen at the next PM, and an
 // unchanged game is not decoded again.
 func TestSiblingsFollowTheirRosters(t *testing.T) {
-	db := storetest.SQLite(t)
 	ctx := context.Background()
-	clk := clock.NewFake(start)
-	ff := forumtest.New(clk)
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
-	opts := map[string]any{"rounds": 2, "round_minutes": 10}
-	var ids []int64
-	for _, g := range []struct {
-		name    string
-		players []string
-	}{{"spies", []string{"Alice", "Bob"}}, {"spies-2", []string{"Alice", "Carol"}}, {"spies-3", []string{"Erin", "Fay"}}} {
-		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
-		row, err := m.Create(ctx, g.name, "nations", gameconfig.GameConfig{Players: g.players, Options: opts, Seed: 1, Start: start}, fc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, row.ID)
-	}
+	si := newSharedInbox(t, []string{"http://fake/"}, []string{"GMbot"}, []string{"spies", "spies-2", "spies-3"},
+		[][]string{{"Alice", "Bob"}, {"Alice", "Carol"}, {"Erin", "Fay"}})
+	db, ff, m, ids := si.db, si.ff, si.m, si.ids
 	tick := func() {
 		t.Helper()
 		for _, id := range ids {
