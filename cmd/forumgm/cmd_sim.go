@@ -63,7 +63,13 @@ func simCommand() *cli.Command {
 			if d := c.Duration("down-for"); d > 0 {
 				// The seeding below goes through the in-process API, so a
 				// board down from the start still gets its demo thread.
-				defer time.AfterFunc(c.Duration("down-after"), func() { s.DownFor(d) }).Stop()
+				// Down from the start it is down at once, before the
+				// banner says so (a timer of 0 could still be pending).
+				if after := c.Duration("down-after"); after > 0 {
+					defer time.AfterFunc(after, func() { s.DownFor(d) }).Stop()
+				} else {
+					s.DownFor(d)
+				}
 			}
 			var pw func(string) string
 			if p := c.String("password"); p != "" {
