@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"sync/atomic"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,67 @@ func TestDatabaseRestartResumesWithinLease(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("Run did not return within 20 s of its context's end")
+	}
+}
+
+// slowReply is the fake board with a post that takes until hold returns.
+type slowReply struct {
+	*forumtest.Board
+	hold func()
+}
+
+func (b slowReply) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	b.hold()
+	return b.Board.Reply(ctx, thread, body, key)
+}
+
+// A send whose lease ran out while it was under way (the database away
+// longer than a lease) is refused when it is recorded; that does not stop
+// the game's sender. A lease nobody took over is renewed, the worker goes
+// on, and so must its sends: nothing is sent twice, and what was queued
+// goes out.
+func TestSenderOutlivesALapsedLease(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	fake := forumtest.New(clock.Real{})
+	const ttl = time.Second
+	var slow atomic.Bool
+	slow.Store(true)
+	board := slowReply{Board: fake, hold: func() {
+		if slow.Swap(false) {
+			time.Sleep(ttl + 500*time.Millisecond) // the lease runs out meanwhile
+		}
+	}}
+	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return board, nil }}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "t", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "lapsed", "nations", gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var epoch int64
+	if err := db.Tx(ctx, func(tx *store.Tx) (err error) {
+		epoch, _, err = tx.AcquireLease(g.ID, "me", ttl, false)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f := store.Fence{GameID: g.ID, Owner: "me", Epoch: epoch, Budget: 100 * time.Millisecond}
+	snd := m.startSender(store.WithFence(ctx, f), g.ID, fc.Account())
+	defer snd.close()
+	snd.poke() // the opening post: it goes up, and its record is refused
+	waitFor(t, ctx, func() bool { return len(fake.BotPosts()) == 1 && !slow.Load() }, "the slow opening post")
+	time.Sleep(ttl) // its drain ends, refused
+	if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.RenewLease(f, time.Minute) }); err != nil {
+		t.Fatal(err)
+	}
+	notice := []store.OutboxItem{{GameID: g.ID, Kind: "post", Body: "After the lease came back.", Marker: "lapsed.test/gm/1"}}
+	if err := db.Tx(ctx, func(tx *store.Tx) error { return tx.Save(&store.Changes{Outbox: notice}) }); err != nil {
+		t.Fatal(err)
+	}
+	snd.poke()
+	waitFor(t, ctx, func() bool { return len(fake.BotPosts()) >= 2 && unsentCount(t, db, g.ID) == 0 }, "the notice once the lease was renewed")
+	if n := len(fake.BotPosts()); n != 2 {
+		t.Errorf("%d posts on the board, want 2 (the opening once, the notice)", n)
 	}
 }

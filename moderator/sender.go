@@ -40,7 +40,13 @@ func (m *Moderator) startSender(ctx context.Context, id int64, account forum.Acc
 			}
 			if err := m.safeSend(ctx, id, account); err != nil && ctx.Err() == nil {
 				if errors.Is(err, store.ErrLeaseLost) {
-					return // the worker stops at its next tick
+					// The worker stops at its next tick if the lease is
+					// gone for good, and closes this sender then. Not
+					// before: a lease that ran out while the database was
+					// away, and that nobody took, is renewed, and the
+					// game goes on; a sender that had stopped here would
+					// leave it sending nothing.
+					continue
 				}
 				m.log().Warn("sending failed; the next poll tries again", "game", id, "err", err)
 			}
