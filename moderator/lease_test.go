@@ -2,8 +2,8 @@ package moderator
 
 import (
 	"context"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
