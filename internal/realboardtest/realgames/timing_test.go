@@ -71,7 +71,9 @@ func playTiming(t *testing.T, engine string) {
 	// minute that began before the game did.
 	start := time.Now().Add(5 * time.Second).UTC()
 	gc := gameconfig.GameConfig{Players: names, Seed: 11, Start: start,
-		Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+		// Two-minute rounds: the script's posts and orders before round
+		// 1's last 35 s took over a minute on CI's loaded machine.
+		Options: map[string]any{"rounds": 2, "round_minutes": 2, "break_minutes": 0}}
 	zero := 0.0
 	tb := setup(t, b, "nations", gc, &zero)
 	conn := map[string]*forumconn.Conn{}
