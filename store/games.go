@@ -165,13 +165,9 @@ func (tx *Tx) GameByID(id int64) (*Game, error) {
 // Games lists the games with any of the given statuses (all when none is
 // given), by id.
 func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
-	q, args := `SELECT `+gameCols+` FROM games ORDER BY id`, []any(nil)
-	if len(status) > 0 {
-		var err error
-		q, args, err = sqlx.In(`SELECT `+gameCols+` FROM games WHERE status IN (?) ORDER BY id`, status)
-		if err != nil {
-			return nil, err
-		}
+	q, args, err := gamesByStatus(gameCols, status)
+	if err != nil {
+		return nil, err
 	}
 	var rows []gameRow
 	if err := tx.sel(&rows, q, args...); err != nil {
@@ -184,6 +180,15 @@ func (tx *Tx) Games(status ...GameStatus) ([]Game, error) {
 	return out, nil
 }
 
+// gamesByStatus selects cols of the games with these statuses (all when
+// none), by id.
+func gamesByStatus(cols string, status []GameStatus) (string, []any, error) {
+	if len(status) == 0 {
+		return `SELECT ` + cols + ` FROM games ORDER BY id`, nil, nil
+	}
+	return sqlx.In(`SELECT `+cols+` FROM games WHERE status IN (?) ORDER BY id`, status)
+}
+
 // GameRevision is a game's id and revision (Game.Revision).
 type GameRevision struct {
 	ID       int64 `db:"id"`
@@ -194,13 +199,9 @@ type GameRevision struct {
 // each with its revision: what a reader keeping games decoded checks them
 // by, without loading their settings and state.
 func (tx *Tx) GameRevisions(status ...GameStatus) ([]GameRevision, error) {
-	q, args := `SELECT id, revision FROM games ORDER BY id`, []any(nil)
-	if len(status) > 0 {
-		var err error
-		q, args, err = sqlx.In(`SELECT id, revision FROM games WHERE status IN (?) ORDER BY id`, status)
-		if err != nil {
-			return nil, err
-		}
+	q, args, err := gamesByStatus(`id, revision`, status)
+	if err != nil {
+		return nil, err
 	}
 	var out []GameRevision
 	if err := tx.sel(&out, q, args...); err != nil {
