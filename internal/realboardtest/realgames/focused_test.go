@@ -407,7 +407,7 @@ func TestFormTokenTiming(t *testing.T) {
 			time.Sleep(time.Until(through.Add(16 * time.Second)))
 			through = time.Time{}
 		}
-		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+		justAfterASecondBegins()
 		sec := time.Now().Unix()
 		pg, err := c.Session.Fetch(ctx, page)
 		if err != nil {
@@ -496,7 +496,7 @@ func TestFormsNeedNoWait(t *testing.T) {
 	const tries = 10
 	for try := 0; try < tries && (try < 3 || same == 0); try++ {
 		b.Post(t, b.Player("Alice"), fmt.Sprintf("Between the bot's posts %d.", try)) // no MyBB merge
-		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+		justAfterASecondBegins()
 		sec := time.Now().Unix()
 		pg, err := c.Session.Fetch(ctx, page)
 		if err != nil {
@@ -533,6 +533,12 @@ func TestFormsNeedNoWait(t *testing.T) {
 	if w := c.Session.Profile.FormWaitSeconds; w != 0 {
 		t.Errorf("the MyBB profile waits %d s before submitting a form; it needs none", w)
 	}
+}
+
+// justAfterASecondBegins sleeps into the next second of the clock, so a
+// fetch and a submission made at once have nearly all of it.
+func justAfterASecondBegins() {
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
