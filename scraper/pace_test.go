@@ -61,3 +61,45 @@ func TestPacerSharedByBoard(t *testing.T) {
 		}
 	}
 }
+
+// lateClock wakes every sleeper a fixed latency late, as timers on a busy
+// machine do.
+type lateClock struct {
+	*clock.Fake
+	late time.Duration
+}
+
+func (c lateClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.Fake.Advance(d + c.late)
+	return nil
+}
+
+// Waking late by less than a slot does not slow the rate: 100 requests at
+// 5 ms take 100 slots, not 100 slots and 100 latencies; waking later than a
+// slot gives the slot up, so two never go at once.
+func TestPacerKeepsRateThroughLateWakes(t *testing.T) {
+	for _, c := range []struct {
+		late time.Duration
+		want time.Duration // the 100th grant, after the first
+	}{{time.Millisecond, 99 * 5 * time.Millisecond}, {4 * time.Millisecond, 99 * 5 * time.Millisecond}, {6 * time.Millisecond, 99 * 11 * time.Millisecond}} {
+		t0 := time.Unix(1_800_000_000, 0)
+		clk := lateClock{Fake: clock.NewFake(t0), late: c.late}
+		p := NewPacer(clk, 5*time.Millisecond)
+		var first, prev time.Time
+		for i := 0; i < 100; i++ {
+			if err := p.Wait(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			now := clk.Now()
+			if i == 0 {
+				first = now
+			} else if now.Sub(prev) <= 0 {
+				t.Fatalf("late %v: grant %d at the same time as the one before", c.late, i)
+			}
+			prev = now
+		}
+		if got := prev.Sub(first); got > c.want+c.late {
+			t.Errorf("late %v: 100 grants took %v, want at most %v", c.late, got, c.want+c.late)
+		}
+	}
+}
