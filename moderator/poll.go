@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,15 @@ type pollState struct {
 	merger   bool
 	noSignal bool // the board has none
 	skipped  int  // polls answered by the mark since the last full read
+	// The bot's own posts in the thread since the base was taken: how
+	// many, the last one's id, and when each was confirmed made.
+	own []ownPost
+}
+
+// ownPost is one of the bot's replies, as its send returned it.
+type ownPost struct {
+	id string
+	at time.Time // the send returned: made before then
 }
 
 func (m *Moderator) pollStateOf(id int64) *pollState {
@@ -168,7 +178,7 @@ func (m *Moderator) unchanged(ctx context.Context, l *loaded, f forum.BoardReade
 	dl := l.row.Deadline
 	window := time.Duration(l.site.Profile.MergeWindowSeconds) * time.Second
 	switch {
-	case mark.Sign == "" || st.base.Sign == "" || mark.Sign != st.base.Sign:
+	case mark.Sign == "" || st.base.Sign == "" || mark.Sign != st.base.Sign && !ownOnly(st.base, mark, st.own):
 	case now.Sub(st.fullAt) >= fullReadEvery(l):
 	case l.row.Status == Running && !dl.IsZero() && dl.Sub(now) <= l.forum.FullRead():
 		// The last stretch before the deadline (edits count until it),
@@ -190,6 +200,16 @@ func (m *Moderator) fullRead(l *loaded, mark forum.ThreadMark, readAt time.Time,
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st.base, st.fullAt, st.skipped = mark, readAt, 0
+	// The bot's posts the new base may not hold yet stay counted: a post
+	// the list already held then only makes the next mark differ, and the
+	// thread is read.
+	var own []ownPost
+	for _, p := range st.own {
+		if p.at.After(mark.Listed) {
+			own = append(own, p)
+		}
+	}
+	st.own = own
 	if stamp := stampOf(newest.Stamp, newest.Time); stamp.Known() {
 		st.newest = stamp.Latest
 	} else if newest.ID != st.newestID {
@@ -197,6 +217,54 @@ func (m *Moderator) fullRead(l *loaded, mark forum.ThreadMark, readAt time.Time,
 	}
 	st.newestID = newest.ID
 	st.merger = newest.ID != "" && !strings.EqualFold(newest.Author.Name, l.forum.Bot)
+}
+
+// ownPosted records a reply of the bot's own in the game's thread, made
+// before at (when its send returned).
+func (m *Moderator) ownPosted(id int64, post string, at time.Time) {
+	st := m.pollStateOf(id)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(st.own) < 64 { // more before a full read: the thread is read
+		st.own = append(st.own, ownPost{id: post, at: at})
+	}
+}
+
+// ownOnly says whether mark differs from base by the bot's own posts
+// alone: its last post is the bot's last one, and its replies are base's
+// and one per post of the bot's since. Only lists that show the last
+// post's id can tell (phpBB, SMF: "post 123, replies 5"); MyBB's shows a
+// minute and a name, which a member's post could share.
+//
+// The one change this cannot see, a member's post made while another post
+// was deleted, the next full read does (full_read_seconds), as it does an
+// edit; and every poll in a deadline's last stretch reads all the same.
+func ownOnly(base, mark forum.ThreadMark, own []ownPost) bool {
+	if len(own) == 0 {
+		return false
+	}
+	_, b, ok := postSign(base.Sign)
+	post, n, ok2 := postSign(mark.Sign)
+	return ok && ok2 && post == own[len(own)-1].id && n == b+len(own)
+}
+
+// postSign reads a "post 123, replies 5" mark (parser.Topics); ok is false
+// for any other form.
+func postSign(sign string) (post string, replies int, ok bool) {
+	rest, found := strings.CutPrefix(sign, "post ")
+	if !found {
+		return "", 0, false
+	}
+	post, count, found := strings.Cut(rest, ", replies ")
+	if !found || post == "" {
+		return "", 0, false
+	}
+	count = strings.NewReplacer(",", "", ".", "", " ", "", "\u00a0", "").Replace(count)
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return post, n, true
 }
 
 func later(a, b time.Time) time.Time {

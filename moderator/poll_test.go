@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/rules/nations"
@@ -173,6 +174,70 @@ func TestChangeSignal(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		if !r2.poll(30 * time.Second) {
 			t.Errorf("no signal: poll %d did not read", i)
+		}
+	}
+}
+
+// TestChangeSignalOwnPosts: the bot's own reply changes its thread's mark
+// but is no news, so the poll after it does not read the thread (in
+// BenchmarkBurst, 1,000 openings had cost ~785 re-reads); a member's post
+// after it, or between the base and it, is read as any change is.
+func TestChangeSignalOwnPosts(t *testing.T) {
+	r := newSignalRig(t, "phpbb", false, 60)
+	r.ff.Post(r.ctx, "GM", "Welcome to the game.") // the thread the GM opened
+	if !r.poll(0) {
+		t.Fatal("the first poll did not read the thread")
+	}
+	if got := len(r.ff.BotPosts()); got != 1 {
+		t.Fatalf("%d bot posts after the first poll; want the opening post", got)
+	}
+	if r.poll(30 * time.Second) {
+		t.Error("the poll after the bot's opening post read the thread: only the bot's post changed the mark")
+	}
+	if r.poll(30 * time.Second) {
+		t.Error("a thread unchanged since the bot's post was read")
+	}
+	r.ff.Post(r.ctx, "Alice", "I pick [b]CIV: Fire[/b]")
+	if !r.poll(30 * time.Second) {
+		t.Fatal("a member's post after the bot's was not read")
+	}
+	if s, _ := r.state(); s.CivOf("Alice") != "Fire" {
+		t.Fatalf("civ %q", s.CivOf("Alice"))
+	}
+	if r.poll(30 * time.Second) {
+		t.Error("an unchanged thread was read")
+	}
+}
+
+// TestOwnOnly: which marks differ from the base by the bot's posts alone.
+func TestOwnOnly(t *testing.T) {
+	base := forum.ThreadMark{Sign: "post 10, replies 4"}
+	own := []ownPost{{id: "11"}, {id: "13"}}
+	for _, c := range []struct {
+		name string
+		base string
+		mark string
+		own  []ownPost
+		want bool
+	}{
+		{"the bot's two posts", base.Sign, "post 13, replies 6", own, true},
+		{"the bot's one post", base.Sign, "post 11, replies 5", own[:1], true},
+		{"no post of the bot's", base.Sign, "post 11, replies 5", nil, false},
+		{"a member's post after the bot's", base.Sign, "post 14, replies 7", own, false},
+		{"a member's post between", base.Sign, "post 13, replies 7", own, false},
+		{"a post deleted", base.Sign, "post 13, replies 5", own, false},
+		{"the bot's post deleted", base.Sign, "post 11, replies 5", own, false},
+		// The one change it cannot see (the full read does): a member's
+		// post between while another post was deleted.
+		{"a member's post and a deletion", base.Sign, "post 13, replies 6", own, true},
+		{"thousands", "post 10, replies 1,999", "post 11, replies 2,000", own[:1], true},
+		{"minute marks (MyBB)", "last 12:01 Alice, replies 4", "last 12:02 GMbot, replies 5", []ownPost{{id: "5"}}, false},
+		{"a thread the list did not show", "", "post 11, replies 5", own[:1], false},
+		{"garbled", base.Sign, "post 11, replies many", own[:1], false},
+	} {
+		got := ownOnly(forum.ThreadMark{Sign: c.base}, forum.ThreadMark{Sign: c.mark}, c.own)
+		if got != c.want {
+			t.Errorf("%s: %q → %q: own only %v, want %v", c.name, c.base, c.mark, got, c.want)
 		}
 	}
 }

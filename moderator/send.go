@@ -362,6 +362,9 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		return &troubleError{err: fmt.Errorf("sending %s: %w", it.Marker, err)}
 	}
 	m.clearBackOff(it.ID)
+	if it.Kind == forum.KindPost && fid != "" {
+		m.ownPosted(l.row.ID, fid, m.now()) // its change to the topic list is no news (poll.go)
+	}
 	if err := m.crash("after-send"); err != nil {
 		return err
 	}
