@@ -43,6 +43,10 @@ type FloodStatus struct {
 	Source   string        `json:"source,omitempty"`   // how it is known: "game file", "refused", "taken back-to-back"
 	Learned  time.Time     `json:"learned,omitempty"`  // when it was learned (zero when configured)
 	Next     time.Time     `json:"next,omitempty"`     // the next post or PM may go then (zero: now)
+	// Depth is how many submissions the account may have under way at
+	// once now (0: one): more for an exempt account, as the board's pace
+	// allows (Profile.Depth).
+	Depth int `json:"depth,omitempty"`
 }
 
 // String is the one line `forumgm status` shows.

@@ -210,7 +210,7 @@ func (m *Moderator) floodUntil(id int64, f forum.BoardSender) time.Time {
 // has changed, for `forumgm status` (another process) to show.
 func (m *Moderator) saveFlood(ctx context.Context, id int64, f forum.BoardSender) error {
 	st := f.Flood()
-	st.Next = time.Time{} // changes with every send; status needs the rest
+	st.Next, st.Depth = time.Time{}, 0 // change with every send; status needs the rest
 	doc := mustJSON(st)
 	m.mu.Lock()
 	same := m.floodSaved[id] == string(doc)

@@ -96,7 +96,7 @@ func (m *Moderator) Send(ctx context.Context, id int64, account forum.Account) e
 		return fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
 	}
 	lane := func(send func() error) error {
-		release, err := m.Pool.lane(ctx, account, lanesFor(l, f))
+		release, err := m.Pool.lane(ctx, account, lanesFor(f))
 		if err != nil {
 			return err
 		}
@@ -111,16 +111,12 @@ func (m *Moderator) Send(ctx context.Context, id int64, account forum.Account) e
 }
 
 // lanesFor is how many of an account's games may be sending at once: as
-// many as its board takes submissions at once (the profile's send_depth
+// many as its poster has submissions under way (the profile's send_depth
 // for a flood-exempt account, as the board's pace allows: Profile.Depth;
-// else one), at most Pool.SendLanes. More
-// would only queue at the poster with their claims made, spending the
-// send budget of their fence waiting.
-func lanesFor(l *loaded, f forum.BoardSender) int {
-	if f.Flood().State == forum.FloodExempt {
-		return l.site.Profile.Depth(l.forum.RequestsPerSecond)
-	}
-	return 1
+// else one), at most Pool.SendLanes. More would only queue at the poster
+// with their claims made, spending the send budget of their fence waiting.
+func lanesFor(f forum.BoardSender) int {
+	return max(f.Flood().Depth, 1)
 }
 
 // lanes are the send lanes of each account: how many of its games are
@@ -131,7 +127,7 @@ type lanes struct {
 }
 
 // DefaultSendLanes is the most games of one account that send at once.
-const DefaultSendLanes = 64
+const DefaultSendLanes = 128
 
 // lane takes one of the account's send lanes, of which there are want (at
 // most SendLanes), waiting for one to be free; release gives it back. A

@@ -101,14 +101,14 @@ func TestSendDepth(t *testing.T) {
 }
 
 // TestSendDepthFollowsThePace: the profile's send_depth, at most one for
-// each 4 requests a second the board allows, at least one.
+// each 2 requests a second the board allows, at least one.
 func TestSendDepthFollowsThePace(t *testing.T) {
 	for _, tc := range []struct {
 		profile int
 		rps     float64
 		want    int
 	}{
-		{64, 200, 50}, {32, 200, 32}, {64, 50, 12}, {32, 1, 1}, {32, 0, 1}, {32, 10, 2}, {32, 3, 1}, {4, 1000, 4}, {0, 200, 1}, {1, 200, 1},
+		{128, 200, 100}, {64, 200, 64}, {32, 200, 32}, {128, 50, 25}, {32, 1, 1}, {32, 0, 1}, {32, 10, 5}, {32, 3, 1}, {4, 1000, 4}, {0, 200, 1}, {1, 200, 1},
 	} {
 		if got := (forum.Profile{SendDepth: tc.profile}).Depth(tc.rps); got != tc.want {
 			t.Errorf("send_depth %d at %v requests a second: %d, want %d", tc.profile, tc.rps, got, tc.want)

@@ -99,11 +99,7 @@ type Poster struct {
 // held.
 func (p *Poster) depth() int {
 	if p.flood.State == forum.FloodExempt {
-		rps := 0.0
-		if iv := p.Session.Pacer().Interval(); iv > 0 {
-			rps = float64(time.Second) / float64(iv)
-		}
-		return p.Session.Profile.Depth(rps)
+		return p.Session.Profile.Depth(p.Session.Rate())
 	}
 	return 1
 }
@@ -158,6 +154,7 @@ func (p *Poster) Flood() forum.FloodStatus {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.flood
+	s.Depth = p.depth()
 	if n := p.nextAllowed(); n.After(p.Session.Clock().Now()) {
 		s.Next = n
 	}
