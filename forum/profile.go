@@ -900,8 +900,7 @@ func smf() Profile {
 }
 
 // Depth is how many submissions a flood-exempt account keeps under way on
-// a board that takes rps requests a second through its session (0: the
-// default, 1): the profile's send_depth, at most one for each 2 requests
+// a board that allows rps requests a second (0: the default, 1): the profile's send_depth, at most one for each 2 requests
 // a second. A submission takes two requests (its form, its submission;
 // confirmations are batched) and about a second, its form's wait
 // included: so many keep the board's rate busy, and a queue at the

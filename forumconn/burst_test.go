@@ -13,8 +13,10 @@ package forumconn_test
 // opened-vs-target (all opening posts up, against N/100 s + 10 s),
 // answer-vs-target (that player's receipt, against 2 polls + N/200 s),
 // period-vs-target (the longest gap between two reads of any game's thread
-// during and after the burst, against 1.5 polls), core-vs-target (CPU over
-// the burst, against half a core) and rss-vs-target (against 300 MiB); and
+// during and after the burst, against 1.5 polls), core-vs-target (the
+// bot's CPU over the burst, against half a core; the in-process board's
+// goroutines are told apart by a CPU profile, cpusplit_test.go, and their
+// share is board-cores) and rss-vs-target (against 300 MiB); and
 // answer-vs-10: the answer's wait over a 10-game fleet's, measured in the
 // same run. games=1000/signal is the 1,000 games with the change signal
 // (their game files name the forum holding the threads): an unchanged
@@ -26,7 +28,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strconv"
@@ -48,7 +49,8 @@ const burstPoll = 10 * time.Second
 // burstResult is one burst's measures.
 type burstResult struct {
 	opened, answer, period time.Duration
-	cpu                    time.Duration // over the burst
+	cpu                    time.Duration // the bot's, over the burst
+	boardCPU               time.Duration // the in-process board's (cpusplit_test.go)
 	burst                  time.Duration // its length: every receipt sent
 	rss                    float64
 }
@@ -81,7 +83,7 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 	last := map[string]time.Time{} // by topic: its last read
 	gap := time.Duration(0)
 	watch := false
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serveBoard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen := func(t string, now time.Time) {
 			mu.Lock()
 			if l, ok := last[t]; ok && watch {
@@ -156,6 +158,7 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 	r.opened = time.Since(start)
 	time.Sleep(burstPoll) // a quiet cycle
 	cpu0 := cpuTime()
+	split := startCPUSplit()
 	mu.Lock()
 	watch = true
 	mu.Unlock()
@@ -177,6 +180,10 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 	r.burst = time.Since(t0)
 	time.Sleep(burstPoll * 2) // and after it
 	r.cpu = cpuTime() - cpu0
+	if share, ok := split.boardShare(); ok {
+		r.boardCPU = time.Duration(float64(r.cpu) * share)
+		r.cpu -= r.boardCPU
+	}
 	mu.Lock()
 	r.period = gap
 	// A thread not read since the burst began counts its whole wait.
@@ -223,6 +230,7 @@ func BenchmarkBurst(b *testing.B) {
 			b.ReportMetric(secs(r.period)/(1.5*burstPoll.Seconds()), "period-vs-target")
 			span := r.burst + 2*burstPoll
 			b.ReportMetric(float64(r.cpu)/float64(span)/0.5, "core-vs-target")
+			b.ReportMetric(float64(r.boardCPU)/float64(span), "board-cores")
 			b.ReportMetric(r.rss/300, "rss-vs-target")
 			if base > 0 {
 				b.ReportMetric(float64(r.answer)/float64(base), "answer-vs-10")

@@ -99,7 +99,11 @@ type Poster struct {
 // held.
 func (p *Poster) depth() int {
 	if p.flood.State == forum.FloodExempt {
-		return p.Session.Profile.Depth(p.Session.Rate())
+		rps := 0.0
+		if iv := p.Session.Pacer().Interval(); iv > 0 {
+			rps = float64(time.Second) / float64(iv)
+		}
+		return p.Session.Profile.Depth(rps)
 	}
 	return 1
 }

@@ -182,7 +182,6 @@ type Session struct {
 	loginBackoff *retry.Backoff
 	requests     atomic.Int64
 	clock        boardClock // the board's clock, from the forms it made
-	trips        roundTrips // how long the board takes to answer (Rate)
 }
 
 // NewSession prepares a session; it does not log in until a page needs it
@@ -311,7 +310,6 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 		return nil, errors.New("no response")
 	}
 	pg.Sent, pg.Received = sent, s.opt.Clock.Now()
-	s.trips.note(pg.Received.Sub(sent))
 	if retryable(pg.Status) {
 		if ra, ok := RetryAfter(pg.Header, pg.Received); ok {
 			s.pacer.Hold(pg.Received.Add(min(ra, s.opt.MaxWait)))
