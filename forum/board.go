@@ -3,6 +3,8 @@ package forum
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -76,6 +78,31 @@ type ThreadMark struct {
 	// Listed is when the list's first page was asked for: the mark holds
 	// every post made before then.
 	Listed time.Time `json:"listed"`
+}
+
+// PostSign is a mark's sign where the list shows the last post's id:
+// "post 123, replies 5", replies as the list writes them.
+func PostSign(post, replies string) string { return "post " + post + ", replies " + replies }
+
+// digitsOnly drops what a list may group a count's digits with.
+var digitsOnly = strings.NewReplacer(",", "", ".", "", " ", "", "\u00a0", "")
+
+// LastPost reads a PostSign: the last post's id and the replies; ok is
+// false for any other sign (a list that shows no id: MyBB's).
+func (m ThreadMark) LastPost() (post string, replies int, ok bool) {
+	rest, found := strings.CutPrefix(m.Sign, "post ")
+	if !found {
+		return "", 0, false
+	}
+	post, count, found := strings.Cut(rest, ", replies ")
+	if !found || post == "" {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(digitsOnly.Replace(count))
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return post, n, true
 }
 
 // ErrNoSignal: the board's profile has no topic list (urls.topic_list),

@@ -900,13 +900,14 @@ func smf() Profile {
 }
 
 // Depth is how many submissions a flood-exempt account keeps under way on
-// a board that allows rps requests a second (0: the default, 1): the profile's send_depth, at most one for each 2 requests
-// a second. A submission takes two requests (its form, its submission;
-// confirmations are batched) and about a second, its form's wait
-// included: so many keep the board's rate busy, and a queue at the
-// account's session stays under a second (deeper, it would spend the
-// submissions' send budgets waiting). BenchmarkBurst: at one for each 4,
-// 1,000 replies went at 50 a second, 100 requests a second of the 200.
+// a board that allows rps requests a second (0: the default, 1): the
+// profile's send_depth, at most one for each 2 requests a second. A
+// submission takes two requests (its form, its submission; confirmations
+// are batched) and about a second, its form's wait included: so many keep
+// the board's rate busy, and a queue at the account's session stays under
+// a second (deeper, it would spend the submissions' send budgets
+// waiting). BenchmarkBurst: at one for each 4, 1,000 replies went at 50 a
+// second, 100 requests a second of the 200.
 func (p Profile) Depth(rps float64) int {
 	if rps <= 0 {
 		rps = 1

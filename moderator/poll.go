@@ -3,7 +3,7 @@ package moderator
 import (
 	"context"
 	"errors"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -203,13 +203,7 @@ func (m *Moderator) fullRead(l *loaded, mark forum.ThreadMark, readAt time.Time,
 	// The bot's posts the new base may not hold yet stay counted: a post
 	// the list already held then only makes the next mark differ, and the
 	// thread is read.
-	var own []ownPost
-	for _, p := range st.own {
-		if p.at.After(mark.Listed) {
-			own = append(own, p)
-		}
-	}
-	st.own = own
+	st.own = slices.DeleteFunc(st.own, func(p ownPost) bool { return !p.at.After(mark.Listed) })
 	if stamp := stampOf(newest.Stamp, newest.Time); stamp.Known() {
 		st.newest = stamp.Latest
 	} else if newest.ID != st.newestID {
@@ -243,28 +237,9 @@ func ownOnly(base, mark forum.ThreadMark, own []ownPost) bool {
 	if len(own) == 0 {
 		return false
 	}
-	_, b, ok := postSign(base.Sign)
-	post, n, ok2 := postSign(mark.Sign)
+	_, b, ok := base.LastPost()
+	post, n, ok2 := mark.LastPost()
 	return ok && ok2 && post == own[len(own)-1].id && n == b+len(own)
-}
-
-// postSign reads a "post 123, replies 5" mark (parser.Topics); ok is false
-// for any other form.
-func postSign(sign string) (post string, replies int, ok bool) {
-	rest, found := strings.CutPrefix(sign, "post ")
-	if !found {
-		return "", 0, false
-	}
-	post, count, found := strings.Cut(rest, ", replies ")
-	if !found || post == "" {
-		return "", 0, false
-	}
-	count = strings.NewReplacer(",", "", ".", "", " ", "", "\u00a0", "").Replace(count)
-	n, err := strconv.Atoi(count)
-	if err != nil || n < 0 {
-		return "", 0, false
-	}
-	return post, n, true
 }
 
 func later(a, b time.Time) time.Time {

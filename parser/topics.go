@@ -55,7 +55,7 @@ func (x *Parser) topicSign(row *goquery.Selection) string {
 		return post == ""
 	})
 	if post != "" {
-		return "post " + post + ", replies " + replies
+		return forum.PostSign(post, replies)
 	}
 	var b strings.Builder
 	var walk func(*html.Node)

@@ -408,7 +408,7 @@ func (b *Board) Mark(_ context.Context, _, thread string) (forum.ThreadMark, err
 		last = strconv.Itoa(b.Made)
 	}
 	if n > 0 {
-		m.Sign = fmt.Sprintf("post %s, replies %d", last, n-1)
+		m.Sign = forum.PostSign(last, strconv.Itoa(n-1))
 	}
 	return m, nil
 }
