@@ -25,6 +25,9 @@ type loginBoard struct {
 	gets  []time.Time
 	in    bool
 	pw    []string // the passwords posted
+
+	loginPages int // GETs of the login form
+	guestPages int // other pages served to a guest
 }
 
 const loginFormHTML = `<html><body><form id="login" method="post" action="ucp.php?mode=login">
@@ -62,6 +65,11 @@ func (b *loginBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.gets = append(b.gets, b.clk.Now())
+	if strings.Contains(r.URL.RawQuery, "mode=login") {
+		b.loginPages++
+	} else if !b.in {
+		b.guestPages++
+	}
 	if b.mode == "truncated" && strings.Contains(r.URL.RawQuery, "mode=login") {
 		fmt.Fprint(w, loginFormHTML[:60]) // cut before the password field
 		return
@@ -229,5 +237,42 @@ func TestLoginPostRetryAfter(t *testing.T) {
 	}
 	if !b.in {
 		t.Error("never logged in after the Retry-After")
+	}
+}
+
+// Games that saw a guest page together wait for one login and go on: the
+// login form is fetched once, not once more by each of them to learn the
+// first login worked.
+func TestManyFetchesOneLogin(t *testing.T) {
+	t.Parallel()
+	b, s := newLoginRigOpt(t, "ok", func(_ *forum.Profile, o *Options) {
+		o.Clock, o.MinInterval = clock.Real{}, time.Millisecond
+	})
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pg, err := s.Fetch(context.Background(), "index.php")
+			if err == nil && !s.Parser.LoggedIn(pg.Doc) {
+				err = errors.New("a guest page")
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t.Logf("%d fetches saw a guest page", b.guestPages)
+	if b.loginPages != 1 || len(b.posts) != 1 {
+		t.Errorf("%d fetches: the login form fetched %d times and posted %d times, want once each", n, b.loginPages, len(b.posts))
 	}
 }

@@ -176,6 +176,7 @@ type Session struct {
 	resp  *Page // what the collector's OnResponse caught, during the turn
 
 	loginMu   sync.Mutex
+	loginGen  atomic.Uint64 // successful logins so far
 	loginFail time.Time
 	loginWait time.Duration
 	// loginBackoff yields loginWait; set at the first refusal in a row.
@@ -474,6 +475,7 @@ func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, r
 // logged us out (no logged-in marker), it logs in again and refetches.
 // Without credentials pages are read as a guest.
 func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
+	gen := s.loginGen.Load()
 	pg, err := s.get(ctx, rel)
 	if err != nil {
 		return pg, err
@@ -482,7 +484,7 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 		return pg, nil
 	}
 	s.log().Info("forum: not logged in; logging in", "page", rel)
-	if err := s.Login(ctx); err != nil {
+	if err := s.loginAfter(ctx, gen); err != nil {
 		return pg, err
 	}
 	pg, err = s.get(ctx, rel)
@@ -534,9 +536,19 @@ func (s *Session) Ping(ctx context.Context) error {
 // (ErrLoginRefused) holds further attempts back, for LoginBackoff
 // (doubling), so a wrong password cannot lock the account; a stale token,
 // a truncated or unrecognised page or a 5xx is an ordinary failure.
-func (s *Session) Login(ctx context.Context) error {
+func (s *Session) Login(ctx context.Context) error { return s.loginAfter(ctx, s.loginGen.Load()) }
+
+// loginAfter logs in unless a login succeeded since the caller read
+// loginGen as gen: the many games of one account that saw a guest page
+// together (the start, an expired session) wait for one login and then
+// go on, rather than each fetching the login page again to learn it is
+// logged in.
+func (s *Session) loginAfter(ctx context.Context, gen uint64) error {
 	s.loginMu.Lock()
 	defer s.loginMu.Unlock()
+	if s.loginGen.Load() != gen {
+		return nil
+	}
 	if s.creds.Username == "" {
 		return fmt.Errorf("%w: no credentials configured", ErrLogin)
 	}
@@ -554,6 +566,7 @@ func (s *Session) Login(ctx context.Context) error {
 		s.loginWait = s.loginBackoff.Next()
 	case err == nil:
 		s.loginFail, s.loginWait = time.Time{}, 0
+		s.loginGen.Add(1)
 	}
 	return err
 }
