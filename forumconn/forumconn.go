@@ -145,7 +145,7 @@ func (c *Conn) FindSentPM(ctx context.Context, key string, since time.Time) (str
 // Connect opens a connection of its own to a game's board (probes,
 // one-off commands); `forumgm run` shares them through Sessions.
 func Connect(site *gameconfig.Site, clk clock.Clock, version string) (*Conn, error) {
-	return connect(site, clk, version, nil)
+	return connect(site, clk, version, nil, nil)
 }
 
 // Ping checks that the board answers, with one request (forum.BoardReader).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ import (
 type Sessions struct {
 	Clock   clock.Clock
 	Version string
+	// Log, when set, gets the sessions' own news: a login, a read retried,
+	// a Retry-After that holds the board's requests.
+	Log *slog.Logger
 	// InboxAge is how old an inbox list may be for another game of the
 	// account to take it in its poll [5s]: one list serves every game
 	// polling within it. A game's deadline is resolved once a list asked
@@ -77,7 +81,7 @@ func (ss *Sessions) Connect(site *gameconfig.Site) (*Conn, error) {
 	pc.SlowTo(interval) // the board's most cautious setting wins
 	a := ss.accounts[site.Account]
 	if a == nil {
-		c, err := connect(site, ss.Clock, ss.Version, pc)
+		c, err := connect(site, ss.Clock, ss.Version, pc, ss.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +236,7 @@ func (l *listing) get(ctx context.Context, notBefore time.Time, fetch func(conte
 
 // connect opens a connection (and its account) to a game's board on the
 // given board pacer (nil: its own).
-func connect(site *gameconfig.Site, clk clock.Clock, version string, pc *scraper.Pacer) (*Conn, error) {
+func connect(site *gameconfig.Site, clk clock.Clock, version string, pc *scraper.Pacer, log *slog.Logger) (*Conn, error) {
 	if site.Err != nil {
 		return nil, site.Err
 	}
@@ -241,7 +245,10 @@ func connect(site *gameconfig.Site, clk clock.Clock, version string, pc *scraper
 	if err != nil {
 		return nil, err
 	}
-	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version), Pacer: pc,
+	if log != nil {
+		log = log.With("board", fc.URL, "account", fc.Bot)
+	}
+	opt := scraper.Options{Clock: clk, UserAgent: scraper.UserAgent(version), Pacer: pc, Log: log,
 		// Read again at each login: a password file the GM fixes while the
 		// bot runs is used at the next attempt after the lockout's wait.
 		Password: func() (string, error) {

@@ -17,7 +17,8 @@ import (
 )
 
 // TestSessionLogsThroughSlog: a session's events (a read retried after a
-// 5xx, a login) go to its slog.Logger as records with their facts as
+// 5xx, a login, a Retry-After holding the board's requests) go to its
+// slog.Logger as records with their facts as
 // attributes, never with the password.
 func TestSessionLogsThroughSlog(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
@@ -28,6 +29,9 @@ func TestSessionLogsThroughSlog(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := sim.AddFault(forumsim.FaultRule{Kind: forumsim.Fault5xx, Method: "GET", Path: "viewtopic.php", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.AddFault(forumsim.FaultRule{Kind: forumsim.Fault429, Method: "GET", Path: "mode=login", Count: 1, RetryAfter: 45 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(sim)
@@ -52,7 +56,8 @@ func TestSessionLogsThroughSlog(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := logs.String()
-			for _, want := range []string{`msg="forum: retrying a read"`, "url=", "error=", `msg="forum: not logged in; logging in"`, `page="viewtopic.php`, `msg="forum: logged in" user=GMBot`} {
+			for _, want := range []string{`msg="forum: retrying a read"`, "url=", "error=", `msg="forum: not logged in; logging in"`, `page="viewtopic.php`, `msg="forum: logged in" user=GMBot`,
+				`msg="forum: the board asked us to wait; no request to it before then" status=429 retry_after=45s until=2026-11-30T10:`} {
 				if !strings.Contains(got, want) {
 					t.Errorf("the session's log lacks %q:\n%s", want, got)
 				}

@@ -80,13 +80,16 @@ func (p *Pacer) Wait(ctx context.Context) error {
 	}
 }
 
-// Hold keeps every request back until t (the board's Retry-After).
-func (p *Pacer) Hold(t time.Time) {
+// Hold keeps every request back until t (the board's Retry-After); it
+// says whether that is longer than the hold already running.
+func (p *Pacer) Hold(t time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t.After(p.hold) {
 		p.hold = t
+		return true
 	}
+	return false
 }
 
 // HeldUntil is the end of the current Retry-After hold (zero: none).

@@ -313,7 +313,12 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 	pg.Sent, pg.Received = sent, s.opt.Clock.Now()
 	if retryable(pg.Status) {
 		if ra, ok := RetryAfter(pg.Header, pg.Received); ok {
-			s.pacer.Hold(pg.Received.Add(min(ra, s.opt.MaxWait)))
+			until := pg.Received.Add(min(ra, s.opt.MaxWait))
+			if s.pacer.Hold(until) {
+				// Every game on the board waits: the GM should know why.
+				s.log().Warn("forum: the board asked us to wait; no request to it before then",
+					"status", pg.Status, "retry_after", ra, "until", until.Format(time.RFC3339), "url", abs)
+			}
 		}
 	}
 	return pg, nil
@@ -483,8 +488,7 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 	if s.creds.Username == "" || s.Parser.LoggedIn(pg.Doc) {
 		return pg, nil
 	}
-	s.log().Info("forum: not logged in; logging in", "page", rel)
-	if err := s.loginAfter(ctx, gen); err != nil {
+	if err := s.loginAfter(ctx, gen, rel); err != nil {
 		return pg, err
 	}
 	pg, err = s.get(ctx, rel)
@@ -536,18 +540,22 @@ func (s *Session) Ping(ctx context.Context) error {
 // (ErrLoginRefused) holds further attempts back, for LoginBackoff
 // (doubling), so a wrong password cannot lock the account; a stale token,
 // a truncated or unrecognised page or a 5xx is an ordinary failure.
-func (s *Session) Login(ctx context.Context) error { return s.loginAfter(ctx, s.loginGen.Load()) }
+func (s *Session) Login(ctx context.Context) error { return s.loginAfter(ctx, s.loginGen.Load(), "") }
 
 // loginAfter logs in unless a login succeeded since the caller read
-// loginGen as gen: the many games of one account that saw a guest page
+// loginGen as gen (page: the guest page that showed the need, for the
+// log): the many games of one account that saw a guest page
 // together (the start, an expired session) wait for one login and then
 // go on, rather than each fetching the login page again to learn it is
 // logged in.
-func (s *Session) loginAfter(ctx context.Context, gen uint64) error {
+func (s *Session) loginAfter(ctx context.Context, gen uint64, page string) error {
 	s.loginMu.Lock()
 	defer s.loginMu.Unlock()
 	if s.loginGen.Load() != gen {
 		return nil
+	}
+	if page != "" {
+		s.log().Info("forum: not logged in; logging in", "page", page)
 	}
 	if s.creds.Username == "" {
 		return fmt.Errorf("%w: no credentials configured", ErrLogin)

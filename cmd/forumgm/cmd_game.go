@@ -50,7 +50,7 @@ func withModerator(c *cli.Context, fn func(ctx context.Context, m *moderator.Mod
 	}
 	defer db.Close()
 	log := logger(c)
-	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}), Clock: clock.Real{}, Log: log}
+	m := &moderator.Moderator{DB: db, Connect: connectForum(clock.Real{}, log), Clock: clock.Real{}, Log: log}
 	if c.Command.Name == "run" {
 		m.Pool = &moderator.Pool{Workers: c.Int("workers"), Stagger: c.Duration("stagger")}
 	}

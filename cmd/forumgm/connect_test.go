@@ -32,7 +32,7 @@ func TestConnectForumPings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := connectForum(clock.Real{})(context.Background(), site)
+	p, err := connectForum(clock.Real{}, nil)(context.Background(), site)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,10 +88,24 @@ function rb_pm($from, $to, $subject, $text, $override = true) {
 	return (int) ($ids[0] ?? 0);
 }
 
+// rb_setting changes a setting while the board serves. MyBB's own
+// rebuild_settings() rewrites inc/settings.php in place, so a request that
+// includes it meanwhile can read half a file: a parse error, which MyBB
+// answers with its error page, a 503 with Retry-After: 1800 that holds the
+// bot for its 5-minute cap. The same file is written here and renamed into
+// place, which a reader sees whole or not at all.
 function rb_setting($name, $value) {
 	global $db;
 	$db->update_query('settings', ['value' => $db->escape_string((string) $value)], "name='" . $db->escape_string($name) . "'");
-	rebuild_settings();
+	$query = $db->simple_select('settings', 'value, name', '', ['order_by' => 'title', 'order_dir' => 'ASC']);
+	$lines = '';
+	while ($s = $db->fetch_array($query)) {
+		$lines .= "\$settings['" . addcslashes($s['name'], "\\'") . "'] = \"" . addcslashes($s['value'], '\\"$') . "\";\n";
+	}
+	$file = MYBB_ROOT . 'inc/settings.php';
+	$tmp = $file . '.rb' . getmypid();
+	file_put_contents($tmp, "<?php\n\n" . $lines . "\n");
+	if (!rename($tmp, $file)) { throw new Exception("rb_setting: cannot replace $file"); }
 }
 
 // rb_exempt puts a user in Super Moderators (exempt from post and PM flood).

@@ -273,6 +273,7 @@ func TestResistanceSevenWithPlotCards(t *testing.T) {
 	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Seed: 11, Start: time.Now().UTC(),
 		Counts: &gameconfig.Counts{Gap: gap.String()}, Reminders: &gameconfig.Reminders{Before: &off, Prod: "off"}}
 	zero := 0.0
+	slowBoard(t, b)
 	tb := setup(t, b, "resistance", gc, &zero)
 	if st := tb.state().(*resistance.State); len(st.Deck) == 0 {
 		t.Fatal("seven players and no plot deck")

@@ -160,6 +160,7 @@ func TestDeskCreatesGame(t *testing.T) {
 	if fc.PasswordFile != pwFile || fc.PollSeconds != 0.5 || fc.FloodSeconds == nil || *fc.FloodSeconds != 0 || gc.Seed != 3 {
 		t.Errorf("the game is set up with %+v, %+v", fc, gc)
 	}
+	slowBoard(t, b)
 	tb := &table{t: t, b: b, db: db, m: m, g: row, eng: g, gc: gc, fc: fc}
 	tb.run()
 	t.Cleanup(func() { tb.stop(); db.Close() })
