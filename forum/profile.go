@@ -287,6 +287,14 @@ type Selectors struct {
 	TopicLastPostRegexp string `yaml:"topic_last_post_regexp"`
 	TopicReplies        string `yaml:"topic_replies"`
 	TopicRepliesRegexp  string `yaml:"topic_replies_regexp"`
+
+	// The forum holding a thread, from its page (outside posts): the last
+	// ThreadForum node's ThreadForumAttr, matched by ThreadForumRegexp
+	// (first group), is the forum's id in the topic list's URL: so a game
+	// gets the change signal without naming its forum (docs/polling.md).
+	ThreadForum       string `yaml:"thread_forum"`
+	ThreadForumAttr   string `yaml:"thread_forum_attr"`
+	ThreadForumRegexp string `yaml:"thread_forum_regexp"`
 }
 
 // Form names one form of the board: the page that holds it, a selector for
@@ -595,6 +603,10 @@ func phpBB() Profile {
 			TopicLastPostRegexp: `[?&]p=(\d+)`,
 			TopicReplies:        "dd.posts",
 			TopicRepliesRegexp:  `([\d,.]+)`,
+			// The breadcrumbs (navbar_header.html): category, then forum.
+			ThreadForum:       "span.crumb[data-forum-id]",
+			ThreadForumAttr:   "data-forum-id",
+			ThreadForumRegexp: `^(\d+)$`,
 		},
 		Forms: Forms{
 			Login: Form{Page: "ucp.php?mode=login", Selector: `form#login, form:has(input[name="password"])`,
@@ -727,6 +739,11 @@ func myBB() Profile {
 			TopicLastPost:      "span.lastpost",
 			TopicReplies:       `td:has(a[href*="action=whoposted"])`,
 			TopicRepliesRegexp: `([\d,.]+)`,
+			// The navigation (nav, nav_bit): category, then forum, then
+			// the thread, not a link.
+			ThreadForum:       `div.navigation a[href*="forumdisplay.php?fid="]`,
+			ThreadForumAttr:   "href",
+			ThreadForumRegexp: `[?&]fid=(\d+)`,
 		},
 		Forms: Forms{
 			Login: Form{Page: "member.php?action=login", Selector: `form:has(input[name="password"])`,
@@ -861,6 +878,10 @@ func smf() Profile {
 			TopicLastPostRegexp: `\.msg(\d+)|#msg(\d+)`,
 			TopicReplies:        "div.board_stats p",
 			TopicRepliesRegexp:  `(?i)replies:\s*([\d,.]+)`,
+			// Display.template.php's head: <link rel="index"> is the board.
+			ThreadForum:       `link[rel="index"]`,
+			ThreadForumAttr:   "href",
+			ThreadForumRegexp: `[?;&]board=(\d+)`,
 		},
 		Forms: Forms{
 			Login: Form{Page: "index.php?action=login", Selector: `form#frmLogin, form:has(input[name="passwrd"])`,

@@ -32,13 +32,13 @@ type Parser struct {
 	inRow, inLink, inFrom, inTime, inUnread                                                       goquery.Matcher
 	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                                  goquery.Matcher
 	captcha                                                                                       goquery.Matcher
-	topicRow, topicID, topicLast, topicReplies                                                    goquery.Matcher
+	topicRow, topicID, topicLast, topicReplies, threadForum                                       goquery.Matcher
 	// withAuthorID and withTimeAttr match any node carrying the profile's
 	// AuthorIDAttr / TimeAttr (compiled once, not per post).
 	withAuthorID, withTimeAttr goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
-	reTopicID, reTopicLast, reTopicReplies                                                *regexp.Regexp
+	reTopicID, reTopicLast, reTopicReplies, reThreadForum                                 *regexp.Regexp
 
 	// memoKeys are the attributes the body selectors read, memoOK that a
 	// walk may remember how elements read by them (quick.go, bodyMemo).
@@ -101,6 +101,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.captcha, "captcha", s.Captcha},
 		{&x.topicRow, "topic_row", s.TopicRow}, {&x.topicID, "topic_id", s.TopicID},
 		{&x.topicLast, "topic_last_post", s.TopicLastPost}, {&x.topicReplies, "topic_replies", s.TopicReplies},
+		{&x.threadForum, "thread_forum", s.ThreadForum},
 	} {
 		if *c.dst, err = compileSel(c.name, c.sel); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
@@ -132,6 +133,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.rePMTime, s.PMTimeRegexp}, {&x.reInTime, s.InboxTimeRegex},
 		{&x.reURLPost, p.URLs.PostIDRegexp}, {&x.reURLPM, p.URLs.PMIDRegexp}, {&x.reFlood, p.FloodWaitRegexp},
 		{&x.reTopicID, s.TopicIDRegexp}, {&x.reTopicLast, s.TopicLastPostRegexp}, {&x.reTopicReplies, s.TopicRepliesRegexp},
+		{&x.reThreadForum, s.ThreadForumRegexp},
 	} {
 		if c.re == "" {
 			continue
@@ -159,7 +161,10 @@ type Thread struct {
 	Page     int  `json:"page"`
 	Pages    int  `json:"pages"`
 	LoggedIn bool `json:"logged_in"`
-	segs     [][]string
+	// Forum is the id of the forum holding the thread, as its topic list's
+	// URL names it (selectors.thread_forum); "" when the page does not say.
+	Forum string `json:"forum,omitempty"`
+	segs  [][]string
 }
 
 // Thread parses a thread page with no fetch time: relative post times
@@ -179,6 +184,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 	var (
 		posts, open   []*postNodes // every post; those the walk is inside
 		pageTime, cur *html.Node
+		forumNode     *html.Node // the last thread_forum match
 		links         []*html.Node
 		loggedIn      bool
 		walk          func(n *html.Node, inPost bool)
@@ -212,6 +218,9 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 				if !loggedIn && x.loggedIn.Match(n) {
 					loggedIn = true
 				}
+				if x.threadForum.Match(n) {
+					forumNode = n
+				}
 			}
 		}
 		if mine != nil {
@@ -230,6 +239,9 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 	}
 	f = x.anchorAt(pageTime, f)
 	t := Thread{LoggedIn: loggedIn}
+	if forumNode != nil {
+		t.Forum = group(x.reThreadForum, nodeAttr(forumNode, x.Profile.Selectors.ThreadForumAttr))
+	}
 	var buf bytes.Buffer
 	memo := x.newMemo()
 	t.Page, t.Pages = pages(cur, links)

@@ -162,3 +162,14 @@ func TestTopicListPages(t *testing.T) {
 		})
 	}
 }
+
+// TestThreadForum: the thread's page names its forum, whose topic list
+// shows the thread (the change signal without a forum in the game file).
+func TestThreadForum(t *testing.T) {
+	for _, engine := range []string{realboardtest.PhpBB, realboardtest.MyBB} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			boardtest.CheckThreadForum(t, realboardtest.Start(t, engine, realboardtest.Options{}))
+		})
+	}
+}

@@ -4,6 +4,7 @@ package boardtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -275,5 +276,31 @@ func CheckTopicPages(t *testing.T, b *realboardtest.Board, perPage int, newTopic
 			t.Errorf("the game thread's mark %q after %d pages of the list, want it after %d", m.Sign, n, want)
 		}
 		b.Post(t, b.Player("Alice"), "Back to the game, everyone.")
+	}
+}
+
+// CheckThreadForum reads the game thread's first page as the bot and checks
+// that it names the forum holding the thread (selectors.thread_forum), and
+// that this forum's topic list shows the thread: what lets a game that
+// names no forum get the change signal.
+func CheckThreadForum(t *testing.T, b *realboardtest.Board) {
+	t.Helper()
+	ctx := context.Background()
+	c := Connect(t, b, b.Bot)
+	got := ""
+	errStop := errors.New("first page read")
+	err := c.ReadThread(ctx, b.ThreadIDString(), nil, func(pg forum.ThreadPage) error {
+		got = pg.Forum
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprint(b.ForumID); got != want {
+		t.Fatalf("the thread's page names forum %q, want %q", got, want)
+	}
+	m, err := c.Mark(ctx, got, b.ThreadIDString())
+	if err != nil || m.Sign == "" {
+		t.Fatalf("the topic list of forum %s does not show the thread: %+v, %v", got, m, err)
 	}
 }

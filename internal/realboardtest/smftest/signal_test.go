@@ -73,3 +73,9 @@ func TestTopicListPages(t *testing.T) {
 		return fmt.Sprintf(`rb_post(1, %d, 0, 'Chatter %d', 'Just chatting here.');`, b.ForumID, i)
 	})
 }
+
+// TestThreadForum: the thread's page names its board, whose message index
+// shows the thread (the change signal without a forum in the game file).
+func TestThreadForum(t *testing.T) {
+	boardtest.CheckThreadForum(t, realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{}))
+}
