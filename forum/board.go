@@ -67,6 +67,9 @@ type ThreadPage struct {
 	First, Last string
 	// Number is the page's (1-based), Pages the thread's page count.
 	Number, Pages int
+	// Forum is the id of the forum holding the thread, as the page names
+	// it ("" when it does not): its topic list is the change signal.
+	Forum string
 }
 
 // ThreadMark is what a forum's topic list shows of one thread (its last

@@ -18,10 +18,11 @@ package forumconn_test
 // goroutines are told apart by a CPU profile, cpusplit_test.go, and their
 // share is board-cores) and rss-vs-target (against 300 MiB); and
 // answer-vs-10: the answer's wait over a 10-game fleet's, measured in the
-// same run. games=1000/signal is the 1,000 games with the change signal
-// (their game files name the forum holding the threads): an unchanged
-// thread's poll is its row in the topic list, which leaves the board's
-// rate to the sends.
+// same run. The games have the change signal, as a game does by default
+// (the thread's page names the forum holding it): an unchanged thread's
+// poll is its row in the topic list, which leaves the board's rate to the
+// sends; games=1000/no-signal is the 1,000 games with forum: off, every
+// poll a read of the thread.
 
 import (
 	"bytes"
@@ -66,10 +67,11 @@ type capture struct {
 
 func (c *capture) Write(p []byte) (int, error) { c.body.Write(p); return c.ResponseWriter.Write(p) }
 
-// runBurst runs one burst of n games; with signal their game files name the
-// forum that holds their threads, so a poll of an unchanged thread reads
-// only the topic list (the change signal, docs/polling.md), and a game
-// counts as read when its thread is or a list page showing it is.
+// runBurst runs one burst of n games; with signal a poll of an unchanged
+// thread reads only the topic list (the change signal, docs/polling.md;
+// the forum holding the threads is learned from their pages), else every
+// poll reads the thread (forum: off). A game counts as read when its
+// thread is or a list page showing it is.
 func runBurst(b *testing.B, n int, signal bool) burstResult {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
@@ -127,8 +129,8 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 		}
 		fc := gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: strconv.Itoa(topic), Bot: "GM Bot",
 			PasswordEnv: "FORUMGM_BURST_PW", FloodSeconds: &zero, RequestsPerSecond: 200, PollSeconds: burstPoll.Seconds()}
-		if signal {
-			fc.Forum = strconv.Itoa(fo)
+		if !signal {
+			fc.Forum = "off"
 		}
 		an, bn := fmt.Sprintf("Ann %d", i), fmt.Sprintf("Ben %d", i)
 		gc := gameconfig.GameConfig{Players: []string{an, bn}, Options: map[string]any{"rounds": 1, "round_minutes": 100000, "break_minutes": 5},
@@ -210,10 +212,10 @@ func BenchmarkBurst(b *testing.B) {
 	for _, c := range []struct {
 		n      int
 		signal bool
-	}{{10, false}, {200, false}, {1000, false}, {1000, true}} {
+	}{{10, true}, {200, true}, {1000, true}, {1000, false}} {
 		name := fmt.Sprintf("games=%d", c.n)
-		if c.signal {
-			name += "/signal"
+		if !c.signal {
+			name += "/no-signal"
 		}
 		n := c.n
 		b.Run(name, func(b *testing.B) {

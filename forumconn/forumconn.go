@@ -54,7 +54,7 @@ func (c *Conn) ReadThread(ctx context.Context, thread string, cursor []byte, pag
 		return nil
 	}, func(res scraper.Result) error {
 		next, _ := json.Marshal(res.Cursor)
-		pg := forum.ThreadPage{Posts: posts, Next: next, Number: res.Cursor.Page, Pages: res.Pages}
+		pg := forum.ThreadPage{Posts: posts, Next: next, Number: res.Cursor.Page, Pages: res.Pages, Forum: res.Forum}
 		if len(posts) > 0 {
 			pg.First, pg.Last = posts[0].ID, posts[len(posts)-1].ID
 		}

@@ -53,7 +53,8 @@ type fleet struct {
 func newFleet(tb testing.TB, n int, rps float64) *fleet { return newFleetIn(tb, n, rps, false) }
 
 // newFleetIn is newFleet whose games name the forum holding their
-// threads when signal is set: the topic list is then their change signal.
+// threads when signal is set: the topic list is then their change signal;
+// else they have none (forum: off).
 func newFleetIn(tb testing.TB, n int, rps float64, signal bool) *fleet {
 	tb.Helper()
 	ctx := context.Background()
@@ -88,6 +89,8 @@ func newFleetIn(tb testing.TB, n int, rps float64, signal bool) *fleet {
 			PasswordEnv: "FORUMGM_FLEET_PW", FloodSeconds: &zero, RequestsPerSecond: rps, PollSeconds: 10}
 		if signal {
 			fc.Forum = strconv.Itoa(fo)
+		} else {
+			fc.Forum = "off" // not learned from the thread's page either
 		}
 		f.topics, f.anns = append(f.topics, topic), append(f.anns, a)
 		an, bn := fmt.Sprintf("Ann %d", i), fmt.Sprintf("Ben %d", i)

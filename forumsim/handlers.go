@@ -192,7 +192,7 @@ func (s *Server) viewForum(w http.ResponseWriter, r *http.Request, se *session) 
 	if len(ts) == 0 {
 		b.WriteString("\n<div class=\"panel\"><div class=\"inner\"><strong>There are no topics or posts in this forum.</strong></div></div>")
 	}
-	s.page(w, r, se, f.Name, b.String(), pageOpts{section: "section-viewforum"})
+	s.page(w, r, se, f.Name, b.String(), pageOpts{section: "section-viewforum", forum: f})
 }
 
 func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) {
@@ -244,7 +244,7 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 		fmt.Fprintf(&b, "<fieldset class=\"submit-buttons\">\n%s<input type=\"hidden\" name=\"topic_cur_post_id\" value=\"%d\" />\n<input type=\"hidden\" name=\"topic_id\" value=\"%d\" />\n<input type=\"hidden\" name=\"forum_id\" value=\"%d\" />\n", s.tokenFields(se, "posting"), last, t.ID, t.ForumID)
 		b.WriteString("<input type=\"submit\" accesskey=\"s\" tabindex=\"6\" name=\"post\" value=\"Submit\" class=\"button1\" />\n</fieldset>\n</div>\n</div>\n</form>\n")
 	}
-	s.page(w, r, se, t.Title, b.String(), pageOpts{section: "section-viewtopic"})
+	s.page(w, r, se, t.Title, b.String(), pageOpts{section: "section-viewtopic", forum: s.forums[t.ForumID]})
 }
 
 // renderPost is one postrow of viewtopic_body.html.

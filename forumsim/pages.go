@@ -40,6 +40,7 @@ type pageOpts struct {
 	status  int
 	refresh string // meta refresh target (relative)
 	section string // body class: section-viewtopic, …
+	forum   *Forum // the forum the page is in: its breadcrumb (navbar_header.html)
 }
 
 // page writes a full prosilver-like page around body.
@@ -91,7 +92,11 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 		fmt.Fprintf(&b, "<li class=\"rightside\" data-skip-responsive=\"true\"><a href=\"./ucp.php?mode=login&amp;redirect=%s\" title=\"Login\" accesskey=\"x\" role=\"menuitem\"><span>Login</span></a></li>\n", e(url.QueryEscape(redirect)))
 		b.WriteString("<li class=\"rightside\" data-skip-responsive=\"true\"><a href=\"./ucp.php?mode=register\" role=\"menuitem\"><span>Register</span></a></li>\n")
 	}
-	b.WriteString("</ul>\n<ul id=\"nav-breadcrumbs\" class=\"nav-breadcrumbs linklist navlinks\" role=\"menubar\"><li class=\"breadcrumbs\"><span class=\"crumb\"><a href=\"./index.php\" accesskey=\"h\">Board index</a></span></li></ul>\n")
+	b.WriteString("</ul>\n<ul id=\"nav-breadcrumbs\" class=\"nav-breadcrumbs linklist navlinks\" role=\"menubar\"><li class=\"breadcrumbs\"><span class=\"crumb\"><a href=\"./index.php\" accesskey=\"h\">Board index</a></span>")
+	if f := po.forum; f != nil {
+		fmt.Fprintf(&b, "\n<span class=\"crumb\" data-forum-id=\"%d\"><a href=\"./viewforum.php?f=%d\">%s</a></span>", f.ID, f.ID, e(f.Name))
+	}
+	b.WriteString("</li></ul>\n")
 	b.WriteString("</div></div>\n</div>\n\n<div id=\"page-body\" class=\"page-body\" role=\"main\">\n")
 	b.WriteString(body)
 	b.WriteString("\n</div>\n\n<div id=\"page-footer\" class=\"page-footer\" role=\"contentinfo\"><div class=\"copyright\">Powered by forumgm's phpBB simulator</div></div>\n</div>\n</body>\n</html>\n")

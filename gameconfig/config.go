@@ -79,7 +79,9 @@ type ForumConfig struct {
 	// top of the engine; absolute once the game file is loaded.
 	Profile string `json:"profile,omitempty" yaml:"profile,omitempty"`
 	// Forum is the id of the forum (board) holding the thread: its topic
-	// list is then the change signal (docs/polling.md).
+	// list is the change signal (docs/polling.md). Unset: the forum the
+	// thread's pages name, where the profile reads it
+	// (selectors.thread_forum); "off": no change signal.
 	Forum  string `json:"forum,omitempty" yaml:"forum,omitempty"`
 	Thread string `json:"thread" yaml:"thread"`
 	Bot    string `json:"bot" yaml:"bot"` // the bot account's user name
@@ -96,8 +98,7 @@ type ForumConfig struct {
 	PollMinSeconds float64 `json:"poll_min_seconds,omitempty" yaml:"poll_min_seconds,omitempty"`
 	PollMaxSeconds float64 `json:"poll_max_seconds,omitempty" yaml:"poll_max_seconds,omitempty"`
 	// FullReadSeconds: where the board's topic list tells an unchanged
-	// thread (the change signal, used when Forum names the forum holding
-	// the thread), the thread is still read at least this often, for its
+	// thread (the change signal, see Forum), the thread is still read at least this often, for its
 	// edits and deletions [10 × poll_seconds, at least 300].
 	FullReadSeconds float64 `json:"full_read_seconds,omitempty" yaml:"full_read_seconds,omitempty"`
 	// FloodSeconds fixes the least gap between two of the bot's posts/PMs

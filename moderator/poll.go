@@ -55,8 +55,9 @@ type pollState struct {
 	newest   time.Time
 	newestID string
 	merger   bool
-	noSignal bool // the board has none
-	skipped  int  // polls answered by the mark since the last full read
+	noSignal bool   // the board has none
+	forum    string // the forum the thread's pages name as holding it
+	skipped  int    // polls answered by the mark since the last full read
 	// The bot's own posts in the thread since the base was taken: how
 	// many, the last one's id, and when each was confirmed made.
 	own []ownPost
@@ -138,6 +139,40 @@ func (m *Moderator) pollWait(id int64, account forum.Account, fc gameconfig.Foru
 	return m.Pool.nextPoll(account, pollPeriod(fc, active, deadline, now), now)
 }
 
+// lastStretch: the last stretch before the game's deadline (edits count
+// until it), and past it until the phase closes (it closes by its time
+// limit only after a read that began after the deadline), where every poll
+// reads the thread.
+func lastStretch(l *loaded, now time.Time) bool {
+	dl := l.row.Deadline
+	return l.row.Status == Running && !dl.IsZero() && dl.Sub(now) <= l.forum.FullRead()
+}
+
+// signalForum is the forum whose topic list is a game's change signal:
+// the one its game file names, else the one its thread's pages name
+// (seen, its last read), none with forum: off.
+func signalForum(named, seen string) string {
+	switch named {
+	case "off":
+		return ""
+	case "":
+		return seen
+	}
+	return named
+}
+
+// noteForum keeps the forum a page of the game's thread names as holding
+// it (a thread moved names its new forum at the next full read).
+func (m *Moderator) noteForum(id int64, forumID string) {
+	if forumID == "" {
+		return
+	}
+	st := m.pollStateOf(id)
+	m.mu.Lock()
+	st.forum = forumID
+	m.mu.Unlock()
+}
+
 // fullReadEvery is the game's own full-read interval: full_read_seconds,
 // less up to a quarter by its id.
 func fullReadEvery(l *loaded) time.Duration {
@@ -150,17 +185,17 @@ func fullReadEvery(l *loaded) time.Duration {
 // thread is then known complete up to complete), or why not. mark is
 // what the read that follows should keep as its base (empty: none).
 func (m *Moderator) unchanged(ctx context.Context, l *loaded, f forum.BoardReader, now time.Time) (skip bool, complete time.Time, mark forum.ThreadMark) {
-	if l.forum.Forum == "" {
-		return false, time.Time{}, mark
-	}
 	st := m.pollStateOf(l.row.ID)
 	m.mu.Lock()
-	noSignal := st.noSignal
+	noSignal, forumID := st.noSignal, signalForum(l.forum.Forum, st.forum)
 	m.mu.Unlock()
-	if noSignal {
+	if noSignal || forumID == "" || lastStretch(l, now) {
+		// In a deadline's last stretch every poll reads the thread: the
+		// list would be a request spent for nothing (the base it would
+		// give is taken again at the first poll after the stretch).
 		return false, time.Time{}, mark
 	}
-	mark, err := f.Mark(ctx, l.forum.Forum, l.forum.Thread)
+	mark, err := f.Mark(ctx, forumID, l.forum.Thread)
 	if errors.Is(err, forum.ErrNoSignal) {
 		m.mu.Lock()
 		st.noSignal = true
@@ -175,15 +210,10 @@ func (m *Moderator) unchanged(ctx context.Context, l *loaded, f forum.BoardReade
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	dl := l.row.Deadline
 	window := time.Duration(l.site.Profile.MergeWindowSeconds) * time.Second
 	switch {
 	case mark.Sign == "" || st.base.Sign == "" || mark.Sign != st.base.Sign && !ownOnly(st.base, mark, st.own):
 	case now.Sub(st.fullAt) >= fullReadEvery(l):
-	case l.row.Status == Running && !dl.IsZero() && dl.Sub(now) <= l.forum.FullRead():
-		// The last stretch before the deadline (edits count until it),
-		// and past it until the phase closes: it closes by its time limit
-		// only after a read that began after the deadline.
 	case l.site.Reader.MergeSeparator() != nil && st.merger && st.fullAt.Before(st.newest.Add(window)):
 		// The board may still append a post to the last one.
 	default:

@@ -81,12 +81,17 @@ type signalRig struct {
 }
 
 func newSignalRig(t *testing.T, engine string, minutes bool, roundMinutes int) *signalRig {
+	return newSignalRigIn(t, engine, minutes, roundMinutes, "2")
+}
+
+// newSignalRigIn is newSignalRig with the game file's forum setting.
+func newSignalRigIn(t *testing.T, engine string, minutes bool, roundMinutes int, forumID string) *signalRig {
 	r := &nationsRig{t: t, ctx: context.Background(), db: storetest.SQLite(t), clk: clock.NewFake(start)}
 	r.ff = forumtest.New(r.clk)
 	r.ff.Minutes = minutes
 	r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return r.ff, nil }}
 	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Options: map[string]any{"rounds": 2, "round_minutes": roundMinutes, "break_minutes": 1}, Seed: 3, Start: start}
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: engine, Thread: "1", Forum: "2", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 30}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: engine, Thread: "1", Forum: forumID, Bot: "GMbot", PasswordEnv: "X", PollSeconds: 30}
 	g, err := r.m.Create(r.ctx, "n1", "nations", gc, fc, []store.Player{{Slot: "Alice", ForumName: "Alice"}, {Slot: "Bob", ForumName: "Bob"}})
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +108,42 @@ func (r *signalRig) poll(d time.Duration) (read bool) {
 	before := r.ff.Fetches
 	r.tick()
 	return r.ff.Fetches > before
+}
+
+// A game file that names no forum gets the signal from the forum its
+// thread's pages name (the breadcrumbs); forum: off, or pages that name
+// none, read the thread at every poll and never ask the list.
+func TestChangeSignalFromThePage(t *testing.T) {
+	for _, c := range []struct {
+		name, named, onPage string
+		signal              bool
+	}{
+		{"named by the page", "", "7", true},
+		{"named by the game file", "2", "7", true},
+		{"off", "off", "7", false},
+		{"named nowhere", "", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newSignalRigIn(t, "phpbb", false, 60, c.named)
+			r.ff.Forum = c.onPage
+			reads := 0
+			for i := range 5 {
+				if r.poll(time.Duration(min(i, 1)) * 30 * time.Second) {
+					reads++
+				}
+			}
+			want := c.named // the list asked for
+			if want == "" {
+				want = c.onPage
+			}
+			switch {
+			case c.signal && (reads != 2 || r.ff.MarkForum != want):
+				t.Errorf("%d of 5 polls read the thread, the list of forum %q asked; want 2 (the first, the opening post's), forum %q", reads, r.ff.MarkForum, want)
+			case !c.signal && (reads != 5 || r.ff.Marks != 0):
+				t.Errorf("%d of 5 polls read the thread, %d marks taken; want 5 and none", reads, r.ff.Marks)
+			}
+		})
+	}
 }
 
 // TestChangeSignal: with the topic list, a poll reads the thread only when

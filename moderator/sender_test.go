@@ -60,6 +60,7 @@ func TestReadsNeverWaitOnSends(t *testing.T) {
 		}
 		fc := th.Forum(t, "FORUMGM_SENDER_PW")
 		fc.Thread, fc.PollSeconds, fc.RequestsPerSecond, fc.FloodSeconds = fmt.Sprint(topic), poll.Seconds(), 100, &zero
+		fc.Forum = "off" // every poll reads the thread: what is measured here
 		ps := players[g*len(names) : (g+1)*len(names)]
 		gc := gameconfig.GameConfig{Players: ps, Seed: int64(g + 1), Start: time.Now(), Options: map[string]any{"rounds": 2, "round_minutes": 60}}
 		var roster []store.Player

@@ -48,6 +48,9 @@ type Result struct {
 	Seen      int `json:"seen"`
 	Pages     int `json:"pages"`
 	PagesRead int `json:"pages_read"`
+	// Forum is the forum holding the thread, as the last page read names
+	// it (parser.Thread.Forum; "" when it does not).
+	Forum string `json:"forum,omitempty"`
 }
 
 // Covers reports whether a post id lies in the range this read saw
@@ -106,6 +109,9 @@ func (sc *Scraper) ReadThreadPages(ctx context.Context, topic string, cur Cursor
 		t := sc.Session.Parser.ThreadAt(pg.Doc, pg.Fetch())
 		res.PagesRead++
 		res.Pages = t.Pages
+		if t.Forum != "" {
+			res.Forum = t.Forum
+		}
 		if len(t.Posts) == 0 {
 			return res, fmt.Errorf("thread %s page %d: %w: no posts matched the %s profile (%s)", topic, page,
 				ErrNotFound, sc.Session.Profile.Name, errText(sc, pg))

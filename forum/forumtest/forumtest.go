@@ -80,6 +80,9 @@ type Board struct {
 	// neither, as on a real board).
 	NoSignal bool
 	Marks    int
+	// Forum is the forum the thread's pages name as holding it (a board's
+	// breadcrumbs; "": none); MarkForum the forum the last Mark asked for.
+	Forum, MarkForum string
 
 	// Down makes every call fail, as a board that is down does.
 	Down bool
@@ -371,7 +374,7 @@ func (b *Board) ReadThread(_ context.Context, _ string, cursor []byte, page func
 			}
 			buf = append(buf, p)
 		}
-		pg := forum.ThreadPage{Posts: buf, Number: n, Pages: pages}
+		pg := forum.ThreadPage{Posts: buf, Number: n, Pages: pages, Forum: b.Forum}
 		if len(buf) > 0 {
 			pg.First, pg.Last = buf[0].ID, buf[len(buf)-1].ID
 			cur.Last, _ = strconv.Atoi(pg.Last)
@@ -389,9 +392,10 @@ func (b *Board) ReadThread(_ context.Context, _ string, cursor []byte, page func
 
 // Mark is the thread's row in its forum's topic list (forum.BoardReader):
 // its last post's id and replies, listed now.
-func (b *Board) Mark(_ context.Context, _, thread string) (forum.ThreadMark, error) {
+func (b *Board) Mark(_ context.Context, forumID, thread string) (forum.ThreadMark, error) {
 	b.Lock()
 	defer b.Unlock()
+	b.MarkForum = forumID
 	if b.Down {
 		return forum.ThreadMark{}, ErrDown
 	}
