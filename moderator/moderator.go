@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -86,6 +87,9 @@ type Moderator struct {
 	// end (read.go, readSlice); polls: what each game's polls saw (poll.go).
 	backfilling map[int64]bool
 	polls       map[int64]*pollState
+	// forumOf: by account, the forum its games' thread pages named last:
+	// a new game's first guess (poll.go, signalForum).
+	forumOf map[forum.Account]string
 	// prodAt: by game, when a prod may next be due (between.go; lost on
 	// restart, harmlessly).
 	prodAt map[int64]time.Time

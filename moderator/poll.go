@@ -162,15 +162,20 @@ func signalForum(named, seen string) string {
 }
 
 // noteForum keeps the forum a page of the game's thread names as holding
-// it (a thread moved names its new forum at the next full read).
-func (m *Moderator) noteForum(id int64, forumID string) {
+// it (a thread moved names its new forum at the next full read), and as
+// the account's latest.
+func (m *Moderator) noteForum(id int64, account forum.Account, forumID string) {
 	if forumID == "" {
 		return
 	}
 	st := m.pollStateOf(id)
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	st.forum = forumID
-	m.mu.Unlock()
+	if m.forumOf == nil {
+		m.forumOf = map[forum.Account]string{}
+	}
+	m.forumOf[account] = forumID
 }
 
 // fullReadEvery is the game's own full-read interval: full_read_seconds,
@@ -188,6 +193,12 @@ func (m *Moderator) unchanged(ctx context.Context, l *loaded, f forum.BoardReade
 	st := m.pollStateOf(l.row.ID)
 	m.mu.Lock()
 	noSignal, forumID := st.noSignal, signalForum(l.forum.Forum, st.forum)
+	if forumID == "" && l.forum.Forum == "" {
+		// Not read yet: the forum the account's other games are in. A
+		// list that shows the thread is its forum's (a moved thread's
+		// pointer has an id of its own); one that does not reads it.
+		forumID = m.forumOf[l.forum.Account()]
+	}
 	m.mu.Unlock()
 	if noSignal || forumID == "" || lastStretch(l, now) {
 		// In a deadline's last stretch every poll reads the thread: the

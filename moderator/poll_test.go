@@ -146,6 +146,31 @@ func TestChangeSignalFromThePage(t *testing.T) {
 	}
 }
 
+// A game not read yet takes its first mark in the forum its account's
+// other games' pages named: no full read just to learn the forum. The
+// forumtest board's Mark shows the thread in whichever forum is asked, so
+// only the forum asked for is checked here; a list that does not show the
+// thread (a mark without a sign) makes the poll read it, as any mark that
+// proves nothing does.
+func TestChangeSignalFirstGuess(t *testing.T) {
+	r := newSignalRigIn(t, "phpbb", false, 60, "")
+	r.ff.Forum = "7"
+	r.poll(0) // learns the forum from the page
+	gc := gameconfig.GameConfig{Players: []string{"Carol", "Dan"}, Options: map[string]any{"rounds": 2, "round_minutes": 60, "break_minutes": 1}, Seed: 4, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "9", Bot: "GMbot", PasswordEnv: "X", PollSeconds: 30}
+	g, err := r.m.Create(r.ctx, "n2", "nations", gc, fc, []store.Player{{Slot: "Carol", ForumName: "Carol"}, {Slot: "Dan", ForumName: "Dan"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ff.MarkForum = ""
+	if err := r.m.Tick(r.ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r.ff.MarkForum != "7" {
+		t.Errorf("the new game's first poll asked the list of forum %q, want 7 (its account's other game's)", r.ff.MarkForum)
+	}
+}
+
 // TestChangeSignal: with the topic list, a poll reads the thread only when
 // its mark changed since the last full read, or when the list cannot prove
 // it unchanged: an edit changes no mark, so it is seen at the next full

@@ -87,7 +87,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 			return err
 		}
 		posts, n, pages := pg.Posts, pg.Number, pg.Pages
-		m.noteForum(l.row.ID, pg.Forum)
+		m.noteForum(l.row.ID, l.forum.Account(), pg.Forum)
 		th := threadRead{posts: posts, first: pg.First, last: pg.Last}
 		if prevLast != "" {
 			th.first = prevLast
