@@ -70,6 +70,10 @@ func (c GameConfig) Rules() rules.Config {
 	return rules.Config{Players: c.Players, Aliases: c.Aliases, Options: rules.Options(c.Options), Setup: c.Setup, Seed: c.Seed, Start: c.Start}
 }
 
+// ForumOff as a game's forum turns the change signal off: every poll
+// reads the thread.
+const ForumOff = "off"
+
 // ForumConfig is where a game is played. The password itself is never kept:
 // only where to find it.
 type ForumConfig struct {
@@ -81,7 +85,7 @@ type ForumConfig struct {
 	// Forum is the id of the forum (board) holding the thread: its topic
 	// list is the change signal (docs/polling.md). Unset: the forum the
 	// thread's pages name, where the profile reads it
-	// (selectors.thread_forum); "off": no change signal.
+	// (selectors.thread_forum); ForumOff: no change signal.
 	Forum  string `json:"forum,omitempty" yaml:"forum,omitempty"`
 	Thread string `json:"thread" yaml:"thread"`
 	Bot    string `json:"bot" yaml:"bot"` // the bot account's user name
@@ -98,8 +102,9 @@ type ForumConfig struct {
 	PollMinSeconds float64 `json:"poll_min_seconds,omitempty" yaml:"poll_min_seconds,omitempty"`
 	PollMaxSeconds float64 `json:"poll_max_seconds,omitempty" yaml:"poll_max_seconds,omitempty"`
 	// FullReadSeconds: where the board's topic list tells an unchanged
-	// thread (the change signal, see Forum), the thread is still read at least this often, for its
-	// edits and deletions [10 × poll_seconds, at least 300].
+	// thread (the change signal, see Forum), the thread is still read at
+	// least this often, for its edits and deletions [10 × poll_seconds, at
+	// least 300].
 	FullReadSeconds float64 `json:"full_read_seconds,omitempty" yaml:"full_read_seconds,omitempty"`
 	// FloodSeconds fixes the least gap between two of the bot's posts/PMs
 	// (0: a flood-exempt account); unset, it is learned from the board.

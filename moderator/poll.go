@@ -149,16 +149,19 @@ func lastStretch(l *loaded, now time.Time) bool {
 }
 
 // signalForum is the forum whose topic list is a game's change signal:
-// the one its game file names, else the one its thread's pages name
-// (seen, its last read), none with forum: off.
-func signalForum(named, seen string) string {
-	switch named {
-	case "off":
+// the one its game file names, else the one its thread's pages named at
+// its last read (seen), else, not read yet, the one the pages of its
+// account's other games named last (theirs); none with forum: off.
+func signalForum(named, seen, theirs string) string {
+	switch {
+	case named == gameconfig.ForumOff:
 		return ""
-	case "":
+	case named != "":
+		return named
+	case seen != "":
 		return seen
 	}
-	return named
+	return theirs
 }
 
 // noteForum keeps the forum a page of the game's thread names as holding
@@ -192,13 +195,10 @@ func fullReadEvery(l *loaded) time.Duration {
 func (m *Moderator) unchanged(ctx context.Context, l *loaded, f forum.BoardReader, now time.Time) (skip bool, complete time.Time, mark forum.ThreadMark) {
 	st := m.pollStateOf(l.row.ID)
 	m.mu.Lock()
-	noSignal, forumID := st.noSignal, signalForum(l.forum.Forum, st.forum)
-	if forumID == "" && l.forum.Forum == "" {
-		// Not read yet: the forum the account's other games are in. A
-		// list that shows the thread is its forum's (a moved thread's
-		// pointer has an id of its own); one that does not reads it.
-		forumID = m.forumOf[l.forum.Account()]
-	}
+	// A list that shows the thread is its forum's (a moved thread's
+	// pointer has an id of its own), so the other games' forum is a safe
+	// guess: a list that does not show it has the thread read.
+	noSignal, forumID := st.noSignal, signalForum(l.forum.Forum, st.forum, m.forumOf[l.forum.Account()])
 	m.mu.Unlock()
 	if noSignal || forumID == "" || lastStretch(l, now) {
 		// In a deadline's last stretch every poll reads the thread: the

@@ -103,15 +103,14 @@ var slowed sync.Map
 // which holds the bot for 5 minutes).
 func slowBoard(t *testing.T, b *realboardtest.Board) time.Duration {
 	const playerFlood = 2 * time.Second
-	if _, done := slowed.LoadOrStore(b, true); done {
-		return playerFlood + time.Second
-	}
-	switch b.Engine {
-	case realboardtest.PhpBB:
-		b.Setting(t, "flood_interval", "2") // posts and PMs
-	case realboardtest.MyBB:
-		b.Setting(t, "postfloodsecs", "2")
-		b.Setting(t, "pmfloodsecs", "2")
+	if _, done := slowed.LoadOrStore(b, true); !done {
+		switch b.Engine {
+		case realboardtest.PhpBB:
+			b.Setting(t, "flood_interval", "2") // posts and PMs
+		case realboardtest.MyBB:
+			b.Setting(t, "postfloodsecs", "2")
+			b.Setting(t, "pmfloodsecs", "2")
+		}
 	}
 	return playerFlood + time.Second
 }
