@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -89,12 +89,18 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
 	if err != nil {
 		return forum.Inbox{}, err
 	}
-	sort.Slice(heads, func(i, j int) bool { return scraper.CompareIDs(heads[i].ID, heads[j].ID) < 0 })
+	if cur.Last != "" {
+		// The first PM after the cursor (the list is oldest first).
+		i, _ := slices.BinarySearchFunc(heads, cur.Last, func(h forum.PMHeader, last string) int {
+			if scraper.CompareIDs(h.ID, last) <= 0 {
+				return -1
+			}
+			return 1
+		})
+		heads = heads[i:]
+	}
 	var out []forum.PrivateMessage
 	for _, h := range heads {
-		if cur.Last != "" && scraper.CompareIDs(h.ID, cur.Last) <= 0 {
-			continue
-		}
 		pm, err := c.acct.readPM(ctx, h.ID)
 		if err != nil {
 			// A partial read must not look complete: a phase could resolve

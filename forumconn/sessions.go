@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -130,10 +131,17 @@ func (a *account) conn() *Conn {
 }
 
 // inboxList is an inbox list asked for no earlier than notBefore, shared
-// with every game of the account that can take it, and when it was asked
-// for.
+// with every game of the account that can take it, oldest first, and when
+// it was asked for. The list is shared, not copied: callers only read it.
 func (a *account) inboxList(ctx context.Context, notBefore time.Time) ([]forum.PMHeader, time.Time, error) {
-	return a.inbox.get(ctx, notBefore, a.scraper.InboxAt)
+	return a.inbox.get(ctx, notBefore, func(ctx context.Context) ([]forum.PMHeader, time.Time, error) {
+		hs, at, err := a.scraper.InboxAt(ctx)
+		// Sorted once for all its callers (a game finds its cursor in it
+		// by bisection): sorting and copying it for each game was, at
+		// 1,000 games, an eighth of the bot's CPU while they all had PMs.
+		slices.SortFunc(hs, func(x, y forum.PMHeader) int { return scraper.CompareIDs(x.ID, y.ID) })
+		return hs, at, err
+	})
 }
 
 // readPM reads a PM once for all the account's games (a failed read is
@@ -193,7 +201,7 @@ func (l *listing) get(ctx context.Context, notBefore time.Time, fetch func(conte
 		l.mu.Lock()
 		if lb := l.last; lb != nil && !lb.sent.Before(notBefore) {
 			l.mu.Unlock()
-			return append([]forum.PMHeader(nil), lb.hs...), lb.sent, nil
+			return lb.hs, lb.sent, nil
 		}
 		b, lead := l.cur, false
 		if b == nil {
@@ -227,7 +235,7 @@ func (l *listing) get(ctx context.Context, notBefore time.Time, fetch func(conte
 			}
 		}
 		if !b.sent.Before(notBefore) {
-			return append([]forum.PMHeader(nil), b.hs...), b.sent, nil
+			return b.hs, b.sent, nil
 		}
 		// The list was asked for before this caller's bound: it may lack
 		// a PM the caller must see. Another request.
