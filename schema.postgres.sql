@@ -1,6 +1,6 @@
 -- schema.postgres.sql: the tables of a fresh forumgm database on PostgreSQL,
 -- after every migration in store/migrations/postgres (0001_schema.sql to
--- 0012_games_revision.sql). The migrations are the source: this file is
+-- 0013_games_version.sql). The migrations are the source: this file is
 -- generated from them, and `go test ./store` fails when it is stale or makes a
 -- database other than theirs. Do not edit it; after adding a migration,
 -- regenerate it with
@@ -311,4 +311,13 @@ CREATE TABLE step_errors (
     since    BIGINT  NOT NULL,
     last     BIGINT  NOT NULL,
     failures INTEGER NOT NULL DEFAULT 1
+);
+
+-- Added by 0013_games_version.sql.
+-- One row counting the changes of any game's status, settings or players,
+-- and the games' creation: a reader that keeps every running game's roster
+-- decoded (the games sharing a bot's inbox) knows from this row alone that
+-- none changed, without listing the games' revisions.
+CREATE TABLE games_version (
+    n BIGINT NOT NULL
 );

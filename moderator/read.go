@@ -427,16 +427,15 @@ func (m *Moderator) edits(r *intake) error {
 // in more than one must name its game.
 func (m *Moderator) routePMs(r *intake, pms []forum.PrivateMessage) error {
 	s := r.s
-	siblings, err := m.siblings(r.tx, s.l)
+	sibs, err := m.siblings(r.tx, s.l)
 	if err != nil {
 		return err
 	}
-	others := byAuthor(siblings)
 	// The roster as it is now (a GM may have just replaced someone).
 	roster := s.l.state.Roster()
 	for _, pm := range pms {
 		slot, ok := roster.Author(pm.From.Name)
-		also := others[foldKey(pm.From.Name)] // the other games they play in
+		also := sibs.also(pm.From.Name, s.l.row.ID) // the other games they play in
 		if !ok {
 			if len(also) == 0 && !strings.EqualFold(pm.From.Name, s.l.forum.Bot) {
 				// Nobody's player: keep it in the audit log (a replacement

@@ -2,11 +2,14 @@ package moderator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -23,10 +26,15 @@ type sibling struct {
 // by the row's revision: a game is loaded and decoded again only when it
 // has changed. Without it every game's read of a shared inbox loaded and
 // decoded every other game on the account, which at 1,000 games was a
-// quarter of the bot's CPU (BenchmarkBurst's profile).
+// quarter of the bot's CPU (BenchmarkBurst's profile). It keeps each
+// account's index by player too, as current while store.Tx.GamesVersion
+// stays (no game started or stopped running, or changed its account or
+// roster): listing every game's revision and indexing them again at every
+// game's read of PMs was another quarter at 1,000 games.
 type siblingCache struct {
 	mu   sync.Mutex
 	byID map[int64]siblingEntry
+	idx  map[forum.Account]*siblingIndex
 }
 
 type siblingEntry struct {
@@ -34,32 +42,67 @@ type siblingEntry struct {
 	g   *sibling // nil: the row does not decode
 }
 
-// siblings are the other running games moderated on the same board by the
-// same bot account: a PM in the inbox they share may be for any of them.
-func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*sibling, error) {
-	revs, err := tx.GameRevisions(Running, Paused)
+// siblingIndex is the running games of one account, by id, and indexed by
+// their players' forum names (foldKey), each list by id. It is shared:
+// nobody changes its games once built.
+type siblingIndex struct {
+	games    []*sibling
+	byAuthor map[string][]*sibling
+	version  int64 // store.Tx.GamesVersion when it was last found current
+}
+
+// others are the index's games but self.
+func (ix *siblingIndex) others(self int64) []*sibling { return without(ix.games, self) }
+
+// also are the games but self that the player with this forum name plays in.
+func (ix *siblingIndex) also(name string, self int64) []*sibling {
+	return without(ix.byAuthor[foldKey(name)], self)
+}
+
+func without(gs []*sibling, self int64) []*sibling {
+	for i, g := range gs {
+		if g.id == self {
+			return append(gs[:i:i], gs[i+1:]...)
+		}
+	}
+	return gs
+}
+
+// siblings are the running games moderated on the same board by the same
+// bot account as l (l among them, as this step loaded it): a PM in the
+// inbox they share may be for any of them.
+func (m *Moderator) siblings(tx *store.Tx, l *loaded) (*siblingIndex, error) {
+	ver, err := tx.GamesVersion()
 	if err != nil {
 		return nil, fmt.Errorf("other games on the board: %w", err)
 	}
 	m.mu.Lock()
 	if m.sibs == nil {
-		m.sibs = &siblingCache{byID: map[int64]siblingEntry{}}
+		m.sibs = &siblingCache{byID: map[int64]siblingEntry{}, idx: map[forum.Account]*siblingIndex{}}
 	}
 	c := m.sibs
 	m.mu.Unlock()
+	acct := l.site.Account
+	c.mu.Lock()
+	if ix := c.idx[acct]; ix != nil && ix.version == ver {
+		c.mu.Unlock()
+		return ix, nil // no game's status, settings or roster changed since
+	}
+	c.mu.Unlock()
+	revs, err := tx.GameRevisions(Running, Paused)
+	if err != nil {
+		return nil, fmt.Errorf("other games on the board: %w", err)
+	}
 
 	found := make([]*sibling, len(revs))
 	var miss []int
 	c.mu.Lock()
 	for i, r := range revs {
-		if r.ID == l.row.ID {
-			continue
-		}
 		if e, ok := c.byID[r.ID]; ok && e.rev == r.Revision {
 			found[i] = e.g
-			continue
+		} else if r.ID != l.row.ID {
+			miss = append(miss, i)
 		}
-		miss = append(miss, i)
 	}
 	c.mu.Unlock()
 	// Loaded and decoded outside the lock: other games' reads go on.
@@ -70,11 +113,22 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*sibling, error) {
 			return nil, fmt.Errorf("other games on the board: %w", err)
 		}
 		fresh[j] = siblingEntry{rev: row.Revision, g: newSibling(row)}
-		found[i] = fresh[j].g
+	}
+	for i, r := range revs {
+		if r.ID == l.row.ID && found[i] == nil {
+			// l itself, as this step loaded it: no need to load it again.
+			miss = append(miss, i)
+			fresh = append(fresh, siblingEntry{rev: l.row.Revision, g: siblingOf(l.row.ID, l.row.Name, l.forum.Account(), l.state)})
+		}
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	for j, i := range miss {
+		if old, ok := c.byID[revs[i].ID]; ok && sameSibling(old.g, fresh[j].g) {
+			fresh[j].g = old.g // an unchanged roster keeps the index
+		}
 		c.byID[revs[i].ID] = fresh[j]
+		found[i] = fresh[j].g
 	}
 	if len(c.byID) > 2*len(revs)+16 { // games ended or deleted
 		live := map[int64]bool{}
@@ -87,15 +141,32 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) ([]*sibling, error) {
 			}
 		}
 	}
-	c.mu.Unlock()
-
-	var out []*sibling
+	var games []*sibling
 	for _, g := range found {
 		if g != nil && g.account == l.site.Account {
-			out = append(out, g)
+			games = append(games, g)
 		}
 	}
-	return out, nil
+	if ix := c.idx[acct]; ix != nil && slices.Equal(ix.games, games) {
+		ix.version = max(ix.version, ver)
+		return ix, nil
+	}
+	ix := &siblingIndex{games: games, byAuthor: map[string][]*sibling{}, version: ver}
+	for _, g := range games {
+		for k := range g.authors {
+			ix.byAuthor[k] = append(ix.byAuthor[k], g)
+		}
+	}
+	c.idx[acct] = ix
+	return ix, nil
+}
+
+// sameSibling says whether two decodings route alike.
+func sameSibling(a, b *sibling) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.id == b.id && a.name == b.name && a.account == b.account && maps.Equal(a.authors, b.authors)
 }
 
 // newSibling decodes a game's row; nil when it does not decode (a broken
@@ -105,8 +176,15 @@ func newSibling(row *store.Game) *sibling {
 	if err != nil || o.state == nil {
 		return nil
 	}
-	g := &sibling{id: row.ID, name: row.Name, account: o.forum.Account(), authors: map[string]string{}}
-	for _, s := range o.state.Roster().Slots {
+	return siblingOf(row.ID, row.Name, o.forum.Account(), o.state)
+}
+
+func siblingOf(id int64, name string, acct forum.Account, st rules.State) *sibling {
+	if st == nil {
+		return nil
+	}
+	g := &sibling{id: id, name: name, account: acct, authors: map[string]string{}}
+	for _, s := range st.Roster().Slots {
 		if k := foldKey(s.Display); g.authors[k] == "" {
 			g.authors[k] = s.ID // the first, as Roster.Author finds it
 		}
@@ -129,14 +207,19 @@ func foldKey(s string) string {
 	return b.String()
 }
 
-// byAuthor indexes siblings by their players' forum names (foldKey), each
-// list in the siblings' order (by game id).
-func byAuthor(games []*sibling) map[string][]*sibling {
-	idx := map[string][]*sibling{}
-	for _, g := range games {
-		for k := range g.authors {
-			idx[k] = append(idx[k], g)
-		}
+// rosterKey is a state's roster as routing reads it (slots and names): a
+// step that changes it says so (store.Changes.Roster), so that the siblings
+// of every game on the account are looked at again.
+func rosterKey(st rules.State) string {
+	if st == nil || st.Roster() == nil {
+		return ""
 	}
-	return idx
+	var b strings.Builder
+	for _, sl := range st.Roster().Slots {
+		b.WriteString(sl.ID)
+		b.WriteByte(0)
+		b.WriteString(sl.Display)
+		b.WriteByte(1)
+	}
+	return b.String()
 }

@@ -69,8 +69,11 @@ func TestSiblingsFollowTheirRosters(t *testing.T) {
 				return err
 			}
 			l.site = &gameconfig.Site{Account: l.forum.Account()}
-			out, err := m.siblings(tx, l)
-			for _, s := range out {
+			ix, err := m.siblings(tx, l)
+			if err != nil {
+				return err
+			}
+			for _, s := range ix.others(id) {
 				names = append(names, s.name)
 				for k, v := range s.authors {
 					authors[s.name+"/"+k] = v
@@ -88,10 +91,34 @@ func TestSiblingsFollowTheirRosters(t *testing.T) {
 		t.Fatalf("spies' siblings %v, players %v", names, authors)
 	}
 	before := m.sibs.byID[ids[2]].g
+	index := func() *siblingIndex {
+		t.Helper()
+		if len(m.sibs.idx) != 1 {
+			t.Fatalf("%d accounts' indexes; want 1", len(m.sibs.idx))
+		}
+		for _, ix := range m.sibs.idx {
+			return ix
+		}
+		return nil
+	}
+	ix := index()
+	tick() // every game saved again: new revisions, the same rosters
+	if sibs(ids[1]); index() != ix {
+		t.Error("the index by player was built again, with no roster changed")
+	}
 	if _, _, err := m.Replace(ctx, "spies-2", "Alice", "Dave", ""); err != nil {
 		t.Fatal(err)
 	}
 	names, authors = sibs(ids[0])
+	if index() == ix {
+		t.Error("the index by player was kept after a replace")
+	}
+	if got := index().also("DAVE", ids[0]); len(got) != 1 || got[0].name != "spies-2" {
+		t.Errorf("Dave plays in %v; want spies-2", got)
+	}
+	if got := index().also("alice", ids[0]); len(got) != 0 {
+		t.Errorf("Alice's other games %v; want none", got)
+	}
 	if strings.Join(names, ",") != "spies-2,spies-3" || authors["spies-2/"+foldKey("alice")] != "" || authors["spies-2/"+foldKey("dave")] != "Alice" {
 		t.Fatalf("after the replace: spies' siblings %v, players %v", names, authors)
 	}

@@ -28,6 +28,7 @@ type step struct {
 	resolved       []string  // phases this step resolved (for the log)
 	closings       []closing // the same, with their titles (closeOff)
 	pictured       int       // the last turn whose map picture a post carries (see withPicture)
+	roster         string    // the roster as loaded (rosterKey)
 	ch             store.Changes
 
 	// outage is an outage not acted on yet (nil: none); outageDone says
@@ -64,7 +65,7 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state)}
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state)}
 	if h, err := tx.Health(id); err != nil {
 		return nil, err
 	} else if h.Outage() {
@@ -161,6 +162,7 @@ func (s *step) finish() error {
 		row.Status = Finished
 	}
 	s.ch.Game = row
+	s.ch.Roster = rosterKey(s.l.state) != s.roster
 	if s.playersChanged {
 		s.ch.Players = s.players
 	}

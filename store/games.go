@@ -139,7 +139,27 @@ func (tx *Tx) CreateGame(g *Game) error {
 		return fmt.Errorf("%w: game %q", ErrExists, g.Name)
 	}
 	g.ID = id
-	return nil
+	return tx.gamesChanged()
+}
+
+// GamesVersion counts the changes of any game's status, settings, players or
+// roster (Changes.Roster), and the games' creation (games are never
+// deleted): while it stays, no game started or stopped running and every
+// game's roster and account are as they were. A reader keeping them decoded
+// (the games sharing a bot's inbox) checks this one row instead of every
+// game's revision, which each save of a game's state counts.
+func (tx *Tx) GamesVersion() (int64, error) {
+	var n int64
+	err := tx.get(&n, `SELECT n FROM games_version`)
+	return n, err
+}
+
+// gamesChanged counts one change GamesVersion counts. On PostgreSQL the
+// row's lock, held to the commit, orders such transactions: a reader that
+// sees a count sees every change counted before it.
+func (tx *Tx) gamesChanged() error {
+	_, err := tx.exec(`UPDATE games_version SET n = n + 1`)
+	return err
 }
 
 // Game finds a game by name.
@@ -218,6 +238,15 @@ func (tx *Tx) saveGame(g *Game) error {
 	if g.UpdatedAt.IsZero() {
 		g.UpdatedAt = Now()
 	}
+	var was GameStatus
+	if err := tx.get(&was, `SELECT status FROM games WHERE id = ?`, g.ID); err != nil {
+		return notFound(err, fmt.Sprintf("game #%d", g.ID))
+	}
+	if was != g.Status {
+		if err := tx.gamesChanged(); err != nil {
+			return err
+		}
+	}
 	res, err := tx.exec(`UPDATE games SET status = ?, state = ?, phase = ?, deadline = ?, thread_cursor = ?, pm_cursor = ?, paused_at = ?, last_read = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
 		g.Status, sqlJSON(g.State), g.Phase, sqlTime(g.Deadline), sqlJSON(g.ThreadCursor), sqlJSON(g.PMCursor), sqlTime(g.PausedAt), sqlTime(g.LastRead), g.UpdatedAt.UnixMicro(), g.ID)
 	if err := mustAffect(res, err, fmt.Sprintf("game #%d", g.ID)); err != nil {
@@ -234,7 +263,10 @@ func (tx *Tx) setGameSettings(id int64, config, forum []byte) error {
 	}
 	res, err := tx.exec(`UPDATE games SET config = ?, forum = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
 		sqlJSON(config), sqlJSON(forum), Now().UnixMicro(), id)
-	return mustAffect(res, err, fmt.Sprintf("game #%d", id))
+	if err := mustAffect(res, err, fmt.Sprintf("game #%d", id)); err != nil {
+		return err
+	}
+	return tx.gamesChanged()
 }
 
 // Player maps a roster slot to a forum identity.
@@ -256,6 +288,9 @@ type playerRow struct {
 
 // setPlayers replaces a game's roster; the order of ps is kept.
 func (tx *Tx) setPlayers(gameID int64, ps []Player) error {
+	if err := tx.gamesChanged(); err != nil {
+		return err
+	}
 	if _, err := tx.exec(`DELETE FROM players WHERE game_id = ?`, gameID); err != nil {
 		return err
 	}

@@ -73,6 +73,10 @@ type Changes struct {
 	// Game, when set, is saved: its status, state, phase, deadline,
 	// cursors, pause and last read (see saveGame).
 	Game *Game
+	// Roster says the saved state's roster (who plays, by what names)
+	// differs from the stored one's: GamesVersion counts it (the state is
+	// opaque to the store).
+	Roster bool
 	// Settings, when set, replaces the game's settings (its Config and
 	// Forum JSON).
 	Settings *SettingsChange
@@ -231,6 +235,11 @@ func (tx *Tx) Save(c *Changes) error {
 	}
 	if c.Game != nil {
 		if err := tx.saveGame(c.Game); err != nil {
+			return err
+		}
+	}
+	if c.Roster {
+		if err := tx.gamesChanged(); err != nil {
 			return err
 		}
 	}

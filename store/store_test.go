@@ -1145,3 +1145,47 @@ func TestGameRevisions(t *testing.T) {
 		})
 	})
 }
+
+// GamesVersion counts what changes a game's roster or whether it runs (its
+// creation, status, settings, players), and not the saves of a running
+// game's state, which every poll makes.
+func TestGamesVersion(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ver := func() int64 {
+			t.Helper()
+			var n int64
+			tx(t, db, func(tx *store.Tx) (err error) { n, err = tx.GamesVersion(); return err })
+			return n
+		}
+		v0 := ver()
+		a := newGame(t, db, "ver-a")
+		v := ver()
+		for _, c := range []struct {
+			what   string
+			change func(tx *store.Tx) error
+			counts bool
+		}{
+			{"a state saved", func(tx *store.Tx) error { a.State = []byte(`{"round":2}`); return tx.SaveGame(a) }, false},
+			{"saved again", func(tx *store.Tx) error { return tx.SaveGame(a) }, false},
+			{"paused", func(tx *store.Tx) error { a.Status = "paused"; return tx.SaveGame(a) }, true},
+			{"running again", func(tx *store.Tx) error { a.Status = "running"; return tx.SaveGame(a) }, true},
+			{"its settings", func(tx *store.Tx) error { return tx.SetGameSettings(a.ID, []byte(`{"rounds":6}`), a.Forum) }, true},
+			{"its players", func(tx *store.Tx) error {
+				return tx.SetPlayers(a.ID, []store.Player{{GameID: a.ID, Slot: "Ann", ForumName: "Ann"}})
+			}, true},
+			{"a game created", func(tx *store.Tx) error {
+				return tx.CreateGame(&store.Game{Name: "ver-b", Kind: "nations", Status: "running", Forum: a.Forum, State: []byte(`{}`)})
+			}, true},
+		} {
+			tx(t, db, c.change)
+			if got := ver(); (got != v) != c.counts {
+				t.Errorf("%s: version %d after %d; counted %v, want %v", c.what, got, v, got != v, c.counts)
+			}
+			v = ver()
+		}
+		if v <= v0 {
+			t.Errorf("version %d after %d: not counted up", v, v0)
+		}
+	})
+}
