@@ -79,10 +79,10 @@ func (r *runner) round(ctx context.Context) {
 	if time.Since(r.renewed) >= r.ttl/3 {
 		r.renew(ctx)
 	}
-	var games []store.Game
+	var games []store.GameHead
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
 		var err error
-		games, err = tx.Games(Running, Paused, Signups, Finished, Ended, Cancelled)
+		games, err = tx.GameHeads(Running, Paused, Signups, Finished, Ended, Cancelled)
 		return err
 	})
 	if err != nil {
@@ -91,9 +91,9 @@ func (r *runner) round(ctx context.Context) {
 		}
 		return
 	}
-	var want []store.Game
+	var want []store.GameHead
 	for _, g := range games {
-		if r.held[g.ID] != nil || m.wantsWork(ctx, g) {
+		if r.held[g.ID] != nil || m.wantsWork(ctx, g.ID, g.Status) {
 			want = append(want, g)
 		}
 	}
@@ -143,7 +143,14 @@ func (r *runner) round(ctx context.Context) {
 		if !ok {
 			continue // another runner's
 		}
-		r.start(ctx, g, store.Fence{GameID: g.ID, Owner: r.id, Epoch: epoch, Budget: r.ttl / 2})
+		var row *store.Game
+		if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { row, err = tx.GameByID(g.ID); return err }); err != nil {
+			if ctx.Err() == nil {
+				m.log().Warn("loading a game to work on it (its lease runs out by itself)", "game", g.Name, "err", err)
+			}
+			return
+		}
+		r.start(ctx, *row, store.Fence{GameID: g.ID, Owner: r.id, Epoch: epoch, Budget: r.ttl / 2})
 	}
 }
 
@@ -235,13 +242,13 @@ func (r *runner) stop() {
 
 // wantsWork: running, paused and signing-up games always; finished (and
 // cancelled) ones while they still have something to send.
-func (m *Moderator) wantsWork(ctx context.Context, g store.Game) bool {
-	if g.Status == Running || g.Status == Paused || g.Status == Signups {
+func (m *Moderator) wantsWork(ctx context.Context, id int64, status store.GameStatus) bool {
+	if status == Running || status == Paused || status == Signups {
 		return true
 	}
 	pending := false
 	m.DB.View(ctx, func(tx *store.Tx) error {
-		it, err := tx.NextOutbox(g.ID, m.now().Add(24*time.Hour))
+		it, err := tx.NextOutbox(id, m.now().Add(24*time.Hour))
 		pending = err == nil && it != nil
 		return nil
 	})
@@ -320,7 +327,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			// try again, rather than hand it back to wait out a lease
 			// no runner can take until it ends.
 			cur = &g
-		case !m.wantsWork(ctx, *cur):
+		case !m.wantsWork(ctx, cur.ID, cur.Status):
 			return false
 		}
 		// Wake up for a deadline that comes sooner than the next poll.

@@ -403,7 +403,7 @@ func TestSignupsTooFew(t *testing.T) {
 		if n := len(tb.botPosts()); n != len(posts) {
 			t.Errorf("the cancelled game posted again (%d posts, was %d)", n, len(posts))
 		}
-		if tb.m.wantsWork(context.Background(), *tb.row()) {
+		if g := tb.row(); tb.m.wantsWork(context.Background(), g.ID, g.Status) {
 			t.Error("a cancelled game with nothing to send still wants work")
 		}
 	})

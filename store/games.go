@@ -230,6 +230,28 @@ func (tx *Tx) GameRevisions(status ...GameStatus) ([]GameRevision, error) {
 	return out, nil
 }
 
+// GameHead is what lists the games for work: a game's id, name and status.
+type GameHead struct {
+	ID     int64      `db:"id"`
+	Name   string     `db:"name"`
+	Status GameStatus `db:"status"`
+}
+
+// GameHeads lists the games with these statuses (all when none) by id,
+// without their settings and state: a runner looks at every game each
+// second, and loads a game's row only to start its work.
+func (tx *Tx) GameHeads(status ...GameStatus) ([]GameHead, error) {
+	q, args, err := gamesByStatus(`id, name, status`, status)
+	if err != nil {
+		return nil, err
+	}
+	var out []GameHead
+	if err := tx.sel(&out, q, args...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // saveGame writes g's Status, State, Phase, Deadline, ThreadCursor,
 // PMCursor, PausedAt, LastRead and UpdatedAt (the caller's clock; now when zero, and
 // then written back into g), and counts a revision (g's too). Name, Kind,

@@ -1189,3 +1189,24 @@ func TestGamesVersion(t *testing.T) {
 		}
 	})
 }
+
+// GameHeads lists the games' ids, names and statuses by status, by id.
+func TestGameHeads(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		a, b := newGame(t, db, "head-a"), newGame(t, db, "head-b")
+		b.Status = "finished"
+		tx(t, db, func(tx *store.Tx) error { return tx.SaveGame(b) })
+		heads := func(status ...store.GameStatus) []store.GameHead {
+			var out []store.GameHead
+			tx(t, db, func(tx *store.Tx) (err error) { out, err = tx.GameHeads(status...); return err })
+			return out
+		}
+		if got, want := heads(), []store.GameHead{{ID: a.ID, Name: "head-a", Status: "running"}, {ID: b.ID, Name: "head-b", Status: "finished"}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("all: %+v, want %+v", got, want)
+		}
+		if got, want := heads("finished", "paused"), []store.GameHead{{ID: b.ID, Name: "head-b", Status: "finished"}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("finished or paused: %+v, want %+v", got, want)
+		}
+	})
+}
