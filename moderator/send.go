@@ -230,6 +230,15 @@ func (m *Moderator) saveFlood(ctx context.Context, id int64, f forum.BoardSender
 	return nil
 }
 
+// floodRecorded says whether this moderator has recorded game id's flood
+// status (saveFlood) since it started.
+func (m *Moderator) floodRecorded(id int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.floodSaved[id]
+	return ok
+}
+
 // FloodUntil is when a game's next post or PM may go, as far as this
 // moderator knows (zero: whenever). The daemon wakes for it.
 func (m *Moderator) FloodUntil(id int64) time.Time {

@@ -87,6 +87,16 @@ func (s *sender) close() {
 // learned. It reads nothing.
 func (m *Moderator) Send(ctx context.Context, id int64, account forum.Account) error {
 	ctx = forum.Later(ctx) // the account's reads go first
+	if m.floodRecorded(id) {
+		// Most drains find nothing due (a game's worker asks for one
+		// around every tick): then the game need not be loaded, and its
+		// flood status is recorded at its next send.
+		if it, err := m.nextItem(ctx, id, nil); err != nil {
+			return fmt.Errorf("game #%d: %w", id, err)
+		} else if it == nil {
+			return nil
+		}
+	}
 	l, err := m.view(ctx, id)
 	if err != nil {
 		return fmt.Errorf("game #%d: %w", id, err)
