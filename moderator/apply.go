@@ -27,6 +27,14 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 	if err != nil {
 		return fmt.Errorf("apply %s: %w", l.row.Name, err)
 	}
+	if len(msgs) > 0 && l.inbox != nil {
+		// The read is recorded before anything it read is applied.
+		s, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error { return m.recordPending(tx, s, l) })
+		if err != nil {
+			return storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
+		}
+		m.noteHealth(l.row.ID, s)
+	}
 	for len(msgs) > 0 {
 		n := 0
 		for n < len(msgs) && n < applyBatch && msgs[n].Stamp.After(readAt) != forum.Yes {
@@ -53,7 +61,11 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		}
 		msgs = msgs[n:]
 	}
+	pending := l.inbox != nil
 	s, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
+		if err := m.recordPending(tx, s, l); err != nil {
+			return err
+		}
 		if err := settle(s, settleAt); err != nil {
 			return err
 		}
@@ -61,6 +73,9 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 	})
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", l.row.Name, err)
+	}
+	if pending {
+		m.noteHealth(l.row.ID, s)
 	}
 	m.logResolved(s)
 	m.notePolled(l.row.ID, m.now(), s.l.row.Deadline, l.news)

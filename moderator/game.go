@@ -39,6 +39,15 @@ type loaded struct {
 	// news: the tick's read recorded a new or edited message (the poll
 	// follows the game: poll.go).
 	news bool
+	// inbox is a read's inbox that brought no PMs, left for the tick's
+	// last step to record (readPMs): nil when recorded.
+	inbox *pendingInbox
+}
+
+// pendingInbox is an inbox read not recorded yet, and when its read began.
+type pendingInbox struct {
+	in     inboxRead
+	readAt time.Time
 }
 
 func decodeGame(g *store.Game) (*loaded, error) {

@@ -45,6 +45,9 @@ func inboxTrouble(ctx context.Context, err error) bool {
 // says what failed, and the PMs are known up to the game's last whole read
 // only (l.pmsTo). It returns the time the thread is read to.
 func (m *Moderator) withoutInbox(ctx context.Context, l *loaded, readAt time.Time, ierr error) (time.Time, error) {
+	m.mu.Lock()
+	delete(m.healthy, l.row.ID)
+	m.mu.Unlock()
 	var h store.Health
 	_, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
 		if err := m.readOK(tx, s, readAt); err != nil {

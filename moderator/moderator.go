@@ -80,6 +80,9 @@ type Moderator struct {
 	conns      map[int64]Forum
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded
+	// healthy: by game, its last read recorded by this moderator left
+	// the board and the inbox readable with no outage waiting (readPMs).
+	healthy map[int64]bool
 	// retryAt: by outbox item, when a send that went wrong may be tried
 	// again (its lane waits; the others go on). Lost on restart, harmlessly.
 	retryAt map[int64]time.Time
@@ -151,6 +154,7 @@ func (m *Moderator) conn(ctx context.Context, l *loaded) (Forum, error) {
 func (m *Moderator) Forget(id int64) {
 	m.mu.Lock()
 	delete(m.conns, id)
+	delete(m.healthy, id)
 	m.mu.Unlock()
 }
 

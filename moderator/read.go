@@ -173,7 +173,19 @@ func (m *Moderator) readPMs(ctx context.Context, l *loaded, f forum.BoardReader,
 	if threadTo.Before(in.complete) {
 		in.complete = threadTo
 	}
-	_, err = m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
+	if len(in.pms) == 0 && l.active() && m.wasHealthy(l.row.ID) {
+		// Nothing to route (most polls): what the read leaves (the PM
+		// cursor, the time it is complete up to, the board's health) is
+		// recorded by the tick's last step, which loads and saves the game
+		// anyway (process), rather than by a step of its own. A crash
+		// before then leaves the read to be made again. Not a read that
+		// ends a failure: that is saved at once, so that an outage it
+		// ends is acted on once, whatever happens next.
+		l.inbox = &pendingInbox{in: in, readAt: readAt}
+		m.warnUnreadable(l, unreadable)
+		return in.complete, nil
+	}
+	s, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
 		r := m.newIntake(tx, s, readAt, l.row.LastRead)
 		defer func() { unreadable, *news = append(unreadable, r.unreadable...), *news+r.news }()
 		return m.recordInbox(r, in, readAt)
@@ -181,6 +193,7 @@ func (m *Moderator) readPMs(ctx context.Context, l *loaded, f forum.BoardReader,
 	if err != nil {
 		return readAt, storeError{fmt.Errorf("read %s: recording: %w", l.row.Name, err)}
 	}
+	m.noteHealth(l.row.ID, s)
 	m.warnUnreadable(l, unreadable)
 	return in.complete, nil
 }
@@ -213,6 +226,44 @@ func readInbox(ctx context.Context, l *loaded, f forum.BoardReader, readAt time.
 		in.complete = in.at
 	}
 	return in, nil
+}
+
+// wasHealthy says whether game id's last read recorded by this moderator
+// left its board and inbox readable with no outage waiting.
+func (m *Moderator) wasHealthy(id int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.healthy[id]
+}
+
+// noteHealth keeps whether committed step s, which recorded a read, left
+// the board and inbox readable with no outage waiting (wasHealthy).
+func (m *Moderator) noteHealth(id int64, s *step) {
+	h := s.ch.Health
+	ok := h != nil && !h.Failing() && !h.InboxFailing() && !h.Outage()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !ok {
+		delete(m.healthy, id)
+		return
+	}
+	if m.healthy == nil {
+		m.healthy = map[int64]bool{}
+	}
+	m.healthy[id] = true
+}
+
+// recordPending records a read's inbox left for later (readPMs) in step s,
+// as its own step would have, before anything else in s. (Only a read
+// after a healthy one is left for later: it ends no outage, which the
+// step, begun before it, would not act on.)
+func (m *Moderator) recordPending(tx *store.Tx, s *step, l *loaded) error {
+	p := l.inbox
+	if p == nil {
+		return nil
+	}
+	l.inbox = nil
+	return m.recordInbox(m.newIntake(tx, s, p.readAt, s.l.row.LastRead), p.in, p.readAt)
 }
 
 // recordInbox is a read's last step: the new PMs routed (first seen when
