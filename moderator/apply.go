@@ -62,6 +62,7 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		msgs = msgs[n:]
 	}
 	pending := l.inbox != nil
+	var end tickEnd
 	s, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
 		if err := m.recordPending(tx, s, l); err != nil {
 			return err
@@ -69,11 +70,22 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		if err := settle(s, settleAt); err != nil {
 			return err
 		}
-		return m.between(tx, s, readAt)
+		if err := m.between(tx, s, readAt); err != nil {
+			return err
+		}
+		h, err := s.health(tx)
+		if err != nil {
+			return err
+		}
+		next, err := tx.NextOutbox(l.row.ID, never)
+		end = tickEnd{failing: h.Failing(), unsent: next != nil || len(s.ch.Outbox) > 0}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", l.row.Name, err)
 	}
+	end.status, end.deadline = s.l.row.Status, s.l.row.Deadline
+	l.end = &end
 	if pending {
 		m.noteHealth(l.row.ID, s)
 	}
@@ -81,6 +93,9 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 	m.notePolled(l.row.ID, m.now(), s.l.row.Deadline, l.news)
 	return nil
 }
+
+// never is a time after any outbox item's NotBefore.
+var never = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // unread is a game's messages not yet applied, in the order they are
 // applied in (orderMessages).

@@ -42,6 +42,19 @@ type loaded struct {
 	// inbox is a read's inbox that brought no PMs, left for the tick's
 	// last step to record (readPMs): nil when recorded.
 	inbox *pendingInbox
+	// end is what the tick's last step saw (process), for its worker.
+	end *tickEnd
+}
+
+// tickEnd is what a tick's last step left: the game's status and deadline,
+// whether its board's reads are failing, and whether anything is queued
+// to send (due or not). The worker takes it instead of loading the game
+// again, and asks the sender for a drain only when something is queued.
+type tickEnd struct {
+	status   store.GameStatus
+	deadline time.Time
+	failing  bool
+	unsent   bool
 }
 
 // pendingInbox is an inbox read not recorded yet, and when its read began.

@@ -162,22 +162,23 @@ func (m *Moderator) Forget(id int64) {
 // send what is queued. The read uses only the board's reading half and
 // the sends only its sending half (forum.BoardReader, forum.BoardSender).
 func (m *Moderator) Tick(ctx context.Context, id int64) error {
-	return m.tick(ctx, id, true)
+	_, err := m.tick(ctx, id, true)
+	return err
 }
 
 // tick is Tick; with send false it leaves the outbox to the game's sender
 // (Run: sender.go).
-func (m *Moderator) tick(ctx context.Context, id int64, send bool) error {
+func (m *Moderator) tick(ctx context.Context, id int64, send bool) (*tickEnd, error) {
 	l, err := m.view(ctx, id)
 	if err != nil {
-		return fmt.Errorf("game #%d: %w", id, err)
+		return nil, fmt.Errorf("game #%d: %w", id, err)
 	}
 	readAt := m.now()
 	f, err := m.conn(ctx, l)
 	if err != nil {
 		err = fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
 		m.readFailed(ctx, l, readAt, err)
-		return err
+		return nil, err
 	}
 	if l.row.Status == Running || l.row.Status == Paused || l.row.Status == Signups {
 		readAt, err := m.read(ctx, l, f, readAt)
@@ -185,35 +186,35 @@ func (m *Moderator) tick(ctx context.Context, id int64, send bool) error {
 			m.readFailed(ctx, l, readAt, err)
 			// Still send what is queued: reading and posting fail apart.
 			if !send {
-				return err
+				return nil, err
 			}
 			if derr := m.drain(ctx, l, f); derr != nil && ctx.Err() == nil {
 				m.log().Warn("sending failed too", "game", l.row.Name, "err", derr)
 			}
-			return err
+			return nil, err
 		}
 		if err := m.crash("after-read"); err != nil {
-			return err
+			return nil, err
 		}
 		if l.row.Status == Signups {
 			if err := m.processSignups(ctx, l, readAt); err != nil {
-				return err
+				return nil, err
 			}
 		} else if err := m.process(ctx, l, readAt); err != nil {
-			return err
+			return nil, err
 		}
 	} else if err := m.process(ctx, l, m.now()); err != nil {
 		// Messages recorded before the game ended are closed off (ignored).
-		return err
+		return nil, err
 	}
 	if !send {
-		return nil
+		return l.end, nil
 	}
 	err = m.drain(ctx, l, f)
 	if ferr := m.saveFlood(ctx, l.row.ID, f); ferr != nil && ctx.Err() == nil {
 		m.log().Warn("flood status not recorded", "game", l.row.Name, "err", ferr)
 	}
-	return err
+	return nil, err
 }
 
 func mustJSON(v any) []byte {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 
@@ -80,5 +81,53 @@ func TestQuietPollSavesOnce(t *testing.T) {
 	}
 	if !found {
 		t.Error("Ann's PM is not in the audit log")
+	}
+}
+
+// A tick's end says what the worker needs next (run.go): the game's status
+// and deadline as its last step left them, whether the board is failing,
+// and whether anything is queued, so a quiet tick asks the sender for no
+// drain and the worker loads nothing more. An item a GM's command queues
+// from another process is seen by the next tick.
+func TestTickEndSaysWhatIsQueued(t *testing.T) {
+	r := newOutageRig(t, storetest.SQLite(t), nil)
+	end := func() *tickEnd {
+		t.Helper()
+		e, err := r.m.tick(r.ctx, r.id, false)
+		if err != nil || e == nil {
+			t.Fatalf("tick: %v, %v", e, err)
+		}
+		g, _, _ := r.game()
+		if e.status != g.Status || !e.deadline.Equal(g.Deadline) {
+			t.Errorf("tick's end: %s, deadline %v; the game is %s, deadline %v", e.status, e.deadline, g.Status, g.Deadline)
+		}
+		return e
+	}
+	if e := end(); !e.unsent || e.failing {
+		t.Errorf("after the opening tick: %+v, want its posts queued", e)
+	}
+	acct := gameconfig.ForumConfig{URL: "http://fake/", Bot: "GMbot"}.Account()
+	if err := r.m.Send(r.ctx, r.id, acct); err != nil {
+		t.Fatal(err)
+	}
+	r.at(time.Second)
+	if e := end(); e.unsent {
+		t.Errorf("a quiet tick with everything sent: %+v, want nothing queued", e)
+	}
+	gm := &Moderator{DB: r.db, Clock: r.clk} // the GM's command line
+	if err := gm.Pause(r.ctx, "res"); err != nil {
+		t.Fatal(err)
+	}
+	r.at(2 * time.Second)
+	if e := end(); !e.unsent || e.status != Paused {
+		t.Errorf("after the GM paused the game: %+v, want paused, its announcement queued", e)
+	}
+	r.ff.Lock()
+	r.ff.Down = true
+	r.ff.Unlock()
+	r.at(3 * time.Second)
+	// A failed tick says nothing: the worker loads the game itself.
+	if e, err := r.m.tick(r.ctx, r.id, false); err == nil || e != nil {
+		t.Errorf("a tick with the board down: %+v, %v; want no end, an error", e, err)
 	}
 }

@@ -278,13 +278,19 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	cleared := false
 	snd := m.startSender(ctx, g.ID, account)
 	defer snd.close()
+	var end *tickEnd // what the last tick's last step saw (nil: unknown)
 	for ctx.Err() == nil {
 		// What is queued goes out while the thread is read (a long first
 		// read takes many ticks), and what the tick queues after it;
-		// reading and sending fail apart.
-		snd.poke()
-		err := m.Pool.Do(ctx, func() error { return m.safeTick(ctx, g.ID) })
-		if !errors.Is(err, store.ErrLeaseLost) {
+		// reading and sending fail apart. A tick that saw nothing queued
+		// asks for no drain (one queued by a GM's command meanwhile is
+		// seen by the next tick).
+		if end == nil || end.unsent {
+			snd.poke()
+		}
+		var err error
+		err = m.Pool.Do(ctx, func() error { end, err = m.safeTick(ctx, g.ID); return err })
+		if !errors.Is(err, store.ErrLeaseLost) && (end == nil || end.unsent) {
 			snd.poke()
 		}
 		m.noteStep(ctx, g.ID, err, &cleared)
@@ -310,15 +316,21 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		}
 		var cur *store.Game
 		boardDown := false // the game's reads of its board are failing
-		verr := m.DB.View(ctx, func(tx *store.Tx) error {
-			var err error
-			if cur, err = tx.GameByID(g.ID); err != nil {
-				return err
-			}
-			h, herr := tx.Health(g.ID)
-			boardDown = herr == nil && h.Failing()
-			return nil
-		})
+		var verr error
+		if err == nil && end != nil {
+			// As the tick's last step left it: no need to load it again.
+			cur, boardDown = &store.Game{ID: g.ID, Status: end.status, Deadline: end.deadline}, end.failing
+		} else {
+			verr = m.DB.View(ctx, func(tx *store.Tx) error {
+				var err error
+				if cur, err = tx.GameByID(g.ID); err != nil {
+					return err
+				}
+				h, herr := tx.Health(g.ID)
+				boardDown = herr == nil && h.Failing()
+				return nil
+			})
+		}
 		switch {
 		case errors.Is(verr, store.ErrNotFound):
 			return false // deleted
@@ -388,10 +400,10 @@ func (m *Moderator) waitForBoard(ctx context.Context, g store.Game, fc gameconfi
 // safeTick is Run's tick (its sends left to the game's sender) with a
 // panic turned into an error, so one game's bug (a message that crashes its
 // engine) backs that game off instead of taking every game down.
-func (m *Moderator) safeTick(ctx context.Context, id int64) (err error) {
+func (m *Moderator) safeTick(ctx context.Context, id int64) (end *tickEnd, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
+			end, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
 	return m.tick(ctx, id, false)

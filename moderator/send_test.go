@@ -148,7 +148,7 @@ func TestPanicInATickIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.safeTick(context.Background(), g.ID); err == nil || !strings.Contains(err.Error(), "boom") {
+	if _, err := m.safeTick(context.Background(), g.ID); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("safeTick: %v", err)
 	}
 }
