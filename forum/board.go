@@ -54,6 +54,15 @@ type BoardReader interface {
 	Mark(ctx context.Context, forumID, thread string) (ThreadMark, error)
 }
 
+// InboxSkipper is a BoardReader whose inbox read can leave PMs out unread:
+// NewPMsExcept is NewPMs without the PMs whose inbox list entry shows a
+// sender skip says is for another game (their pages are not asked for;
+// the cursor still passes them). A sender the list does not show is never
+// skipped. Many games sharing one inbox each read only their own PMs.
+type InboxSkipper interface {
+	NewPMsExcept(ctx context.Context, cursor []byte, skip func(from Author) bool) (Inbox, error)
+}
+
 // ThreadPage is one page of a thread read.
 type ThreadPage struct {
 	// Posts are the page's posts in forum order, reused once the page

@@ -79,6 +79,12 @@ type pmCursor struct {
 // within it), else from a list asked for after the call (always, for a
 // connection of its own), with the time the list was asked for.
 func (c *Conn) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
+	return c.NewPMsExcept(ctx, cursor, nil)
+}
+
+// NewPMsExcept is NewPMs without the PMs whose list entry skip refuses
+// (forum.InboxSkipper); nil skips none.
+func (c *Conn) NewPMsExcept(ctx context.Context, cursor []byte, skip func(from forum.Author) bool) (forum.Inbox, error) {
 	var cur pmCursor
 	if len(cursor) > 0 {
 		if err := json.Unmarshal(cursor, &cur); err != nil {
@@ -101,6 +107,10 @@ func (c *Conn) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
 	}
 	var out []forum.PrivateMessage
 	for _, h := range heads {
+		if skip != nil && h.From.Name != "" && skip(h.From) {
+			cur.Last = h.ID
+			continue
+		}
 		pm, err := c.acct.readPM(ctx, h.ID)
 		if err != nil {
 			// A partial read must not look complete: a phase could resolve

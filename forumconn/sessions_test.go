@@ -136,3 +136,64 @@ func siteOf(t testing.TB, fc gameconfig.ForumConfig) *gameconfig.Site {
 	}
 	return site
 }
+
+// NewPMsExcept leaves out the PMs whose inbox list entry shows a sender
+// skip refuses, without opening them, and its cursor passes them: the next
+// read does not see them again. The others are read, in order.
+func TestNewPMsExceptSkipsUnopened(t *testing.T) {
+	t.Setenv("FORUMGM_SKIP_PW", "s3cret")
+	sim := forumsim.New(forumsim.Options{Clock: clock.Real{}})
+	bot, _ := sim.AddUser("GMBot", "s3cret", true)
+	ann, _ := sim.AddUser("Ann", "a", false)
+	ben, _ := sim.AddUser("[b]Ben[/b]", "b", false)
+	f := sim.AddForum("Games", "")
+	th, _, err := sim.AddTopic(f, bot, "Game", "Welcome.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, from := range []int{ann, ben, ann, ben} {
+		if _, err := sim.SendPM(from, []int{bot}, "orders "+itoa(i), "PROSPER"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var opens atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.RawQuery, "mode=view") {
+			opens.Add(1)
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "test"}
+	c, err := ss.Connect(siteOf(t, gameconfig.ForumConfig{URL: srv.URL + "/", Engine: "phpbb", Thread: itoa(th), Bot: "GMBot",
+		PasswordEnv: "FORUMGM_SKIP_PW", RequestsPerSecond: 50}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var asked []string
+	box, err := c.NewPMsExcept(ctx, nil, func(from forum.Author) bool {
+		asked = append(asked, from.Name)
+		return from.Name == "Ann"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pm := range box.PMs {
+		got = append(got, pm.Subject+" from "+pm.From.Name)
+	}
+	if want := "orders 1 from [b]Ben[/b],orders 3 from [b]Ben[/b]"; strings.Join(got, ",") != want {
+		t.Errorf("read %q, want %q", got, want)
+	}
+	if strings.Join(asked, ",") != "Ann,[b]Ben[/b],Ann,[b]Ben[/b]" {
+		t.Errorf("skip was asked of %q: every PM's listed sender, in order", asked)
+	}
+	if n := opens.Load(); n != 2 {
+		t.Errorf("%d PMs opened, want Ben's 2", n)
+	}
+	again, err := c.NewPMs(ctx, box.Next)
+	if err != nil || len(again.PMs) != 0 {
+		t.Errorf("after the cursor: %d PMs, %v; want none", len(again.PMs), err)
+	}
+}

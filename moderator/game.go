@@ -44,6 +44,11 @@ type loaded struct {
 	inbox *pendingInbox
 	// end is what the tick's last step saw (process), for its worker.
 	end *tickEnd
+	// sibs are the account's games by player as the tick's view found
+	// them, current while store.Tx.GamesVersion is sibsAt (nil: not
+	// looked at): its inbox read leaves the others' PMs unread.
+	sibs   *siblingIndex
+	sibsAt int64
 }
 
 // tickEnd is what a tick's last step left: the game's status and deadline,
@@ -108,6 +113,30 @@ func (l *loaded) active() bool { return l.row.Status == Running || l.row.Status 
 // game is read in a transaction of its own, the board resolved after it.
 func (m *Moderator) view(ctx context.Context, id int64) (*loaded, error) {
 	return m.viewBy(ctx, func(tx *store.Tx) (*store.Game, error) { return tx.GameByID(id) })
+}
+
+// viewForRead is view for a tick: with the games sharing its inbox, from
+// the same snapshot (readInbox).
+func (m *Moderator) viewForRead(ctx context.Context, id int64) (*loaded, error) {
+	var l *loaded
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.GameByID(id)
+		if err != nil {
+			return err
+		}
+		if l, err = decodeGame(g); err != nil {
+			return err
+		}
+		if l.active() && l.state != nil {
+			l.sibs, l.sibsAt, err = m.siblingsAt(tx, l)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.site = m.site(l.row.ID, l.row.Forum, l.forum)
+	return l, nil
 }
 
 // viewNamed is view by the game's name.

@@ -169,7 +169,7 @@ func (m *Moderator) Tick(ctx context.Context, id int64) error {
 // tick is Tick; with send false it leaves the outbox to the game's sender
 // (Run: sender.go).
 func (m *Moderator) tick(ctx context.Context, id int64, send bool) (*tickEnd, error) {
-	l, err := m.view(ctx, id)
+	l, err := m.viewForRead(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("game #%d: %w", id, err)
 	}

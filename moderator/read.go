@@ -158,7 +158,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 // the earlier of that and the inbox list's time. unreadable are the
 // thread's messages nested too deeply to read, warned of with the PMs'.
 func (m *Moderator) readPMs(ctx context.Context, l *loaded, f forum.BoardReader, readAt, threadTo time.Time, unreadable []string, news *int) (time.Time, error) {
-	in, err := readInbox(ctx, l, f, readAt)
+	in, err := m.readInbox(ctx, l, f, readAt)
 	if err != nil {
 		if !inboxTrouble(ctx, err) {
 			return readAt, err
@@ -215,8 +215,8 @@ type inboxRead struct {
 	at, complete time.Time
 }
 
-func readInbox(ctx context.Context, l *loaded, f forum.BoardReader, readAt time.Time) (inboxRead, error) {
-	box, err := f.NewPMs(ctx, l.row.PMCursor)
+func (m *Moderator) readInbox(ctx context.Context, l *loaded, f forum.BoardReader, readAt time.Time) (inboxRead, error) {
+	box, err := m.newPMs(ctx, l, f)
 	if err != nil {
 		return inboxRead{}, fmt.Errorf("read %s: the inbox: %w", l.row.Name, err)
 	}
@@ -264,6 +264,39 @@ func (m *Moderator) recordPending(tx *store.Tx, s *step, l *loaded) error {
 	}
 	l.inbox = nil
 	return m.recordInbox(m.newIntake(tx, s, p.readAt, s.l.row.LastRead), p.in, p.readAt)
+}
+
+// newPMs reads the inbox's new PMs. Where many games share the inbox, a
+// game leaves unread the PMs its list shows from a player of another game
+// who is not one of its own (routePMs would pass them by): at 1,000
+// games, every game read and routed every other game's PMs, and nearly
+// every poll during a burst had PMs to record. The games are as the
+// tick's view found them; should any game's status, settings or roster
+// have changed since (store.Tx.GamesVersion), the PMs are read again
+// unfiltered, so a PM is never passed by on an old roster.
+func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) (forum.Inbox, error) {
+	sk, ok := f.(forum.InboxSkipper)
+	if !ok || l.sibs == nil || len(l.sibs.games) < 2 {
+		return f.NewPMs(ctx, l.row.PMCursor)
+	}
+	roster, ix, id := l.state.Roster(), l.sibs, l.row.ID
+	box, err := sk.NewPMsExcept(ctx, l.row.PMCursor, func(from forum.Author) bool {
+		if _, mine := roster.Author(from.Name); mine {
+			return false
+		}
+		return len(ix.also(from.Name, id)) > 0
+	})
+	if err != nil {
+		return box, err
+	}
+	var now int64
+	if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { now, err = tx.GamesVersion(); return err }); err != nil {
+		return forum.Inbox{}, storeError{err}
+	}
+	if now != l.sibsAt {
+		return f.NewPMs(ctx, l.row.PMCursor)
+	}
+	return box, nil
 }
 
 // recordInbox is a read's last step: the new PMs routed (first seen when

@@ -72,9 +72,16 @@ func without(gs []*sibling, self int64) []*sibling {
 // bot account as l (l among them, as this step loaded it): a PM in the
 // inbox they share may be for any of them.
 func (m *Moderator) siblings(tx *store.Tx, l *loaded) (*siblingIndex, error) {
+	ix, _, err := m.siblingsAt(tx, l)
+	return ix, err
+}
+
+// siblingsAt is siblings, with the store.Tx.GamesVersion of tx: while it
+// stays, the index is current.
+func (m *Moderator) siblingsAt(tx *store.Tx, l *loaded) (*siblingIndex, int64, error) {
 	ver, err := tx.GamesVersion()
 	if err != nil {
-		return nil, fmt.Errorf("other games on the board: %w", err)
+		return nil, 0, fmt.Errorf("other games on the board: %w", err)
 	}
 	m.mu.Lock()
 	if m.sibs == nil {
@@ -82,16 +89,16 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) (*siblingIndex, error) {
 	}
 	c := m.sibs
 	m.mu.Unlock()
-	acct := l.site.Account
+	acct := l.forum.Account()
 	c.mu.Lock()
 	if ix := c.idx[acct]; ix != nil && ix.version == ver {
 		c.mu.Unlock()
-		return ix, nil // no game's status, settings or roster changed since
+		return ix, ver, nil // no game's status, settings or roster changed since
 	}
 	c.mu.Unlock()
 	revs, err := tx.GameRevisions(Running, Paused)
 	if err != nil {
-		return nil, fmt.Errorf("other games on the board: %w", err)
+		return nil, 0, fmt.Errorf("other games on the board: %w", err)
 	}
 
 	found := make([]*sibling, len(revs))
@@ -110,7 +117,7 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) (*siblingIndex, error) {
 	for j, i := range miss {
 		row, err := tx.GameByID(revs[i].ID)
 		if err != nil {
-			return nil, fmt.Errorf("other games on the board: %w", err)
+			return nil, 0, fmt.Errorf("other games on the board: %w", err)
 		}
 		fresh[j] = siblingEntry{rev: row.Revision, g: newSibling(row)}
 	}
@@ -143,13 +150,13 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) (*siblingIndex, error) {
 	}
 	var games []*sibling
 	for _, g := range found {
-		if g != nil && g.account == l.site.Account {
+		if g != nil && g.account == acct {
 			games = append(games, g)
 		}
 	}
 	if ix := c.idx[acct]; ix != nil && slices.Equal(ix.games, games) {
 		ix.version = max(ix.version, ver)
-		return ix, nil
+		return ix, ver, nil
 	}
 	ix := &siblingIndex{games: games, byAuthor: map[string][]*sibling{}, version: ver}
 	for _, g := range games {
@@ -158,7 +165,7 @@ func (m *Moderator) siblings(tx *store.Tx, l *loaded) (*siblingIndex, error) {
 		}
 	}
 	c.idx[acct] = ix
-	return ix, nil
+	return ix, ver, nil
 }
 
 // sameSibling says whether two decodings route alike.

@@ -141,3 +141,43 @@ func TestSiblingsFollowTheirRosters(t *testing.T) {
 		t.Errorf("spies' commands %+v; want Alice's PROSPER accepted", got)
 	}
 }
+
+// A game's inbox read leaves unread the PMs of another game's players who
+// are not its own, and reads them after all when a game's roster changed
+// since its view found the games (a replace by the GM's command line
+// between the view and the read): a PM is never passed by on an old roster.
+func TestInboxSkipsOtherGamesPMs(t *testing.T) {
+	ctx := context.Background()
+	si := newSharedInbox(t, []string{"http://fake/"}, []string{"GMbot"}, []string{"spies", "spies-2", "spies-3"},
+		[][]string{{"Alice", "Bob"}, {"Alice", "Carol"}, {"Erin", "Fay"}})
+	ff, m, ids := si.ff, si.m, si.ids
+	for _, id := range ids {
+		if err := m.Tick(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ff.PMSubject("Erin", "orders", "PROSPER")
+	ff.PMSubject("Alice", "[spies] orders", "PROSPER")
+	l, err := m.viewForRead(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := m.newPMs(ctx, l, ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(box.PMs) != 1 || box.PMs[0].From.Name != "Alice" || ff.Skipped != 1 {
+		t.Errorf("spies read %+v, skipped %d; want Alice's PM, Erin's skipped", box.PMs, ff.Skipped)
+	}
+	gm := &Moderator{DB: si.db, Clock: m.Clock, Connect: m.Connect}
+	if _, _, err := gm.Replace(ctx, "spies", "Bob", "Erin", ""); err != nil {
+		t.Fatal(err)
+	}
+	box, err = m.newPMs(ctx, l, ff) // the view from before the replace
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(box.PMs) != 2 || box.PMs[0].From.Name != "Erin" {
+		t.Errorf("after a replace: spies read %+v; want Erin's PM too", box.PMs)
+	}
+}
