@@ -22,7 +22,8 @@ package forumconn_test
 // (the thread's page names the forum holding it): an unchanged thread's
 // poll is its row in the topic list, which leaves the board's rate to the
 // sends; games=1000/no-signal is the 1,000 games with forum: off, every
-// poll a read of the thread.
+// poll a read of the thread. FORUMGM_BURST_PROFILE=FILE keeps the CPU
+// profile of the burst (cpusplit_test.go).
 
 import (
 	"bytes"
