@@ -47,11 +47,14 @@ func (db *DB) LockWaiters(ctx context.Context) (int64, error) {
 // The writes only Save makes (Changes), each on its own, for the store's
 // tests of them: no other package can call them.
 
-func (tx *Tx) LockGame(id int64) (*Game, error)            { return tx.lockGame(id) }
-func (tx *Tx) LastResolve(gameID int64) (time.Time, error) { return tx.lastResolve(gameID) }
-func (tx *Tx) OutboxCount(gameID int64) (int, error)       { return tx.outboxCount(gameID) }
-func (tx *Tx) AddCommand(c *CommandRow) error              { return tx.addCommand(c) }
-func (tx *Tx) AppendJournal(e *journal.Entry) error        { return tx.appendJournal(e) }
+func (tx *Tx) LockGame(id int64) (*Game, error) { return tx.lockGame(id) }
+func (tx *Tx) LastResolve(gameID int64) (time.Time, error) {
+	at, _, err := tx.lastResolution(gameID)
+	return at, err
+}
+func (tx *Tx) OutboxCount(gameID int64) (int, error) { return tx.outboxCount(gameID) }
+func (tx *Tx) AddCommand(c *CommandRow) error        { return tx.addCommand(c) }
+func (tx *Tx) AppendJournal(e *journal.Entry) error  { return tx.appendJournal(e) }
 func (tx *Tx) VoidJournalForCommand(commandID int64) error {
 	return tx.voidJournalForCommand(commandID)
 }

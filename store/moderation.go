@@ -11,37 +11,31 @@ import (
 // Queries the moderator runs on every step, kept cheap however long a game
 // grows (they would otherwise read the whole journal or outbox each time).
 
-// lastResolve is when the game's phase was last resolved (a journal entry of
-// kind resolve that stands), zero if it never was.
-func (tx *Tx) lastResolve(gameID int64) (time.Time, error) {
-	var at sql.NullInt64
-	err := tx.get(&at, `SELECT at FROM journal WHERE game_id = ? AND kind = ? AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID, journal.KindResolve)
-	if errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, nil
+// lastResolution is when the last resolution was made and the phase it
+// closed, as its journal entry names it (zero and "" if none; "" if not
+// named): one query for a step's load.
+func (tx *Tx) lastResolution(gameID int64) (time.Time, string, error) {
+	var r struct {
+		At      sql.NullInt64 `db:"at"`
+		Payload []byte        `db:"payload"`
 	}
-	return timeOfNull(at), err
-}
-
-// lastResolvedPhase is the phase the last resolution closed, as its
-// journal entry names it ("" if none, or not named).
-func (tx *Tx) lastResolvedPhase(gameID int64) (string, error) {
-	var payload []byte
-	err := tx.get(&payload, `SELECT payload FROM journal WHERE game_id = ? AND kind = ? AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID, journal.KindResolve)
+	err := tx.get(&r, `SELECT at, payload FROM journal WHERE game_id = ? AND kind = ? AND NOT voided ORDER BY seq DESC LIMIT 1`, gameID, journal.KindResolve)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+		return time.Time{}, "", nil
 	}
 	if err != nil {
-		return "", err
+		return time.Time{}, "", err
 	}
-	d, err := journal.Decode(journal.KindResolve, payload)
+	at := timeOfNull(r.At)
+	d, err := journal.Decode(journal.KindResolve, r.Payload)
 	if err != nil {
-		return "", nil
+		return at, "", nil
 	}
 	p := d.(journal.Resolve)
 	if p.Title != "" {
-		return p.Title, nil
+		return at, p.Title, nil
 	}
-	return p.Phase, nil
+	return at, p.Phase, nil
 }
 
 // outboxCount is how many items a game has ever queued.

@@ -33,10 +33,7 @@ func (tx *Tx) LoadStep(gameID int64) (*StepInput, error) {
 	if in.Players, err = tx.Players(gameID); err != nil {
 		return nil, fmt.Errorf("players of game #%d: %w", gameID, err)
 	}
-	if in.LastResolve, err = tx.lastResolve(gameID); err != nil {
-		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
-	}
-	if in.LastPhase, err = tx.lastResolvedPhase(gameID); err != nil {
+	if in.LastResolve, in.LastPhase, err = tx.lastResolution(gameID); err != nil {
 		return nil, fmt.Errorf("last resolution of game #%d: %w", gameID, err)
 	}
 	if in.OutboxCount, err = tx.outboxCount(gameID); err != nil {
