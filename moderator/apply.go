@@ -23,9 +23,15 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		readAt = l.readTo
 	}
 	settleAt := l.settleTime(readAt) // the PMs may be known to an earlier time
-	msgs, err := m.unread(ctx, l.row.ID)
-	if err != nil {
-		return fmt.Errorf("apply %s: %w", l.row.Name, err)
+	var msgs []store.Message
+	if l.unreadKnown && !l.news {
+		// The read recorded nothing new: the unread are the view's.
+		msgs = orderMessages(l.unread)
+	} else {
+		var err error
+		if msgs, err = m.unread(ctx, l.row.ID); err != nil {
+			return fmt.Errorf("apply %s: %w", l.row.Name, err)
+		}
 	}
 	if len(msgs) > 0 && l.inbox != nil {
 		// The read is recorded before anything it read is applied.

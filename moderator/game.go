@@ -49,6 +49,11 @@ type loaded struct {
 	// looked at): its inbox read leaves the others' PMs unread.
 	sibs   *siblingIndex
 	sibsAt int64
+	// unread are the game's messages not applied yet as the tick's view
+	// found them (unreadKnown): still so after a read that recorded no
+	// new or edited message (news), so process need not look again.
+	unread      []store.Message
+	unreadKnown bool
 }
 
 // tickEnd is what a tick's last step left: the game's status and deadline,
@@ -115,8 +120,9 @@ func (m *Moderator) view(ctx context.Context, id int64) (*loaded, error) {
 	return m.viewBy(ctx, func(tx *store.Tx) (*store.Game, error) { return tx.GameByID(id) })
 }
 
-// viewForRead is view for a tick: with the games sharing its inbox, from
-// the same snapshot (readInbox).
+// viewForRead is view for a tick: with the games sharing its inbox
+// (readInbox) and its messages not applied yet (process), from the same
+// snapshot.
 func (m *Moderator) viewForRead(ctx context.Context, id int64) (*loaded, error) {
 	var l *loaded
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
@@ -128,8 +134,12 @@ func (m *Moderator) viewForRead(ctx context.Context, id int64) (*loaded, error) 
 			return err
 		}
 		if l.active() && l.state != nil {
-			l.sibs, l.sibsAt, err = m.siblingsAt(tx, l)
+			if l.sibs, l.sibsAt, err = m.siblingsAt(tx, l); err != nil {
+				return err
+			}
 		}
+		l.unread, err = tx.MessagesByStatus(id, store.MessageNew)
+		l.unreadKnown = err == nil
 		return err
 	})
 	if err != nil {
