@@ -107,6 +107,9 @@ func (c *Conn) NewPMsExcept(ctx context.Context, cursor []byte, skip func(from f
 	}
 	var out []forum.PrivateMessage
 	for _, h := range heads {
+		if cur.Last != "" && scraper.CompareIDs(h.ID, cur.Last) <= 0 {
+			continue // a list showing a PM twice (MyBB)
+		}
 		if skip != nil && h.From.Name != "" && skip(h.From) {
 			cur.Last = h.ID
 			continue
