@@ -33,9 +33,7 @@ const minOutage = time.Minute
 
 // readFailed records a failed read (or connection) begun at at.
 func (m *Moderator) readFailed(ctx context.Context, l *loaded, at time.Time, err error) {
-	m.mu.Lock()
-	delete(m.healthy, l.row.ID)
-	m.mu.Unlock()
+	m.setHealthy(l.row.ID, false)
 	if ctx.Err() != nil || errors.Is(err, ErrCrash) || errors.As(err, new(storeError)) {
 		return // stopping, a test's simulated crash, the database: not the board's fault
 	}

@@ -45,9 +45,7 @@ func inboxTrouble(ctx context.Context, err error) bool {
 // says what failed, and the PMs are known up to the game's last whole read
 // only (l.pmsTo). It returns the time the thread is read to.
 func (m *Moderator) withoutInbox(ctx context.Context, l *loaded, readAt time.Time, ierr error) (time.Time, error) {
-	m.mu.Lock()
-	delete(m.healthy, l.row.ID)
-	m.mu.Unlock()
+	m.setHealthy(l.row.ID, false)
 	var h store.Health
 	_, err := m.runStep(ctx, l, func(tx *store.Tx, s *step) error {
 		if err := m.readOK(tx, s, readAt); err != nil {

@@ -240,7 +240,10 @@ func (m *Moderator) wasHealthy(id int64) bool {
 // the board and inbox readable with no outage waiting (wasHealthy).
 func (m *Moderator) noteHealth(id int64, s *step) {
 	h := s.ch.Health
-	ok := h != nil && !h.Failing() && !h.InboxFailing() && !h.Outage()
+	m.setHealthy(id, h != nil && !h.Failing() && !h.InboxFailing() && !h.Outage())
+}
+
+func (m *Moderator) setHealthy(id int64, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !ok {
@@ -280,14 +283,17 @@ func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) 
 		return f.NewPMs(ctx, l.row.PMCursor)
 	}
 	roster, ix, id := l.state.Roster(), l.sibs, l.row.ID
+	skipped := false
 	box, err := sk.NewPMsExcept(ctx, l.row.PMCursor, func(from forum.Author) bool {
 		if _, mine := roster.Author(from.Name); mine {
 			return false
 		}
-		return len(ix.also(from.Name, id)) > 0
+		skip := len(ix.also(from.Name, id)) > 0
+		skipped = skipped || skip
+		return skip
 	})
-	if err != nil {
-		return box, err
+	if err != nil || !skipped {
+		return box, err // nothing left out: nothing to check
 	}
 	var now int64
 	if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { now, err = tx.GamesVersion(); return err }); err != nil {
