@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,8 +143,8 @@ func (tx *Tx) CreateGame(g *Game) error {
 	return tx.gamesChanged()
 }
 
-// GamesVersion counts the changes of any game's status, settings, players or
-// roster (Changes.Roster), and the games' creation (games are never
+// GamesVersion counts the changes of any game's status, settings, players'
+// names or roster (Changes.Roster), and the games' creation (games are never
 // deleted): while it stays, no game started or stopped running and every
 // game's roster and account are as they were. A reader keeping them decoded
 // (the games sharing a bot's inbox) checks this one row instead of every
@@ -309,9 +310,19 @@ type playerRow struct {
 }
 
 // setPlayers replaces a game's roster; the order of ps is kept.
+// GamesVersion counts it unless only forum user ids were learned: every
+// game learns its players' ids from their first posts and PMs, and at
+// 1,000 games counting that made every game's next read index the other
+// games again and read the shared inbox unfiltered (BenchmarkBurst).
 func (tx *Tx) setPlayers(gameID int64, ps []Player) error {
-	if err := tx.gamesChanged(); err != nil {
+	was, err := tx.Players(gameID)
+	if err != nil {
 		return err
+	}
+	if !sameNames(was, ps) {
+		if err := tx.gamesChanged(); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.exec(`DELETE FROM players WHERE game_id = ?`, gameID); err != nil {
 		return err
@@ -331,6 +342,13 @@ func (tx *Tx) setPlayers(gameID int64, ps []Player) error {
 		}
 	}
 	return nil
+}
+
+// sameNames says whether two rosters differ at most in forum user ids.
+func sameNames(a, b []Player) bool {
+	return slices.EqualFunc(a, b, func(p, q Player) bool {
+		return p.Slot == q.Slot && p.ForumName == q.ForumName && slices.Equal(p.Aliases, q.Aliases)
+	})
 }
 
 // Players returns a game's roster in the order SetPlayers was given.

@@ -1147,8 +1147,8 @@ func TestGameRevisions(t *testing.T) {
 }
 
 // GamesVersion counts what changes a game's roster or whether it runs (its
-// creation, status, settings, players), and not the saves of a running
-// game's state, which every poll makes.
+// creation, status, settings, players' names), and neither a forum user id
+// learned nor the saves of a running game's state, which every poll makes.
 func TestGamesVersion(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -1173,6 +1173,15 @@ func TestGamesVersion(t *testing.T) {
 			{"its settings", func(tx *store.Tx) error { return tx.SetGameSettings(a.ID, []byte(`{"rounds":6}`), a.Forum) }, true},
 			{"its players", func(tx *store.Tx) error {
 				return tx.SetPlayers(a.ID, []store.Player{{GameID: a.ID, Slot: "Ann", ForumName: "Ann"}})
+			}, true},
+			{"a forum user id learned", func(tx *store.Tx) error {
+				return tx.SetPlayers(a.ID, []store.Player{{GameID: a.ID, Slot: "Ann", ForumName: "Ann", ForumUserID: "7"}})
+			}, false},
+			{"a name changed", func(tx *store.Tx) error {
+				return tx.SetPlayers(a.ID, []store.Player{{GameID: a.ID, Slot: "Ann", ForumName: "Anne", ForumUserID: "7", Aliases: []string{"Ann"}}})
+			}, true},
+			{"an alias only", func(tx *store.Tx) error {
+				return tx.SetPlayers(a.ID, []store.Player{{GameID: a.ID, Slot: "Ann", ForumName: "Anne", ForumUserID: "7", Aliases: []string{"Ann", "A"}}})
 			}, true},
 			{"a game created", func(tx *store.Tx) error {
 				return tx.CreateGame(&store.Game{Name: "ver-b", Kind: "nations", Status: "running", Forum: a.Forum, State: []byte(`{}`)})
