@@ -288,7 +288,7 @@ func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) 
 		if _, mine := roster.Author(from.Name); mine {
 			return false
 		}
-		skip := len(ix.also(from.Name, id)) > 0
+		skip := ix.elsewhere(from.Name, id)
 		skipped = skipped || skip
 		return skip
 	})

@@ -59,6 +59,18 @@ func (ix *siblingIndex) also(name string, self int64) []*sibling {
 	return without(ix.byAuthor[foldKey(name)], self)
 }
 
+// elsewhere says whether the player with this forum name plays in a game
+// but self: also's question as a shared inbox's filter asks it of every
+// entry of the list, without making the list.
+func (ix *siblingIndex) elsewhere(name string, self int64) bool {
+	for _, g := range ix.byAuthor[foldKey(name)] {
+		if g.id != self {
+			return true
+		}
+	}
+	return false
+}
+
 func without(gs []*sibling, self int64) []*sibling {
 	for i, g := range gs {
 		if g.id == self {
@@ -202,6 +214,14 @@ func siblingOf(id int64, name string, acct forum.Account, st rules.State) *sibli
 // foldKey maps every string strings.EqualFold holds equal to one key: each
 // rune replaced by the smallest of its simple case-folding orbit.
 func foldKey(s string) string {
+	if k, ok := asciiFoldKey(s); ok {
+		return k
+	}
+	return orbitFoldKey(s)
+}
+
+// orbitFoldKey is foldKey rune by rune.
+func orbitFoldKey(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -212,6 +232,31 @@ func foldKey(s string) string {
 		b.WriteRune(low)
 	}
 	return b.String()
+}
+
+// asciiFoldKey is foldKey of an ASCII name, found without a rune's orbit:
+// each letter's smallest is its capital ('k' and 's' fold to non-ASCII
+// letters too, but those are larger). s itself when it has no small
+// letter, so that most names cost nothing. ok is false for other names.
+func asciiFoldKey(s string) (string, bool) {
+	lower := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return "", false
+		}
+		lower = lower || 'a' <= c && c <= 'z'
+	}
+	if !lower {
+		return s, true
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b), true
 }
 
 // rosterKey is a state's roster as routing reads it (slots and names): a

@@ -25,6 +25,24 @@ func TestFoldKeyIsEqualFold(t *testing.T) {
 	}
 }
 
+// An ASCII name's key, found without the runes' orbits, is the one the
+// orbits give: a name in Kelvin signs meets its ASCII spelling.
+func TestASCIIFoldKeyIsOrbits(t *testing.T) {
+	names := []string{"", "Alice", "ALICE", "bob_42", "[b]x[/b]", "k s", "Zz"}
+	for c := 0; c < 0x80; c++ {
+		names = append(names, string(rune(c)))
+	}
+	for _, s := range names {
+		k, ok := asciiFoldKey(s)
+		if !ok || k != orbitFoldKey(s) {
+			t.Errorf("asciiFoldKey(%q) = %q, %v; the orbits give %q", s, k, ok, orbitFoldKey(s))
+		}
+	}
+	if _, ok := asciiFoldKey("\u212a"); ok {
+		t.Error("a Kelvin sign is taken for ASCII")
+	}
+}
+
 func FuzzFoldKey(f *testing.F) {
 	for _, s := range []string{"Alice", "\u212a", "ς", "\xff", "İı"} {
 		f.Add(s, strings.ToUpper(s))
@@ -32,6 +50,9 @@ func FuzzFoldKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		if got, want := foldKey(a) == foldKey(b), strings.EqualFold(a, b); got != want {
 			t.Errorf("%q and %q: same key %v, EqualFold %v", a, b, got, want)
+		}
+		if k, ok := asciiFoldKey(a); ok && k != orbitFoldKey(a) {
+			t.Errorf("asciiFoldKey(%q) = %q; the orbits give %q", a, k, orbitFoldKey(a))
 		}
 		if !strings.EqualFold(foldKey(a), a) {
 			t.Errorf("foldKey(%q) = %q, not EqualFold to it", a, foldKey(a))
