@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -209,17 +210,33 @@ func (r *runner) renew(ctx context.Context) {
 		return
 	}
 	r.renewed = time.Now()
-	for _, j := range r.held {
-		err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.RenewLease(j.fence, r.ttl) })
-		if errors.Is(err, store.ErrLeaseLost) {
-			m.log().Warn("lost a game's lease to another runner; stopping work on it", "game", j.name, "epoch", j.fence.Epoch)
+	ids := slices.Sorted(maps.Keys(r.held))
+	for len(ids) > 0 {
+		// A few hundred games a transaction: one per game cost a thousand
+		// commits every ten seconds at 1,000 games; all in one would hold
+		// the database's writer long on a big runner.
+		n := min(len(ids), renewBatch)
+		fs := make([]store.Fence, n)
+		for i, id := range ids[:n] {
+			fs[i] = r.held[id].fence
+		}
+		var lost []store.Fence
+		err := m.DB.Tx(ctx, func(tx *store.Tx) (err error) { lost, err = tx.RenewLeases(fs, r.ttl); return err })
+		if err != nil && ctx.Err() == nil {
+			m.log().Warn("renewing the games' leases", "games", n, "err", err)
+		}
+		for _, f := range lost {
+			j := r.held[f.GameID]
+			m.log().Warn("lost a game's lease to another runner; stopping work on it", "game", j.name, "epoch", f.Epoch)
 			j.lost.Store(true)
 			j.cancel()
-		} else if err != nil && ctx.Err() == nil {
-			m.log().Warn("renewing a game's lease", "game", j.name, "err", err)
 		}
+		ids = ids[n:]
 	}
 }
+
+// renewBatch is how many leases one transaction renews.
+const renewBatch = 250
 
 // stop ends every job, then releases the leases (so other runners take the
 // games at once rather than when they run out) and leaves the runners.

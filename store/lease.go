@@ -105,6 +105,22 @@ func (tx *Tx) RenewLease(f Fence, ttl time.Duration) error {
 	return leaseAffected(res, err, f)
 }
 
+// RenewLeases is RenewLease of each of fs, in one transaction: a runner
+// renews every game it holds at once, which at 1,000 games was a thousand
+// transactions every ten seconds. lost are those no longer theirs, each
+// left as it is.
+func (tx *Tx) RenewLeases(fs []Fence, ttl time.Duration) (lost []Fence, err error) {
+	for _, f := range fs {
+		err := tx.RenewLease(f, ttl)
+		if errors.Is(err, ErrLeaseLost) {
+			lost = append(lost, f)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return lost, nil
+}
+
 // ReleaseLease frees f's lease (another runner may take it at once); a
 // lease no longer f's is left alone.
 func (tx *Tx) ReleaseLease(f Fence) error {

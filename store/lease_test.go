@@ -131,6 +131,40 @@ func TestLeaseFencedClaim(t *testing.T) {
 	})
 }
 
+// RenewLeases renews the leases still the runner's, in one transaction,
+// and names the ones another runner took, which it leaves as they are.
+func TestRenewLeases(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		const hour = time.Hour
+		a, _ := leaseGame(t, db, "renew-a")
+		b, _ := leaseGame(t, db, "renew-b")
+		ea, _ := acquire(t, db, a.ID, "A", time.Minute, false)
+		eb, _ := acquire(t, db, b.ID, "A", time.Minute, false)
+		fa := store.Fence{GameID: a.ID, Owner: "A", Epoch: ea}
+		fb := store.Fence{GameID: b.ID, Owner: "A", Epoch: eb}
+		if _, ok := acquire(t, db, b.ID, "B", time.Minute, true); !ok {
+			t.Fatal("B could not take game b over")
+		}
+		var lost []store.Fence
+		tx(t, db, func(tx *store.Tx) (err error) { lost, err = tx.RenewLeases([]store.Fence{fa, fb}, hour); return err })
+		if len(lost) != 1 || lost[0] != fb {
+			t.Errorf("lost %+v, want only %+v", lost, fb)
+		}
+		var ls []store.Lease
+		must(t, db.View(context.Background(), func(tx *store.Tx) (err error) { ls, err = tx.Leases(); return err }))
+		if len(ls) != 2 {
+			t.Fatalf("leases: %+v", ls)
+		}
+		if l := ls[0]; l.GameID != a.ID || l.Owner != "A" || time.Until(l.Expires) < 50*time.Minute {
+			t.Errorf("A's lease of game a not renewed: %+v", l)
+		}
+		if l := ls[1]; l.GameID != b.ID || l.Owner != "B" || time.Until(l.Expires) > 2*time.Minute {
+			t.Errorf("B's lease of game b changed: %+v", l)
+		}
+	})
+}
+
 // TestLeaseExpiry: a lease not renewed is free once it runs out (another
 // runner takes it with a higher epoch); a released one at once; a lease
 // about to end is too short to send under, without being lost.
