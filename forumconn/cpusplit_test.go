@@ -38,8 +38,21 @@ type cpuSplit struct {
 // -cpuprofile), there is no split and the board's share is unknown.
 func startCPUSplit() *cpuSplit {
 	c := &cpuSplit{}
+	heapSnapshot(".heap0")
 	c.on = pprof.StartCPUProfile(&c.buf) == nil
 	return c
+}
+
+// heapSnapshot writes the allocations so far next to the burst's profile:
+// go tool pprof -sample_index=alloc_space -base FILE.heap0 FILE.heap1 shows
+// the stretch's own.
+func heapSnapshot(suffix string) {
+	if f := os.Getenv("FORUMGM_BURST_PROFILE"); f != "" {
+		var b bytes.Buffer
+		if pprof.Lookup("allocs").WriteTo(&b, 0) == nil {
+			_ = os.WriteFile(f+suffix, b.Bytes(), 0o644)
+		}
+	}
 }
 
 // boardShare stops the profile and says which share of the CPU samples
@@ -49,10 +62,12 @@ func (c *cpuSplit) boardShare() (share float64, ok bool) {
 		return 0, false
 	}
 	pprof.StopCPUProfile()
+	heapSnapshot(".heap1")
 	c.on = false
 	if f := os.Getenv("FORUMGM_BURST_PROFILE"); f != "" {
 		// The measured stretch alone, for go tool pprof (the games'
-		// creation and opening left out, which -cpuprofile would keep).
+		// creation and opening left out, which -cpuprofile would keep);
+		// its allocations are FILE.heap1 over FILE.heap0 (heapSnapshot).
 		_ = os.WriteFile(f, c.buf.Bytes(), 0o644)
 	}
 	p, err := profile.Parse(&c.buf)

@@ -41,7 +41,12 @@ type Site struct {
 
 // Site resolves the forum settings into the board they name, reading the
 // GM's profile file if they name one.
-func (f ForumConfig) Site() (*Site, error) {
+func (f ForumConfig) Site() (*Site, error) { return f.SiteWith(parser.NewBodyReader) }
+
+// SiteWith is Site with the body reader of the board's profile from
+// compile (parser.NewBodyReader, or a cache of it: many games on one
+// board share one).
+func (f ForumConfig) SiteWith(compile func(forum.Profile) (*parser.BodyReader, error)) (*Site, error) {
 	p, err := f.profile()
 	if err != nil {
 		return nil, err
@@ -53,7 +58,7 @@ func (f ForumConfig) Site() (*Site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("time zone %q: %w", p.TimeZone, err)
 	}
-	r, err := parser.NewBodyReader(p)
+	r, err := compile(p)
 	if err != nil {
 		return nil, err
 	}

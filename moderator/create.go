@@ -35,7 +35,7 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 		return nil, fmt.Errorf("create %s: encoding the state: %w", name, err)
 	}
 	row := &store.Game{Name: name, Kind: kind, Status: Running, Config: mustJSON(gc), Forum: mustJSON(fc), State: state}
-	site := resolveSite(fc) // its first deadline goes on the board's unit
+	site := resolveSite(fc, m.bodyReader) // its first deadline goes on the board's unit
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
 		if err := tx.CreateGame(row); err != nil {
 			return err

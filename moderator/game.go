@@ -9,6 +9,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
@@ -190,9 +191,40 @@ func (m *Moderator) site(id int64, raw []byte, fc gameconfig.ForumConfig) *gamec
 	if ok && bytes.Equal(e.forum, raw) {
 		return e.site
 	}
-	s := resolveSite(fc)
+	s := resolveSite(fc, m.bodyReader)
 	m.hold(id, raw, s)
 	return s
+}
+
+// bodyReader is parser.NewBodyReader, compiled once per profile and shared
+// by the games on it (a reader only reads): at 1,000 games, each game's
+// own compiled selectors and patterns were most of the bot's heap
+// (BenchmarkBurst's heap profile), and compiling them most of what a
+// game's creation allocated.
+func (m *Moderator) bodyReader(p forum.Profile) (*parser.BodyReader, error) {
+	key, err := json.Marshal(p)
+	if err != nil {
+		return parser.NewBodyReader(p)
+	}
+	m.mu.Lock()
+	r := m.readers[string(key)]
+	m.mu.Unlock()
+	if r != nil {
+		return r, nil
+	}
+	if r, err = parser.NewBodyReader(p); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.readers == nil {
+		m.readers = map[string]*parser.BodyReader{}
+	}
+	if old := m.readers[string(key)]; old != nil {
+		return old, nil // compiled meanwhile by another game's step
+	}
+	m.readers[string(key)] = r
+	return r, nil
 }
 
 // hold keeps the board resolved for game id's forum settings.
@@ -210,8 +242,8 @@ func (m *Moderator) hold(id int64, raw []byte, s *gameconfig.Site) {
 
 // resolveSite resolves a game's board (gameconfig.ForumConfig.Site), or
 // says why it cannot be (gameconfig.Site.Err).
-func resolveSite(fc gameconfig.ForumConfig) *gameconfig.Site {
-	s, err := fc.Site()
+func resolveSite(fc gameconfig.ForumConfig, compile func(forum.Profile) (*parser.BodyReader, error)) *gameconfig.Site {
+	s, err := fc.SiteWith(compile)
 	if err != nil {
 		return fc.UnknownSite(err)
 	}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -75,8 +76,9 @@ type Moderator struct {
 	Pool *Pool
 
 	mu         sync.Mutex
-	sites      map[int64]siteEntry // by game: its board, resolved once
-	sibs       *siblingCache       // the games sharing an inbox, decoded (siblings.go)
+	sites      map[int64]siteEntry           // by game: its board, resolved once
+	readers    map[string]*parser.BodyReader // by profile (JSON): shared by its games
+	sibs       *siblingCache                 // the games sharing an inbox, decoded (siblings.go)
 	conns      map[int64]Forum
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded

@@ -38,7 +38,7 @@ func (m *Moderator) createSignups(ctx context.Context, name, kind string, gc gam
 	if gc.Instance == "" {
 		gc.Instance = instanceToken()
 	}
-	site := resolveSite(fc)
+	site := resolveSite(fc, m.bodyReader)
 	su := gc.Signups
 	close, err := su.Closing(gc.Start, site.Zone)
 	if err != nil {

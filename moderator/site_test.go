@@ -1,6 +1,7 @@
 package moderator
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/parser"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -58,5 +60,47 @@ func TestProfileFileGoneAndBack(t *testing.T) {
 	r.db.View(r.ctx, func(tx *store.Tx) error { h, err = tx.Health(r.id); return err })
 	if h.Failing() {
 		t.Errorf("still failing once the file is back: %+v", h)
+	}
+}
+
+// Games on one board profile share its compiled body reader; a game whose
+// settings change the profile (here its time zone) has its own. Each
+// game still reads its PMs with it.
+func TestGamesShareTheirProfilesReader(t *testing.T) {
+	si := newSharedInbox(t, []string{"http://fake/"}, []string{"GMbot"}, []string{"r1", "r2"}, [][]string{{"Alice", "Bob"}, {"Carol", "Dave"}})
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", TimeZone: "UTC-5"}
+	row, err := si.m.Create(context.Background(), "r3", "nations", gameconfig.GameConfig{Players: []string{"Erin", "Fay"},
+		Options: map[string]any{"rounds": 2, "round_minutes": 10}, Seed: 1, Start: start}, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := append(si.ids, row.ID)
+	readers := map[int64]*parser.BodyReader{}
+	for _, id := range ids {
+		l, err := si.m.view(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readers[id] = l.site.Reader
+	}
+	if readers[ids[0]] == nil || readers[ids[0]] != readers[ids[1]] {
+		t.Errorf("two games on one profile: readers %p and %p, want one", readers[ids[0]], readers[ids[1]])
+	}
+	if readers[ids[2]] == readers[ids[0]] {
+		t.Error("a game in another time zone shares the others' reader")
+	}
+	si.ff.PMSubject("Alice", "orders", "PROSPER")
+	si.ff.PMSubject("Erin", "orders", "PROSPER")
+	for _, id := range ids {
+		if err := si.m.Tick(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []int64{ids[0], ids[2]} {
+		var cs []store.CommandRow
+		si.db.View(context.Background(), func(tx *store.Tx) error { cs, err = tx.Commands(id, store.CommandFilter{}); return err })
+		if len(cs) != 1 || !strings.Contains(strings.ToUpper(cs[0].Text), "PROSPER") {
+			t.Errorf("game #%d's commands: %+v, want its player's PROSPER", id, cs)
+		}
 	}
 }
