@@ -1,6 +1,6 @@
 -- schema.sql: the tables of a fresh forumgm database on SQLite, after every
 -- migration in store/migrations/sqlite (0001_schema.sql to
--- 0013_games_version.sql). The migrations are the source: this file is
+-- 0014_games_changed.sql). The migrations are the source: this file is
 -- generated from them, and `go test ./store` fails when it is stale or makes a
 -- database other than theirs. Do not edit it; after adding a migration,
 -- regenerate it with
@@ -30,39 +30,47 @@ CREATE TABLE schema_version (
 -- only a reference to the bot's credentials (an env var name or a file
 -- path), never a password.
 CREATE TABLE games (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    name          TEXT    NOT NULL UNIQUE,
-    kind          TEXT    NOT NULL,
-    status        TEXT    NOT NULL,
-    config        TEXT,
-    forum         TEXT,
-    state         TEXT,
-    phase         TEXT    NOT NULL DEFAULT '',
-    deadline      BIGINT,
-    thread_cursor TEXT,
-    pm_cursor     TEXT,
-    paused_at     BIGINT,
-    created_at    BIGINT  NOT NULL,
-    updated_at    BIGINT  NOT NULL,
+    id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    name               TEXT    NOT NULL UNIQUE,
+    kind               TEXT    NOT NULL,
+    status             TEXT    NOT NULL,
+    config             TEXT,
+    forum              TEXT,
+    state              TEXT,
+    phase              TEXT    NOT NULL DEFAULT '',
+    deadline           BIGINT,
+    thread_cursor      TEXT,
+    pm_cursor          TEXT,
+    paused_at          BIGINT,
+    created_at         BIGINT  NOT NULL,
+    updated_at         BIGINT  NOT NULL,
     -- Added by 0002_games_flood.sql.
     -- The flood control the bot has learned of its account on the game's board
     -- (JSON, for `forumgm status`).
-    flood         TEXT,
+    flood              TEXT,
     -- Added by 0003_stamps.sql.
     -- When the bot last began a read of the game's thread: text a board appends
     -- to an earlier post (MyBB's merges) was added after it.
-    last_read     BIGINT,
+    last_read          BIGINT,
     -- Added by 0006_message_limit.sql.
     -- The longest message the game's board takes, learned from its own "too
     -- long" refusal (bytes of BBCode; NULL: nothing learned, the profile's).
-    message_limit INTEGER,
+    message_limit      INTEGER,
     -- Added by 0012_games_revision.sql.
     -- Counts the changes to a game's settings and state: a reader that keeps a
     -- game decoded (the games sharing a bot's inbox) knows it is current from
     -- this column alone, without loading and comparing the state.
-    revision      BIGINT  NOT NULL DEFAULT 0
+    revision           BIGINT  NOT NULL DEFAULT 0,
+    -- Added by 0014_games_changed.sql.
+    -- The games_version count at a game's last counted change (its creation,
+    -- status, settings, players' names or roster): a reader keeping the running
+    -- games' rosters decoded as of one count lists only the games changed since,
+    -- not every game's revision.
+    changed_at_version BIGINT  NOT NULL DEFAULT 0
 );
 CREATE INDEX games_status ON games (status, id);
+-- Added by 0014_games_changed.sql.
+CREATE INDEX games_changed ON games (changed_at_version);
 
 -- The roster: slot id (the sign-up name) to forum identity, in sign-up order.
 CREATE TABLE players (

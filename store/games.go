@@ -140,11 +140,11 @@ func (tx *Tx) CreateGame(g *Game) error {
 		return fmt.Errorf("%w: game %q", ErrExists, g.Name)
 	}
 	g.ID = id
-	return tx.gamesChanged()
+	return tx.gamesChanged(id)
 }
 
-// GamesVersion counts the changes of any game's status, settings, players'
-// names or roster (Changes.Roster), and the games' creation (games are never
+// GamesVersion counts the changes of any game's status, forum settings,
+// players' names or roster (Changes.Roster), and the games' creation (games are never
 // deleted): while it stays, no game started or stopped running and every
 // game's roster and account are as they were. A reader keeping them decoded
 // (the games sharing a bot's inbox) checks this one row instead of every
@@ -155,12 +155,27 @@ func (tx *Tx) GamesVersion() (int64, error) {
 	return n, err
 }
 
-// gamesChanged counts one change GamesVersion counts. On PostgreSQL the
+// gamesChanged counts one change GamesVersion counts, of game id, and
+// marks the game with the new count (GamesChangedSince). On PostgreSQL the
 // row's lock, held to the commit, orders such transactions: a reader that
 // sees a count sees every change counted before it.
-func (tx *Tx) gamesChanged() error {
-	_, err := tx.exec(`UPDATE games_version SET n = n + 1`)
+func (tx *Tx) gamesChanged(id int64) error {
+	if _, err := tx.exec(`UPDATE games_version SET n = n + 1`); err != nil {
+		return err
+	}
+	_, err := tx.exec(`UPDATE games SET changed_at_version = (SELECT n FROM games_version) WHERE id = ?`, id)
 	return err
+}
+
+// GamesChangedSince lists, by id, the games whose last change GamesVersion
+// counted came after count v: a reader that keeps the running games decoded
+// as of v reloads only these.
+func (tx *Tx) GamesChangedSince(v int64) ([]GameHead, error) {
+	var out []GameHead
+	if err := tx.sel(&out, `SELECT id, name, status FROM games WHERE changed_at_version > ? ORDER BY id`, v); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Game finds a game by name.
@@ -266,7 +281,7 @@ func (tx *Tx) saveGame(g *Game) error {
 		return notFound(err, fmt.Sprintf("game #%d", g.ID))
 	}
 	if was != g.Status {
-		if err := tx.gamesChanged(); err != nil {
+		if err := tx.gamesChanged(g.ID); err != nil {
 			return err
 		}
 	}
@@ -284,12 +299,23 @@ func (tx *Tx) setGameSettings(id int64, config, forum []byte) error {
 	if err := checkForum(forum); err != nil {
 		return err
 	}
+	var was sql.NullString
+	if err := tx.get(&was, `SELECT forum FROM games WHERE id = ?`, id); err != nil {
+		return notFound(err, fmt.Sprintf("game #%d", id))
+	}
 	res, err := tx.exec(`UPDATE games SET config = ?, forum = ?, updated_at = ?, revision = revision + 1 WHERE id = ?`,
 		sqlJSON(config), sqlJSON(forum), Now().UnixMicro(), id)
 	if err := mustAffect(res, err, fmt.Sprintf("game #%d", id)); err != nil {
 		return err
 	}
-	return tx.gamesChanged()
+	if was.Valid && was.String == string(forum) {
+		// The game's own bookkeeping (counts, reminders, schedules) lives
+		// in its config and changes at nearly every poll; who plays where
+		// does not. Counting it made every game's read index the account
+		// again at 1,000 games.
+		return nil
+	}
+	return tx.gamesChanged(id)
 }
 
 // Player maps a roster slot to a forum identity.
@@ -320,7 +346,7 @@ func (tx *Tx) setPlayers(gameID int64, ps []Player) error {
 		return err
 	}
 	if !sameNames(was, ps) {
-		if err := tx.gamesChanged(); err != nil {
+		if err := tx.gamesChanged(gameID); err != nil {
 			return err
 		}
 	}

@@ -70,7 +70,7 @@ type Changes struct {
 	// Game, when set, is saved: its status, state, phase, deadline,
 	// cursors, pause and last read (see saveGame).
 	Game *Game
-	// Roster says the saved state's roster (who plays, by what names)
+	// Roster says the saved state's roster (Game's: who plays, by what names)
 	// differs from the stored one's: GamesVersion counts it (the state is
 	// opaque to the store).
 	Roster bool
@@ -235,8 +235,8 @@ func (tx *Tx) Save(c *Changes) error {
 			return err
 		}
 	}
-	if c.Roster {
-		if err := tx.gamesChanged(); err != nil {
+	if c.Roster && c.Game != nil {
+		if err := tx.gamesChanged(c.Game.ID); err != nil {
 			return err
 		}
 	}

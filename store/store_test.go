@@ -1147,8 +1147,10 @@ func TestGameRevisions(t *testing.T) {
 }
 
 // GamesVersion counts what changes a game's roster or whether it runs (its
-// creation, status, settings, players' names), and neither a forum user id
-// learned nor the saves of a running game's state, which every poll makes.
+// creation, status, forum settings, players' names), and neither a forum
+// user id learned, nor a change of its config alone (its counts' and
+// reminders' bookkeeping), nor the saves of a running game's state, which
+// every poll makes.
 func TestGamesVersion(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -1170,7 +1172,11 @@ func TestGamesVersion(t *testing.T) {
 			{"saved again", func(tx *store.Tx) error { return tx.SaveGame(a) }, false},
 			{"paused", func(tx *store.Tx) error { a.Status = "paused"; return tx.SaveGame(a) }, true},
 			{"running again", func(tx *store.Tx) error { a.Status = "running"; return tx.SaveGame(a) }, true},
-			{"its settings", func(tx *store.Tx) error { return tx.SetGameSettings(a.ID, []byte(`{"rounds":6}`), a.Forum) }, true},
+			{"its config", func(tx *store.Tx) error { return tx.SetGameSettings(a.ID, []byte(`{"rounds":6}`), a.Forum) }, false},
+			{"its forum settings", func(tx *store.Tx) error {
+				a.Forum = []byte(`{"url":"http://other/","engine":"phpbb","thread":"1","bot":"gm"}`)
+				return tx.SetGameSettings(a.ID, []byte(`{"rounds":6}`), a.Forum)
+			}, true},
 			{"its players", func(tx *store.Tx) error {
 				return tx.SetPlayers(a.ID, []store.Player{{GameID: a.ID, Slot: "Ann", ForumName: "Ann"}})
 			}, true},
@@ -1195,6 +1201,47 @@ func TestGamesVersion(t *testing.T) {
 		}
 		if v <= v0 {
 			t.Errorf("version %d after %d: not counted up", v, v0)
+		}
+	})
+}
+
+// GamesChangedSince lists the games a counted change touched after a
+// count, and not those whose state only was saved.
+func TestGamesChangedSince(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		var v0 int64
+		tx(t, db, func(tx *store.Tx) (err error) { v0, err = tx.GamesVersion(); return err })
+		a, b := newGame(t, db, "since-a"), newGame(t, db, "since-b")
+		since := func(v int64) (ids []int64) {
+			t.Helper()
+			var hs []store.GameHead
+			tx(t, db, func(tx *store.Tx) (err error) { hs, err = tx.GamesChangedSince(v); return err })
+			for _, h := range hs {
+				ids = append(ids, h.ID)
+			}
+			return ids
+		}
+		if got := since(v0); !reflect.DeepEqual(got, []int64{a.ID, b.ID}) {
+			t.Errorf("since before both were created: %v, want %d and %d", got, a.ID, b.ID)
+		}
+		var v1 int64
+		tx(t, db, func(tx *store.Tx) (err error) { v1, err = tx.GamesVersion(); return err })
+		if got := since(v1); len(got) != 0 {
+			t.Errorf("since the last count: %v, want none", got)
+		}
+		tx(t, db, func(tx *store.Tx) error { a.State = []byte(`{"round":2}`); return tx.SaveGame(a) })
+		if got := since(v1); len(got) != 0 {
+			t.Errorf("after a state saved: %v, want none", got)
+		}
+		tx(t, db, func(tx *store.Tx) error { b.Status = "paused"; return tx.SaveGame(b) })
+		tx(t, db, func(tx *store.Tx) error {
+			return tx.Save(&store.Changes{Game: a, Roster: true})
+		})
+		var hs []store.GameHead
+		tx(t, db, func(tx *store.Tx) (err error) { hs, err = tx.GamesChangedSince(v1); return err })
+		if len(hs) != 2 || hs[0].ID != a.ID || hs[1].ID != b.ID || hs[1].Status != "paused" {
+			t.Errorf("after b paused and a's roster changed: %+v", hs)
 		}
 	})
 }
