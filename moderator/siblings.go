@@ -22,24 +22,23 @@ type sibling struct {
 	authors map[string]string // by foldKey of a player's forum name: the slot
 }
 
-// siblingCache keeps each game's sibling as decoded from its stored row,
-// by the row's revision: a game is loaded and decoded again only when it
-// has changed. Without it every game's read of a shared inbox loaded and
-// decoded every other game on the account, which at 1,000 games was a
-// quarter of the bot's CPU (BenchmarkBurst's profile). It keeps each
-// account's index by player too, as current while store.Tx.GamesVersion
-// stays (no game started or stopped running, or changed its account or
-// roster): listing every game's revision and indexing them again at every
-// game's read of PMs was another quarter at 1,000 games.
+// siblingCache keeps the running and paused games decoded as siblings, as
+// of one store.Tx.GamesVersion count: when the count moves, only the games
+// changed since (store.Tx.GamesChangedSince) are loaded and decoded again.
+// Without it every game's read of a shared inbox loaded and decoded every
+// other game on the account, which at 1,000 games was a quarter of the
+// bot's CPU (BenchmarkBurst's profile); listing every game's revision at
+// each count was a fifth of it while 1,000 games were created and opened.
+// Each account's index by player is built from it once per count.
 type siblingCache struct {
-	mu   sync.Mutex
-	byID map[int64]siblingEntry
-	idx  map[forum.Account]*siblingIndex
+	mu      sync.Mutex
+	version int64                           // the count byID is as of; -1: not loaded (a count may be 0)
+	byID    map[int64]siblingEntry          // replaced at a new count, never changed once shared
+	idx     map[forum.Account]*siblingIndex // built from byID, at an account's first read
 }
 
 type siblingEntry struct {
-	rev int64    // store.Game.Revision
-	g   *sibling // nil: the row does not decode
+	g *sibling // nil: the row does not decode
 }
 
 // siblingIndex is the running games of one account, by id, and indexed by
@@ -48,7 +47,6 @@ type siblingEntry struct {
 type siblingIndex struct {
 	games    []*sibling
 	byAuthor map[string][]*sibling
-	version  int64 // store.Tx.GamesVersion when it was last found current
 }
 
 // others are the index's games but self.
@@ -97,87 +95,111 @@ func (m *Moderator) siblingsAt(tx *store.Tx, l *loaded) (*siblingIndex, int64, e
 	}
 	m.mu.Lock()
 	if m.sibs == nil {
-		m.sibs = &siblingCache{byID: map[int64]siblingEntry{}, idx: map[forum.Account]*siblingIndex{}}
+		m.sibs = &siblingCache{version: -1}
 	}
 	c := m.sibs
 	m.mu.Unlock()
 	acct := l.forum.Account()
 	c.mu.Lock()
-	if ix := c.idx[acct]; ix != nil && ix.version == ver {
-		c.mu.Unlock()
-		return ix, ver, nil // no game's status, settings or roster changed since
-	}
-	c.mu.Unlock()
-	revs, err := tx.GameRevisions(Running, Paused)
-	if err != nil {
-		return nil, 0, fmt.Errorf("other games on the board: %w", err)
-	}
-
-	found := make([]*sibling, len(revs))
-	var miss []int
-	c.mu.Lock()
-	for i, r := range revs {
-		if e, ok := c.byID[r.ID]; ok && e.rev == r.Revision {
-			found[i] = e.g
-		} else if r.ID != l.row.ID {
-			miss = append(miss, i)
-		}
+	base, games := c.version, c.byID
+	if base == ver {
+		defer c.mu.Unlock()
+		return c.index(acct), ver, nil // no game's status, settings or roster changed since
 	}
 	c.mu.Unlock()
 	// Loaded and decoded outside the lock: other games' reads go on.
-	fresh := make([]siblingEntry, len(miss))
-	for j, i := range miss {
-		row, err := tx.GameByID(revs[i].ID)
-		if err != nil {
-			return nil, 0, fmt.Errorf("other games on the board: %w", err)
-		}
-		fresh[j] = siblingEntry{rev: row.Revision, g: newSibling(row)}
+	var next map[int64]siblingEntry
+	if base < 0 || base > ver {
+		next, err = loadSiblings(tx)
+	} else {
+		next, err = updateSiblings(tx, games, base)
 	}
-	for i, r := range revs {
-		if r.ID == l.row.ID && found[i] == nil {
-			// l itself, as this step loaded it: no need to load it again.
-			miss = append(miss, i)
-			fresh = append(fresh, siblingEntry{rev: l.row.Revision, g: siblingOf(l.row.ID, l.row.Name, l.forum.Account(), l.state)})
-		}
+	if err != nil {
+		return nil, 0, fmt.Errorf("other games on the board: %w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for j, i := range miss {
-		if old, ok := c.byID[revs[i].ID]; ok && sameSibling(old.g, fresh[j].g) {
-			fresh[j].g = old.g // an unchanged roster keeps the index
-		}
-		c.byID[revs[i].ID] = fresh[j]
-		found[i] = fresh[j].g
+	if c.version != base {
+		// Another read moved the cache meanwhile (to its own count):
+		// this one's games, as of its count, are not kept.
+		return indexOf(next, acct), ver, nil
 	}
-	if len(c.byID) > 2*len(revs)+16 { // games ended or deleted
-		live := map[int64]bool{}
-		for _, r := range revs {
-			live[r.ID] = true
-		}
-		for id := range c.byID {
-			if !live[id] {
-				delete(c.byID, id)
-			}
+	c.version, c.byID, c.idx = ver, next, nil
+	return c.index(acct), ver, nil
+}
+
+// index is the account's index of c's games, built at its first asking
+// (c.mu held).
+func (c *siblingCache) index(acct forum.Account) *siblingIndex {
+	if ix := c.idx[acct]; ix != nil {
+		return ix
+	}
+	if c.idx == nil {
+		c.idx = map[forum.Account]*siblingIndex{}
+	}
+	ix := indexOf(c.byID, acct)
+	c.idx[acct] = ix
+	return ix
+}
+
+// indexOf indexes the games of one account, by id.
+func indexOf(games map[int64]siblingEntry, acct forum.Account) *siblingIndex {
+	ix := &siblingIndex{byAuthor: map[string][]*sibling{}}
+	for _, id := range slices.Sorted(maps.Keys(games)) {
+		if g := games[id].g; g != nil && g.account == acct {
+			ix.games = append(ix.games, g)
 		}
 	}
-	var games []*sibling
-	for _, g := range found {
-		if g != nil && g.account == acct {
-			games = append(games, g)
-		}
-	}
-	if ix := c.idx[acct]; ix != nil && slices.Equal(ix.games, games) {
-		ix.version = max(ix.version, ver)
-		return ix, ver, nil
-	}
-	ix := &siblingIndex{games: games, byAuthor: map[string][]*sibling{}, version: ver}
-	for _, g := range games {
+	for _, g := range ix.games {
 		for k := range g.authors {
 			ix.byAuthor[k] = append(ix.byAuthor[k], g)
 		}
 	}
-	c.idx[acct] = ix
-	return ix, ver, nil
+	return ix
+}
+
+// loadSiblings loads and decodes every running and paused game.
+func loadSiblings(tx *store.Tx) (map[int64]siblingEntry, error) {
+	revs, err := tx.GameRevisions(Running, Paused)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]siblingEntry, len(revs))
+	for _, r := range revs {
+		row, err := tx.GameByID(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[r.ID] = siblingEntry{g: newSibling(row)}
+	}
+	return out, nil
+}
+
+// updateSiblings is games as of count base, with the games changed since
+// loaded and decoded again, or left out when they no longer run; the
+// others keep their decoding.
+func updateSiblings(tx *store.Tx, games map[int64]siblingEntry, base int64) (map[int64]siblingEntry, error) {
+	changed, err := tx.GamesChangedSince(base)
+	if err != nil {
+		return nil, err
+	}
+	next := maps.Clone(games)
+	for _, h := range changed {
+		if h.Status != Running && h.Status != Paused {
+			delete(next, h.ID)
+			continue
+		}
+		row, err := tx.GameByID(h.ID)
+		if err != nil {
+			return nil, err
+		}
+		g := newSibling(row)
+		if old, ok := next[h.ID]; ok && sameSibling(old.g, g) {
+			g = old.g // an unchanged roster keeps its decoding
+		}
+		next[h.ID] = siblingEntry{g: g}
+	}
+	return next, nil
 }
 
 // sameSibling says whether two decodings route alike.
