@@ -147,6 +147,29 @@ func TestSiblingsFollowTheirRosters(t *testing.T) {
 		t.Error("spies-3, unchanged, was decoded again")
 	}
 
+	// A game that ends leaves the siblings, a new one joins them, and
+	// a paused one stays: its players' PMs still wait for it.
+	if err := m.End(ctx, "spies-3"); err != nil {
+		t.Fatal(err)
+	}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	opts := map[string]any{"rounds": 2, "round_minutes": 10}
+	if _, err := m.Create(ctx, "spies-4", "nations", gameconfig.GameConfig{Players: []string{"Gus", "Dave"}, Options: opts, Seed: 1, Start: start}, fc, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Pause(ctx, "spies-2"); err != nil {
+		t.Fatal(err)
+	}
+	if names, _ = sibs(ids[0]); strings.Join(names, ",") != "spies-2,spies-4" {
+		t.Fatalf("after an end, a create and a pause: spies' siblings %v; want spies-2,spies-4", names)
+	}
+	if got := index().also("dave", ids[0]); len(got) != 2 || got[0].name != "spies-2" || got[1].name != "spies-4" {
+		t.Errorf("Dave's games %v; want spies-2 (paused) and spies-4", got)
+	}
+	if err := m.Resume(ctx, "spies-2"); err != nil {
+		t.Fatal(err)
+	}
+
 	// And the routing follows: Alice's PM without a game's name is now
 	// spies' alone, not a question.
 	ff.PMSubject("Alice", "orders", "PROSPER")
