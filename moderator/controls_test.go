@@ -415,7 +415,7 @@ type sharedInbox struct {
 	ids []int64
 }
 
-func newSharedInbox(t *testing.T, urls, bots, names []string, players [][]string) *sharedInbox {
+func newSharedInbox(t testing.TB, urls, bots, names []string, players [][]string) *sharedInbox {
 	t.Helper()
 	db := storetest.SQLite(t)
 	clk := clock.NewFake(start)
