@@ -3,6 +3,7 @@ package poster_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -112,6 +113,102 @@ func TestSendDepthFollowsThePace(t *testing.T) {
 	} {
 		if got := (forum.Profile{SendDepth: tc.profile}).Depth(tc.rps); got != tc.want {
 			t.Errorf("send_depth %d at %v requests a second: %d, want %d", tc.profile, tc.rps, got, tc.want)
+		}
+	}
+}
+
+// slowBoard delays every answer of the board behind it by delay.
+type slowBoard struct {
+	h     http.Handler
+	mu    sync.Mutex
+	delay time.Duration
+}
+
+func (b *slowBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	d := b.delay
+	b.mu.Unlock()
+	time.Sleep(d)
+	b.h.ServeHTTP(w, r)
+}
+
+// TestDepthFollowsTheBoardsAnswers: a flood-exempt bot with send_depth 8
+// on a board that turns slow (each answer 300 ms, as a busy host's one PHP
+// process gives) cuts the submissions it has under way once their answers
+// take more than half of what their deadlines allow, and takes its depth
+// back, one quick answer at a time, once the board is quick again. Each
+// PM is on the board at most once, however its send ended.
+func TestDepthFollowsTheBoardsAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out phpBB's real form waits")
+	}
+	sim := forumsim.New(forumsim.Options{FloodInterval: -1})
+	bot, err := sim.AddUser("GMBot", "gm-pass", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := sim.AddUser("Alice", "a", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := &slowBoard{h: sim}
+	srv := httptest.NewServer(board)
+	t.Cleanup(srv.Close)
+	prof, _ := forum.Builtin("phpbb")
+	prof.SendDepth = 8
+	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+		scraper.Options{Clock: clock.Real{}, MinInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := poster.New(s)
+	p.SetFlood(0)
+	if _, err := s.Fetch(context.Background(), "index.php"); err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Flood().Depth; d != 8 {
+		t.Fatalf("depth %d before any send, want the profile's 8", d)
+	}
+	send := func(key string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_, err := p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(alice)}, key, "Your role", "You are a spy.")
+		return err
+	}
+	board.mu.Lock()
+	board.delay = 300 * time.Millisecond
+	board.mu.Unlock()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = send(fmt.Sprintf("slow.%d", i)) }()
+	}
+	wg.Wait()
+	slow := p.Flood().Depth
+	if slow > 4 {
+		t.Errorf("depth %d after 8 sends answered late, want it cut to half or less", slow)
+	}
+	board.mu.Lock()
+	board.delay = 0
+	board.mu.Unlock()
+	quick := 0
+	for i := 0; i < 12 && p.Flood().Depth < 8; i++ {
+		if err := send(fmt.Sprintf("quick.%d", i)); err != nil {
+			t.Fatalf("a send to the quick board: %v", err)
+		}
+		quick++
+	}
+	if d := p.Flood().Depth; d != 8 {
+		t.Errorf("depth %d after %d quick sends, want the profile's 8 again", d, quick)
+	}
+	t.Logf("depth 8 → %d on the slow board, back to 8 after %d quick sends", slow, quick)
+	var sent strings.Builder
+	for _, pm := range sim.Sent(bot) {
+		sent.WriteString(pm.HTML)
+	}
+	for i := range 8 {
+		if n := strings.Count(sent.String(), fmt.Sprintf("forumgm·slow.%d<", i)); n > 1 {
+			t.Errorf("slow.%d on the board %d times", i, n)
 		}
 	}
 }

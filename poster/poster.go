@@ -90,7 +90,20 @@ type Poster struct {
 	oneToken bool // the board refused a token another submission had used
 	// lists: the sent-folder listings shared by marker checks.
 	lists sentLists
+	// limit caps depth while the board answers slower than the sends'
+	// deadlines allow (0: no cap); cutAt is when it was last cut.
+	limit int
+	cutAt time.Time
 }
+
+// slowShare: a submission whose answer took more than this share of the
+// time its context gave it (from its slot to the board's answer) says the
+// board is slower than the submissions under way need; defaultAllow is
+// that time for a context without a deadline.
+const (
+	slowShare    = 0.5
+	defaultAllow = 15 * time.Second
+)
 
 // depth is how many submissions may be under way at once: the profile's
 // send_depth for an account known flood-exempt (its form fetched while
@@ -103,9 +116,47 @@ func (p *Poster) depth() int {
 		if iv := p.Session.Pacer().Interval(); iv > 0 {
 			rps = float64(time.Second) / float64(iv)
 		}
-		return p.Session.Profile.Depth(rps)
+		d := p.Session.Profile.Depth(rps)
+		if p.limit > 0 && p.limit < d {
+			d = p.limit
+		}
+		return d
 	}
 	return 1
+}
+
+// answered adapts depth to the board's pace, as TCP does its window: a
+// submission that began at began, in a context that allowed it allow,
+// and was answered (or given up) took took. A slow one halves the
+// submissions under way, once for those begun before the cut; each quick
+// one lets one more go again, up to the profile's send_depth. A board
+// slower than requests_per_second (a busy host, one PHP process) would
+// otherwise keep every submission waiting for its turn past its deadline,
+// and each would be retried, checked for, and late again.
+func (p *Poster) answered(began time.Time, allow, took time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.flood.State != forum.FloodExempt {
+		return
+	}
+	if float64(took) > slowShare*float64(allow) {
+		if began.Before(p.cutAt) {
+			return // under way at the last cut: counted in it
+		}
+		p.limit = max(p.depth()/2, 1)
+		p.cutAt = p.Session.Clock().Now()
+		return
+	}
+	if p.limit > 0 {
+		p.limit++
+		rps := 0.0
+		if iv := p.Session.Pacer().Interval(); iv > 0 {
+			rps = float64(time.Second) / float64(iv)
+		}
+		if p.limit >= p.Session.Profile.Depth(rps) {
+			p.limit = 0
+		}
+	}
 }
 
 // acquire waits for a submission slot (depth); release gives it back.
@@ -206,7 +257,11 @@ func (p *Poster) Reply(ctx context.Context, topic, key, subject, body string) (s
 	if subject != "" && f.Subject != "" {
 		fields[f.Subject] = subject
 	}
-	check := func() (string, bool, error) { return p.PostWithMarker(ctx, topic, key) }
+	check := func() (string, bool, error) {
+		cctx, cancel := checkContext(ctx)
+		defer cancel()
+		return p.PostWithMarker(cctx, topic, key)
+	}
 	return p.submit(ctx, "reply to topic "+topic, page, f, fields, check, true)
 }
 
@@ -233,8 +288,32 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 		fields[f.Recipient] = to.Name
 	}
 	queued := p.Session.Clock().Now()
-	check := func() (string, bool, error) { return p.SentPMWithMarker(ctx, key, queued) }
+	check := func() (string, bool, error) {
+		cctx, cancel := checkContext(ctx)
+		defer cancel()
+		return p.SentPMWithMarker(cctx, key, queued)
+	}
 	return p.submit(ctx, "PM to "+to.Name, page, f, fields, check, false)
+}
+
+// checkLimit bounds a marker check made in a send.
+const checkLimit = time.Minute
+
+// checkContext is a send's context for its marker checks: cancelled with
+// it, but not ended by its deadline (a fence's budget, which bounds when
+// a submission may reach the board). A check only reads, and each one
+// the send makes follows a submission the board has answered or comes
+// before any resubmission, so it may outlast that budget (up to
+// checkLimit) rather than leave a message the board took unconfirmed
+// because the board was slow to list it.
+func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkLimit)
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return c, func() { stop(); cancel() }
 }
 
 // submit runs the form loop shared by replies and PMs: before a resubmit
@@ -254,6 +333,17 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	if n.After(clk.Now()) {
 		// Not yet: the board is not touched.
 		return "", &forum.FloodError{Until: n}
+	}
+	began, allow := clk.Now(), defaultAllow
+	if dl, ok := ctx.Deadline(); ok {
+		allow = dl.Sub(began)
+	}
+	timed := false // one answer per call tells the pace
+	pace := func() {
+		if !timed {
+			timed = true
+			p.answered(began, allow, clk.Now().Sub(began))
+		}
 	}
 	bo := retry.New(2*time.Second, time.Minute)
 	unclear := false   // a submission may have gone through: check before resubmitting
@@ -279,10 +369,14 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			return "", fe
 		}
 		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				pace() // its deadline passed waiting for the form
+			}
 			return "", err
 		}
 		at := clk.Now()
 		res, err := p.Session.PostForm(ctx, form.Action, form.Values, pg.URL)
+		pace()
 		if err != nil {
 			p.submitted(at)
 			if ctx.Err() != nil {
@@ -718,9 +812,12 @@ func SubjectKey(subject string) string {
 // proves nothing by not holding the key, and the answer is ErrUnchecked,
 // never "not sent".
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Time) (string, bool, error) {
-	l, err := p.list(ctx, key)
+	l, id, err := p.list(ctx, key)
 	if err != nil {
 		return "", false, err
+	}
+	if id != "" {
+		return id, true, nil
 	}
 	if l.err != nil {
 		return "", false, l.err

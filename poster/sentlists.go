@@ -31,6 +31,13 @@ type sentList struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 
+	// As the pages are read: a check whose key a page shows is answered
+	// then, not when the listing ends (another check's key may be for a PM
+	// the board never took, which reads every page).
+	mu    sync.Mutex
+	found map[string]string // key → the first PM listed with it
+	page  chan struct{}     // closed (and replaced) as each page is read
+
 	// Set before done closes.
 	rows        []forum.PMHeader // in the order read, outbox first
 	ended, full bool
@@ -39,30 +46,29 @@ type sentList struct {
 
 // list waits for a listing begun after the call that looks for key (read
 // until it has every joined check's key, or to the folder's end, or to the
-// poster's SentPages), and returns it. Another check's end does not end
-// it: the listing is cancelled only once every check on it has left.
-func (p *Poster) list(ctx context.Context, key string) (*sentList, error) {
+// poster's SentPages), and returns the id it found for key as soon as a
+// page shows it, or else the whole listing. Another check's end does not
+// end it: the listing is cancelled only once every check on it has left.
+func (p *Poster) list(ctx context.Context, key string) (l *sentList, id string, err error) {
 	b := &p.lists
 	b.mu.Lock()
 	if b.run == nil {
 		b.run = make(chan struct{}, 1)
 	}
-	l := b.open
+	l = b.open
 	if l == nil {
 		// The listing outlives the check that started it while others
 		// wait on it; the context's values (a send's turn) stay.
 		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		l = &sentList{keys: map[string]bool{}, cancel: cancel, done: make(chan struct{})}
+		l = &sentList{keys: map[string]bool{}, cancel: cancel, done: make(chan struct{}),
+			found: map[string]string{}, page: make(chan struct{})}
 		b.open = l
 		go p.read(lctx, l)
 	}
 	l.keys[key] = true
 	l.waiters++
 	b.mu.Unlock()
-	select {
-	case <-l.done:
-		return l, nil
-	case <-ctx.Done():
+	leave := func() {
 		b.mu.Lock()
 		if l.waiters--; l.waiters == 0 {
 			l.cancel()
@@ -71,7 +77,23 @@ func (p *Poster) list(ctx context.Context, key string) (*sentList, error) {
 			}
 		}
 		b.mu.Unlock()
-		return nil, ctx.Err()
+	}
+	for {
+		l.mu.Lock()
+		id, page := l.found[key], l.page
+		l.mu.Unlock()
+		if id != "" {
+			leave()
+			return l, id, nil
+		}
+		select {
+		case <-l.done:
+			return l, "", nil
+		case <-page:
+		case <-ctx.Done():
+			leave()
+			return nil, "", ctx.Err()
+		}
 	}
 }
 
@@ -98,14 +120,17 @@ func (p *Poster) read(ctx context.Context, l *sentList) {
 	}
 	keys := l.keys
 	b.mu.Unlock()
-	found := map[string]bool{}
 	l.ended, l.full, l.err = p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
 		for _, h := range hs {
 			l.rows = append(l.rows, h)
-			if k := SubjectKey(h.Subject); keys[k] {
-				found[k] = true
+			if k := SubjectKey(h.Subject); keys[k] && l.found[k] == "" {
+				l.found[k] = h.ID
 			}
 		}
-		return len(found) < len(keys)
+		close(l.page)
+		l.page = make(chan struct{})
+		return len(l.found) < len(keys)
 	})
 }

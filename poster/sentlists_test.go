@@ -27,6 +27,8 @@ type heldLists struct {
 	mu    sync.Mutex
 	hold  chan struct{} // nil: not held
 	began chan struct{} // a held list request arrived
+	// sentOnly: only the sent folder's lists are held, not the outbox's.
+	sentOnly bool
 }
 
 func (h *heldLists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +39,9 @@ func (h *heldLists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.mu.Lock()
 		hold, began := h.hold, h.began
+		if h.sentOnly && f != "sentbox" {
+			hold = nil
+		}
 		h.mu.Unlock()
 		if hold != nil {
 			select {
@@ -188,5 +193,87 @@ func TestACheckLeavingEndsNotTheShared(t *testing.T) {
 	}
 	if !<-found {
 		t.Errorf("%s was not found once a check sharing its listing gave up", keys[1])
+	}
+}
+
+// TestACheckIsAnsweredByItsPage: a check whose key the listing's first
+// page shows is answered then, while the listing goes on to later pages
+// for another check's key (a PM the board never took): one slow or
+// unanswerable key does not hold up the answers of the PMs listed with it.
+func TestACheckIsAnsweredByItsPage(t *testing.T) {
+	p, h, keys := sentPMs(t, 2)
+	type res struct {
+		id  string
+		ok  bool
+		err error
+	}
+	check := func(key string) chan res {
+		c := make(chan res, 1)
+		go func() {
+			id, ok, err := p.SentPMWithMarker(context.Background(), key, time.Time{})
+			c <- res{id, ok, err}
+		}()
+		return c
+	}
+	var first chan res
+	h.holdNext(t, func() { first = check(keys[0]) })
+	// These two share the next listing.
+	sent, never := check(keys[1]), check("lists.never")
+	time.Sleep(200 * time.Millisecond)
+	// From now on only the sent folder's lists wait: the outbox, where
+	// both PMs are, is read.
+	h.mu.Lock()
+	old := h.hold
+	h.hold, h.began, h.sentOnly = make(chan struct{}), make(chan struct{}, 1), true
+	hold := h.hold
+	h.mu.Unlock()
+	close(old)
+	defer close(hold)
+	for _, c := range []chan res{first, sent} {
+		select {
+		case r := <-c:
+			if r.err != nil || !r.ok {
+				t.Errorf("a sent PM's check: ok %v, err %v", r.ok, r.err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a sent PM's check was not answered while a later page of its listing waited")
+		}
+	}
+	select {
+	case r := <-never:
+		t.Fatalf("the never-sent PM's check ended before its listing's last page: %+v", r)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestTheCheckOutlastsTheSendsDeadline: the board answered the submission
+// (so nothing more of it can reach the board), and its marker check goes on
+// past the send's deadline (a fence's budget) while the sent folder is slow
+// to list: the PM is confirmed, not left unconfirmed for a later check.
+func TestTheCheckOutlastsTheSendsDeadline(t *testing.T) {
+	p, h, _ := sentPMs(t, 1) // logged in, and its form wait learned
+	alice, _ := h.sim.UserID("Alice")
+	type res struct {
+		id  string
+		err error
+	}
+	out := make(chan res, 1)
+	release := h.holdNext(t, func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			id, err := p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(alice)}, "late.check", "Your role", "You are a spy.")
+			out <- res{id, err}
+		}()
+	})
+	time.Sleep(2500 * time.Millisecond) // past the send's deadline
+	release()
+	select {
+	case r := <-out:
+		if r.err != nil || r.id == "" {
+			t.Errorf("a PM the board took, its check slower than the send's deadline: id %q, %v", r.id, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the send did not end")
 	}
 }
