@@ -35,6 +35,11 @@ func (e *TooLongError) Is(target error) bool { return target == ErrPermanent }
 // resend before a check has answered.
 var ErrUnconfirmed = errors.New("sent, but not confirmed yet")
 
+// ErrNotSubmitted: a send's time ran out before anything of it reached the
+// board (its form, or its submission's turn, came too late). It is no
+// attempt: the message goes back to the queue, with no check needed.
+var ErrNotSubmitted = errors.New("not submitted: its time ran out before it reached the board")
+
 // TooLong reports whether the text of a page the board answered a
 // submission with is its "message too long" refusal, and the limit it
 // names (0: none named).

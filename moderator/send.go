@@ -337,6 +337,17 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		m.log().Info("flood control: sending resumes later", "game", l.row.Name, "marker", it.Marker, "at", fe.Until)
 		return errNotYet
 	}
+	if errors.Is(err, forum.ErrNotSubmitted) {
+		// Its deadline came before anything of it reached the board (a
+		// board slower than the sends under way): no attempt, and nothing
+		// to check for; it goes again on the next drain, with a new budget.
+		it.Attempts--
+		if merr := m.mark(ctx, l, it, store.OutboxPending, "", err.Error()); merr != nil {
+			return merr
+		}
+		m.log().Info("not sent in time: it goes again later", "game", l.row.Name, "marker", it.Marker, "err", err)
+		return errNotYet
+	}
 	var tl *forum.TooLongError
 	if errors.As(err, &tl) {
 		return m.tooLong(ctx, l, it, tl)

@@ -2,6 +2,7 @@ package poster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -209,6 +210,51 @@ func TestDepthFollowsTheBoardsAnswers(t *testing.T) {
 	for i := range 8 {
 		if n := strings.Count(sent.String(), fmt.Sprintf("forumgm·slow.%d<", i)); n > 1 {
 			t.Errorf("slow.%d on the board %d times", i, n)
+		}
+	}
+}
+
+// TestALateSendIsNotSubmitted: a send whose deadline passes before its
+// form has come (the board answering slower than that) ends with
+// forum.ErrNotSubmitted: nothing of it reached the board, so it is no
+// attempt and needs no marker check.
+func TestALateSendIsNotSubmitted(t *testing.T) {
+	sim := forumsim.New(forumsim.Options{FloodInterval: -1})
+	bot, err := sim.AddUser("GMBot", "gm-pass", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := sim.AddUser("Alice", "a", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := &slowBoard{h: sim}
+	srv := httptest.NewServer(board)
+	t.Cleanup(srv.Close)
+	prof, _ := forum.Builtin("phpbb")
+	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+		scraper.Options{Clock: clock.Real{}, MinInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := poster.New(s)
+	p.SetFlood(0)
+	if _, err := s.Fetch(context.Background(), "index.php"); err != nil {
+		t.Fatal(err)
+	}
+	board.mu.Lock()
+	board.delay = 1500 * time.Millisecond
+	board.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(alice)}, "late.send", "Your role", "You are a spy.")
+	if !errors.Is(err, forum.ErrNotSubmitted) {
+		t.Fatalf("a send whose form came after its deadline: %v, want forum.ErrNotSubmitted", err)
+	}
+	time.Sleep(2 * time.Second) // any request in flight has been answered
+	for _, pm := range sim.Sent(bot) {
+		if strings.Contains(pm.HTML, "late.send") {
+			t.Errorf("the late send reached the board")
 		}
 	}
 }

@@ -371,12 +371,18 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				pace() // its deadline passed waiting for the form
+				if !uncertain {
+					return "", fmt.Errorf("%s: %w: waiting for its form: %w", what, forum.ErrNotSubmitted, err)
+				}
 			}
 			return "", err
 		}
 		at := clk.Now()
 		res, err := p.Session.PostForm(ctx, form.Action, form.Values, pg.URL)
 		pace()
+		if errors.Is(err, scraper.ErrNotSent) && !uncertain {
+			return "", fmt.Errorf("%s: %w: %w", what, forum.ErrNotSubmitted, err)
+		}
 		if err != nil {
 			p.submitted(at)
 			if ctx.Err() != nil {

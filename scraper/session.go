@@ -111,6 +111,9 @@ var (
 	// ErrUnavailable: the forum did not answer usefully (connection
 	// refused, timeouts, 5xx, 429) even after the retries.
 	ErrUnavailable = errors.New("forum unavailable")
+	// ErrNotSent: the request's context ended before it was made (while
+	// it waited for its turn or the pacer): the board never saw it.
+	ErrNotSent = errors.New("the request was not made")
 	// ErrLogin: the board refused the bot's login, or a login is held back
 	// after a recent refusal.
 	ErrLogin = errors.New("forum login failed")
@@ -286,7 +289,7 @@ func (s *Session) Pacer() *Pacer { return s.pacer }
 // request.
 func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr http.Header) (*Page, error) {
 	if err := s.pacer.Wait(ctx); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	s.requests.Add(1)
 	sent := s.opt.Clock.Now()
@@ -460,6 +463,9 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
 	s.lock(ctx)
 	defer s.unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("POST %s: %w: %w", abs, ErrNotSent, err)
+	}
 	hdr := http.Header{}
 	hdr.Set("Content-Type", "application/x-www-form-urlencoded")
 	hdr.Set("User-Agent", s.opt.UserAgent)
@@ -468,6 +474,9 @@ func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, r
 	}
 	pg, err := s.do(ctx, http.MethodPost, abs, []byte(vals.Encode()), hdr)
 	if err != nil {
+		if errors.Is(err, ErrNotSent) {
+			return nil, fmt.Errorf("POST %s: %w", abs, err)
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
