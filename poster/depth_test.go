@@ -133,6 +133,39 @@ func (b *slowBoard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.h.ServeHTTP(w, r)
 }
 
+// slowBot is a flood-exempt bot (send_depth depth; 0: the profile's),
+// logged in on a phpBB board (forumsim) behind a slowBoard, and the
+// board's ids of the bot and of Alice.
+func slowBot(t *testing.T, depth int) (p *poster.Poster, board *slowBoard, sim *forumsim.Server, bot, alice int) {
+	t.Helper()
+	sim = forumsim.New(forumsim.Options{FloodInterval: -1})
+	bot, err := sim.AddUser("GMBot", "gm-pass", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alice, err = sim.AddUser("Alice", "a", false); err != nil {
+		t.Fatal(err)
+	}
+	board = &slowBoard{h: sim}
+	srv := httptest.NewServer(board)
+	t.Cleanup(srv.Close)
+	prof, _ := forum.Builtin("phpbb")
+	if depth > 0 {
+		prof.SendDepth = depth
+	}
+	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+		scraper.Options{Clock: clock.Real{}, MinInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = poster.New(s)
+	p.SetFlood(0)
+	if _, err := s.Fetch(context.Background(), "index.php"); err != nil {
+		t.Fatal(err)
+	}
+	return p, board, sim, bot, alice
+}
+
 // TestDepthFollowsTheBoardsAnswers: a flood-exempt bot with send_depth 8
 // on a board that turns slow (each answer 300 ms, as a busy host's one PHP
 // process gives) cuts the submissions it has under way once their answers
@@ -143,30 +176,7 @@ func TestDepthFollowsTheBoardsAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out phpBB's real form waits")
 	}
-	sim := forumsim.New(forumsim.Options{FloodInterval: -1})
-	bot, err := sim.AddUser("GMBot", "gm-pass", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alice, err := sim.AddUser("Alice", "a", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	board := &slowBoard{h: sim}
-	srv := httptest.NewServer(board)
-	t.Cleanup(srv.Close)
-	prof, _ := forum.Builtin("phpbb")
-	prof.SendDepth = 8
-	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
-		scraper.Options{Clock: clock.Real{}, MinInterval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := poster.New(s)
-	p.SetFlood(0)
-	if _, err := s.Fetch(context.Background(), "index.php"); err != nil {
-		t.Fatal(err)
-	}
+	p, board, sim, bot, alice := slowBot(t, 8)
 	if d := p.Flood().Depth; d != 8 {
 		t.Fatalf("depth %d before any send, want the profile's 8", d)
 	}
@@ -219,35 +229,13 @@ func TestDepthFollowsTheBoardsAnswers(t *testing.T) {
 // forum.ErrNotSubmitted: nothing of it reached the board, so it is no
 // attempt and needs no marker check.
 func TestALateSendIsNotSubmitted(t *testing.T) {
-	sim := forumsim.New(forumsim.Options{FloodInterval: -1})
-	bot, err := sim.AddUser("GMBot", "gm-pass", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alice, err := sim.AddUser("Alice", "a", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	board := &slowBoard{h: sim}
-	srv := httptest.NewServer(board)
-	t.Cleanup(srv.Close)
-	prof, _ := forum.Builtin("phpbb")
-	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
-		scraper.Options{Clock: clock.Real{}, MinInterval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := poster.New(s)
-	p.SetFlood(0)
-	if _, err := s.Fetch(context.Background(), "index.php"); err != nil {
-		t.Fatal(err)
-	}
+	p, board, sim, bot, alice := slowBot(t, 0)
 	board.mu.Lock()
 	board.delay = 1500 * time.Millisecond
 	board.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err = p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(alice)}, "late.send", "Your role", "You are a spy.")
+	_, err := p.SendPM(ctx, forum.Author{Name: "Alice", ID: fmt.Sprint(alice)}, "late.send", "Your role", "You are a spy.")
 	if !errors.Is(err, forum.ErrNotSubmitted) {
 		t.Fatalf("a send whose form came after its deadline: %v, want forum.ErrNotSubmitted", err)
 	}
