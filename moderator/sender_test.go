@@ -33,65 +33,12 @@ func TestReadsNeverWaitOnSends(t *testing.T) {
 		t.Skip("runs `forumgm run` on the real clock for about half a minute")
 	}
 	const games, poll = 6, 2 * time.Second
-	names := []string{"Alice", "Bob", "Carol", "Dave"}
-	var players []string
-	for g := 0; g < games; g++ {
-		for _, n := range names {
-			players = append(players, fmt.Sprintf("%s%d", n, g))
-		}
-	}
-	th := simtest.NewThread(t, forumsim.Options{FloodInterval: -1, NoPostReview: true}, "GMBot", "s3cret", true, players, "Games here.")
-	sim := th.Sim
-	db := storetest.SQLite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "test"}
-	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board, Pool: &Pool{Workers: 2}}
-	zero := 0.0
-	var ids []int64
-	var topics []string
-	for g := 0; g < games; g++ {
-		topic := th.Topic
-		if g > 0 {
-			var err error
-			if topic, _, err = sim.AddTopic(1, th.Bot, fmt.Sprintf("Nations %d", g), "A game."); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fc := th.Forum(t, "FORUMGM_SENDER_PW")
-		fc.Thread, fc.PollSeconds, fc.RequestsPerSecond, fc.FloodSeconds = fmt.Sprint(topic), poll.Seconds(), 100, &zero
-		fc.Forum = "off" // every poll reads the thread: what is measured here
-		ps := players[g*len(names) : (g+1)*len(names)]
-		gc := gameconfig.GameConfig{Players: ps, Seed: int64(g + 1), Start: time.Now(), Options: map[string]any{"rounds": 2, "round_minutes": 60}}
-		var roster []store.Player
-		for _, p := range ps {
-			roster = append(roster, store.Player{Slot: p, ForumName: p, ForumUserID: fmt.Sprint(th.Players[p])})
-		}
-		gm, err := m.Create(ctx, fmt.Sprintf("g%d", g), "nations", gc, fc, roster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, topics = append(ids, gm.ID), append(topics, fmt.Sprint(topic))
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-	sentOf := func() (sent, all int) {
-		for _, id := range ids {
-			for _, it := range simtest.Outbox(t, db, id) {
-				all++
-				if it.State == store.OutboxSent {
-					sent++
-				}
-			}
-		}
-		return
-	}
+	ag := newAccountGames(t, ctx, games, []string{"Alice", "Bob", "Carol", "Dave"}, poll, &Moderator{Pool: &Pool{Workers: 2}}, true)
+	th, sim, db, ids, topics, players := ag.th, ag.th.Sim, ag.db, ag.ids, ag.topics, ag.players
+	defer ag.run(t, ctx, cancel)()
+	sentOf := ag.sentOf
 	// The games open (one post each), then every player orders.
 	for s, all := sentOf(); (s < games || s < all) && ctx.Err() == nil; s, all = sentOf() {
 		time.Sleep(50 * time.Millisecond)
@@ -185,4 +132,87 @@ func TestReadsNeverWaitOnSends(t *testing.T) {
 			}
 		}
 	}
+}
+
+// accountGames: Nations games, each in its own topic, on one flood-exempt
+// bot account of a forumsim phpBB board, polled every poll at
+// requests_per_second 100 by a Moderator on the real clock.
+type accountGames struct {
+	t       *testing.T
+	th      *simtest.Thread
+	db      *store.DB
+	m       *Moderator
+	ids     []int64
+	topics  []string
+	players []string // each game's, in turn
+}
+
+// newAccountGames creates games games of len(names) players (the names
+// numbered by game) under m (its DB, clock and connections filled in);
+// forumOff reads every thread at every poll (no change signal).
+func newAccountGames(t *testing.T, ctx context.Context, games int, names []string, poll time.Duration, m *Moderator, forumOff bool) *accountGames {
+	t.Helper()
+	ag := &accountGames{t: t, m: m}
+	for g := 0; g < games; g++ {
+		for _, n := range names {
+			ag.players = append(ag.players, fmt.Sprintf("%s%d", n, g))
+		}
+	}
+	ag.th = simtest.NewThread(t, forumsim.Options{FloodInterval: -1, NoPostReview: true}, "GMBot", "s3cret", true, ag.players, "Games here.")
+	ag.db = storetest.SQLite(t)
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "test"}
+	m.DB, m.Clock, m.Connect = ag.db, clock.Real{}, ss.Board
+	zero := 0.0
+	for g := 0; g < games; g++ {
+		topic := ag.th.Topic
+		if g > 0 {
+			var err error
+			if topic, _, err = ag.th.Sim.AddTopic(1, ag.th.Bot, fmt.Sprintf("Nations %d", g), "A game."); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fc := ag.th.Forum(t, "FORUMGM_ACCOUNT_GAMES_PW")
+		fc.Thread, fc.PollSeconds, fc.RequestsPerSecond, fc.FloodSeconds = fmt.Sprint(topic), poll.Seconds(), 100, &zero
+		if forumOff {
+			fc.Forum = "off"
+		}
+		ps := ag.players[g*len(names) : (g+1)*len(names)]
+		gc := gameconfig.GameConfig{Players: ps, Seed: int64(g + 1), Start: time.Now(), Options: map[string]any{"rounds": 2, "round_minutes": 60}}
+		var roster []store.Player
+		for _, p := range ps {
+			roster = append(roster, store.Player{Slot: p, ForumName: p, ForumUserID: fmt.Sprint(ag.th.Players[p])})
+		}
+		gm, err := m.Create(ctx, fmt.Sprintf("g%d", g), "nations", gc, fc, roster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ag.ids, ag.topics = append(ag.ids, gm.ID), append(ag.topics, fmt.Sprint(topic))
+	}
+	return ag
+}
+
+// run starts the moderator's loop; the func it returns stops it (cancel)
+// and reports its error.
+func (ag *accountGames) run(t *testing.T, ctx context.Context, cancel context.CancelFunc) func() {
+	done := make(chan error, 1)
+	go func() { done <- ag.m.Run(ctx) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// sentOf counts the games' messages sent, of all queued.
+func (ag *accountGames) sentOf() (sent, all int) {
+	for _, id := range ag.ids {
+		for _, it := range simtest.Outbox(ag.t, ag.db, id) {
+			all++
+			if it.State == store.OutboxSent {
+				sent++
+			}
+		}
+	}
+	return
 }

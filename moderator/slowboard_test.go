@@ -2,19 +2,12 @@ package moderator
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm/clock"
-	"github.com/forumgm/forumgm/forumconn"
-	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/forumsim/simtest"
-	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/store"
-	"github.com/forumgm/forumgm/store/storetest"
 )
 
 // TestSendsKeepPaceWithASlowBoard: six Nations games on one flood-exempt
@@ -34,63 +27,12 @@ func TestSendsKeepPaceWithASlowBoard(t *testing.T) {
 		t.Skip("runs `forumgm run` on the real clock against a slow board for about half a minute")
 	}
 	const games, poll = 6, 5 * time.Second
-	names := []string{"Alice", "Bob", "Carol"}
-	var players []string
-	for g := 0; g < games; g++ {
-		for _, n := range names {
-			players = append(players, fmt.Sprintf("%s%d", n, g))
-		}
-	}
-	th := simtest.NewThread(t, forumsim.Options{FloodInterval: -1, NoPostReview: true}, "GMBot", "s3cret", true, players, "Games here.")
-	sim := th.Sim
-	db := storetest.SQLite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "test"}
-	m := &Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board, Pool: &Pool{Workers: 4}, Lease: 10 * time.Second}
-	zero := 0.0
-	var ids []int64
-	for g := 0; g < games; g++ {
-		topic := th.Topic
-		if g > 0 {
-			var err error
-			if topic, _, err = sim.AddTopic(1, th.Bot, fmt.Sprintf("Nations %d", g), "A game."); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fc := th.Forum(t, "FORUMGM_SLOWBOARD_PW")
-		fc.Thread, fc.PollSeconds, fc.RequestsPerSecond, fc.FloodSeconds = fmt.Sprint(topic), poll.Seconds(), 100, &zero
-		ps := players[g*len(names) : (g+1)*len(names)]
-		gc := gameconfig.GameConfig{Players: ps, Seed: int64(g + 1), Start: time.Now(), Options: map[string]any{"rounds": 2, "round_minutes": 60}}
-		var roster []store.Player
-		for _, p := range ps {
-			roster = append(roster, store.Player{Slot: p, ForumName: p, ForumUserID: fmt.Sprint(th.Players[p])})
-		}
-		gm, err := m.Create(ctx, fmt.Sprintf("g%d", g), "nations", gc, fc, roster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, gm.ID)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-	sentOf := func() (sent, all int) {
-		for _, id := range ids {
-			for _, it := range simtest.Outbox(t, db, id) {
-				all++
-				if it.State == store.OutboxSent {
-					sent++
-				}
-			}
-		}
-		return
-	}
+	ag := newAccountGames(t, ctx, games, []string{"Alice", "Bob", "Carol"}, poll, &Moderator{Pool: &Pool{Workers: 4}, Lease: 10 * time.Second}, false)
+	th, sim, db, ids, players := ag.th, ag.th.Sim, ag.db, ag.ids, ag.players
+	defer ag.run(t, ctx, cancel)()
+	sentOf := ag.sentOf
 	for s, all := sentOf(); (s < games || s < all) && ctx.Err() == nil; s, all = sentOf() {
 		time.Sleep(100 * time.Millisecond)
 	}
