@@ -37,7 +37,7 @@ func TestReadsNeverWaitOnSends(t *testing.T) {
 	defer cancel()
 	ag := newAccountGames(t, ctx, games, []string{"Alice", "Bob", "Carol", "Dave"}, poll, &Moderator{Pool: &Pool{Workers: 2}}, true)
 	th, sim, db, ids, topics, players := ag.th, ag.th.Sim, ag.db, ag.ids, ag.topics, ag.players
-	defer ag.run(t, ctx, cancel)()
+	defer ag.run(ctx, cancel)()
 	sentOf := ag.sentOf
 	// The games open (one post each), then every player orders.
 	for s, all := sentOf(); (s < games || s < all) && ctx.Err() == nil; s, all = sentOf() {
@@ -193,13 +193,13 @@ func newAccountGames(t *testing.T, ctx context.Context, games int, names []strin
 
 // run starts the moderator's loop; the func it returns stops it (cancel)
 // and reports its error.
-func (ag *accountGames) run(t *testing.T, ctx context.Context, cancel context.CancelFunc) func() {
+func (ag *accountGames) run(ctx context.Context, cancel context.CancelFunc) func() {
 	done := make(chan error, 1)
 	go func() { done <- ag.m.Run(ctx) }()
 	return func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Error(err)
+			ag.t.Error(err)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestSendsKeepPaceWithASlowBoard(t *testing.T) {
 	defer cancel()
 	ag := newAccountGames(t, ctx, games, []string{"Alice", "Bob", "Carol"}, poll, &Moderator{Pool: &Pool{Workers: 4}, Lease: 10 * time.Second}, false)
 	th, sim, db, ids, players := ag.th, ag.th.Sim, ag.db, ag.ids, ag.players
-	defer ag.run(t, ctx, cancel)()
+	defer ag.run(ctx, cancel)()
 	sentOf := ag.sentOf
 	for s, all := sentOf(); (s < games || s < all) && ctx.Err() == nil; s, all = sentOf() {
 		time.Sleep(100 * time.Millisecond)

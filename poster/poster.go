@@ -112,17 +112,23 @@ const (
 // held.
 func (p *Poster) depth() int {
 	if p.flood.State == forum.FloodExempt {
-		rps := 0.0
-		if iv := p.Session.Pacer().Interval(); iv > 0 {
-			rps = float64(time.Second) / float64(iv)
-		}
-		d := p.Session.Profile.Depth(rps)
+		d := p.profileDepth()
 		if p.limit > 0 && p.limit < d {
 			d = p.limit
 		}
 		return d
 	}
 	return 1
+}
+
+// profileDepth is the profile's send_depth at the board's pace
+// (Profile.Depth at the pacer's rate).
+func (p *Poster) profileDepth() int {
+	rps := 0.0
+	if iv := p.Session.Pacer().Interval(); iv > 0 {
+		rps = float64(time.Second) / float64(iv)
+	}
+	return p.Session.Profile.Depth(rps)
 }
 
 // answered adapts depth to the board's pace, as TCP does its window: a
@@ -148,12 +154,7 @@ func (p *Poster) answered(began time.Time, allow, took time.Duration) {
 		return
 	}
 	if p.limit > 0 {
-		p.limit++
-		rps := 0.0
-		if iv := p.Session.Pacer().Interval(); iv > 0 {
-			rps = float64(time.Second) / float64(iv)
-		}
-		if p.limit >= p.Session.Profile.Depth(rps) {
+		if p.limit++; p.limit >= p.profileDepth() {
 			p.limit = 0
 		}
 	}

@@ -288,6 +288,10 @@ func (s *Session) Pacer() *Pacer { return s.pacer }
 // session's turn (turns): colly takes the context per collector, not per
 // request.
 func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr http.Header) (*Page, error) {
+	// Ended while it waited for its turn or for the pacer: never made.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
 	if err := s.pacer.Wait(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
@@ -463,9 +467,6 @@ func (s *Session) PostForm(ctx context.Context, abs string, vals url.Values, ref
 func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, referer string) (*Page, error) {
 	s.lock(ctx)
 	defer s.unlock()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("POST %s: %w: %w", abs, ErrNotSent, err)
-	}
 	hdr := http.Header{}
 	hdr.Set("Content-Type", "application/x-www-form-urlencoded")
 	hdr.Set("User-Agent", s.opt.UserAgent)
