@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,11 +12,23 @@ import (
 
 	"github.com/forumgm/forumgm/forumsim"
 	_ "github.com/forumgm/forumgm/games"
+	"github.com/forumgm/forumgm/internal/partest"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain runs the package's whole games side by side (partest.Default):
+// they mostly wait on their phases, the board's form ages and the runners
+// they start, and stops the throwaway PostgreSQL server.
+func TestMain(m *testing.M) {
+	partest.Default(8)
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	pgtest.Stop()
+	os.Exit(code)
+}
 
 // TestGamesEndToEnd plays each game to its end on the local forum, through
 // the real scraper, parser, moderator and poster, on SQLite and on
@@ -23,6 +36,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // checks that the thread and the bot's sent folder hold exactly what the
 // game's events called for: every outbox item once, in order, nothing else.
 func TestGamesEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays whole games in real time")
 	}

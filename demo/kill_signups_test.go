@@ -26,11 +26,12 @@ import (
 // its players are the accounts that signed up, with their user ids. About
 // 30 s of real time.
 func TestKillNineAtSignupsClose(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game in real time")
 	}
 	dir := t.TempDir()
-	bin := buildForumgm(t, dir)
+	bin := buildForumgm(t)
 	b, err := NewBoard("nations", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -23,11 +23,12 @@ import (
 // and restarted: the game must still finish with every post and PM on the
 // forum exactly once.
 func TestKillNineAndRestart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game in real time")
 	}
 	dir := t.TempDir()
-	bin := buildForumgm(t, dir)
+	bin := buildForumgm(t)
 	b, err := NewBoard("nations", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -42,11 +42,12 @@ import (
 // The desk's public page of each game (run --http --public) is read all
 // through the game too. (Database files 0600 and URL redaction in store errors: store/secrets_test.go.)
 func TestSecretsStaySecret(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays whole games in real time")
 	}
 	dir := t.TempDir()
-	bin := buildForumgm(t, dir)
+	bin := buildForumgm(t)
 	dbPath := filepath.Join(dir, "secrets.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

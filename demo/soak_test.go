@@ -39,6 +39,7 @@ const soakEnv = "FORUMGM_SOAK"
 // for (each marker once, none missing, none extra), and every game's state
 // equals a clean replay of its journal through the game's own rules.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	long := time.Duration(0)
 	if v := os.Getenv(soakEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -134,7 +135,7 @@ type soakGame struct {
 func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	t0 := time.Now()
 	dir := t.TempDir()
-	bin := buildForumgm(t, dir)
+	bin := buildForumgm(t)
 	dbPath := filepath.Join(dir, "soak.db")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -313,15 +314,32 @@ func runSoak(t *testing.T, cfg soakConfig) soakSummary {
 	return sum
 }
 
-// buildForumgm builds the forumgm binary into dir, for tests that run it
-// as a user would.
-func buildForumgm(t *testing.T, dir string) string {
+// buildForumgm builds the forumgm binary once for the test binary, for
+// tests that run it as a user would (side by side: one build, not one each).
+func buildForumgm(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "forumgm")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/forumgm").CombinedOutput(); err != nil {
-		t.Fatalf("building forumgm: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "forumgm-demo-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		built.bin = filepath.Join(dir, "forumgm")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/forumgm").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("building forumgm: %v", built.err)
 	}
-	return bin
+	return built.bin
+}
+
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
 }
 
 func soakRow(t *testing.T, db *store.DB, name string) *store.Game {

@@ -8,7 +8,6 @@ package boardtest
 
 import (
 	"context"
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -135,19 +134,5 @@ func CheckInboxPM(t *testing.T, ctx context.Context, c *forumconn.Conn, b *realb
 	}
 	if pm.Time.Before(since) || pm.Time.After(time.Now().UTC().Add(time.Minute)) {
 		t.Errorf("PM time %v, want about now", pm.Time)
-	}
-}
-
-// DefaultParallel sets the test binary's -parallel to n unless it was
-// given: real-board tests mostly wait on the boards' real clocks (flood
-// limits, deadlines, a board closed for a minute), and Go's default, the
-// core count, would run them two by two on a small machine, adding their
-// waits up. Call it from TestMain before m.Run.
-func DefaultParallel(n int) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(n))
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/forumgm/forumgm/internal/realboardtest/boardtest"
+	"github.com/forumgm/forumgm/internal/partest"
 )
 
-// TestMain runs up to 8 tests at once (boardtest.DefaultParallel): they
+// TestMain runs up to 8 tests at once (partest.Default): they
 // mostly wait on the boards' real clocks.
 func TestMain(m *testing.M) {
-	boardtest.DefaultParallel(8)
+	partest.Default(8)
 	os.Exit(m.Run())
 }

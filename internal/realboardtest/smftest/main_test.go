@@ -5,14 +5,14 @@ package smftest
 import (
 	"testing"
 
+	"github.com/forumgm/forumgm/internal/partest"
 	"github.com/forumgm/forumgm/internal/pgtest"
-	"github.com/forumgm/forumgm/internal/realboardtest/boardtest"
 )
 
-// TestMain runs up to 6 tests at once (boardtest.DefaultParallel: whole
+// TestMain runs up to 6 tests at once (partest.Default: whole
 // games and the maintenance test wait on the real clock) and stops the
 // throwaway PostgreSQL server the boards use.
 func TestMain(m *testing.M) {
-	boardtest.DefaultParallel(6)
+	partest.Default(6)
 	pgtest.Main(m)
 }
