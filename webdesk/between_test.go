@@ -18,6 +18,7 @@ import (
 // thread command of the game and no PM command (those only as a number),
 // the counts under their phase.
 func TestDeskBetween(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game on the local forum")
 	}

@@ -23,6 +23,7 @@ import (
 // site. With FORUMGM_SCREENSHOTS=DIR it also saves the pages as PNGs there
 // (the README's pictures: docs/screenshots).
 func TestDeskInBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game on the local forum and drives a browser")
 	}

@@ -123,6 +123,7 @@ func (r *rig) report(t *testing.T) moderator.GameReport {
 }
 
 func TestDeskResistance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game on the local forum")
 	}
@@ -503,6 +504,7 @@ func TestDeskResistance(t *testing.T) {
 }
 
 func TestDeskProtestMaps(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game on the local forum")
 	}
@@ -696,6 +698,7 @@ func TestPublicByGameFile(t *testing.T) {
 // GM's name for it and a game whose public page is not opened answer 404
 // as Protest's maps do.
 func TestDeskNationsChart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game on the local forum")
 	}

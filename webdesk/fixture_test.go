@@ -198,3 +198,18 @@ func (p *played) play(t *testing.T, turns int, toEnd bool) {
 		}
 	}
 }
+
+// setEnv sets an environment variable for t's time. Unlike t.Setenv it
+// allows t to run beside other tests: each caller's variable has a name
+// of its own (a random suffix).
+func setEnv(t *testing.T, k, v string) {
+	old, had := os.LookupEnv(k)
+	os.Setenv(k, v)
+	t.Cleanup(func() {
+		if had {
+			os.Setenv(k, old)
+		} else {
+			os.Unsetenv(k)
+		}
+	})
+}

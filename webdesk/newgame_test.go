@@ -54,7 +54,7 @@ func newGameDesk(t *testing.T, kind string) *newGameRig {
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
 	env := "FORUMGM_NEWGAME_TEST_PW_" + hex.EncodeToString(rnd)
-	t.Setenv(env, b.BotPW)
+	setEnv(t, env, b.BotPW)
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
 		return forumconn.Connect(site, clock.Real{}, "webdesk-test")
 	}}
@@ -126,6 +126,7 @@ func (g *newGameRig) games(t *testing.T) []string {
 // may go ahead anyway; a board that passes gets the game created, its
 // game file written and offered for download, and that file is the game.
 func TestNewGameForm(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("checks a local board")
 	}
@@ -192,7 +193,7 @@ func TestNewGameForm(t *testing.T) {
 
 	// The board check fails (the bot's password is wrong): the checklist
 	// with its fix, and no game.
-	t.Setenv(g.env, "not-the-password")
+	setEnv(t, g.env, "not-the-password")
 	resp, body = g.post(t, "/new", g.form(csrf, "resistance", "forced"))
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="checklist"`) || !strings.Contains(body, "The board check found problems") {
 		t.Fatalf("a board whose check fails: %s\n%s", resp.Status, body)
@@ -220,7 +221,7 @@ func TestNewGameForm(t *testing.T) {
 	}
 
 	// The check passes: the game is created at once.
-	t.Setenv(g.env, g.board.BotPW)
+	setEnv(t, g.env, g.board.BotPW)
 	f = g.form(csrf, "resistance", "desk-made")
 	f.Set("opt.rejection_limit", "4")
 	f.Set("opt.missing_vote", "reject")
@@ -278,6 +279,7 @@ func TestNewGameForm(t *testing.T) {
 // check refuses, shows the error beside its field; a good one creates the
 // game taking sign-ups, and its game file has the signups block.
 func TestNewGameWithSignups(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("checks a local board")
 	}

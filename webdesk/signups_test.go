@@ -22,6 +22,7 @@ import (
 // close (the game starts with those in, and the page no longer offers
 // them).
 func TestDeskSignups(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(start)

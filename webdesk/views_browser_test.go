@@ -343,6 +343,7 @@ func jsString(s string) string {
 // turn the names after theirs around, as it does in text that does not
 // isolate it (the control).
 func TestBidiInBrowser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, time.Minute)
 	evil := "Bob\u202eevil"
 	d, err := New(Config{Moderator: &moderator.Moderator{}, Secret: testSecret})
@@ -383,6 +384,7 @@ func TestBidiInBrowser(t *testing.T) {
 // right, the game created and its file offered. The form reads at a
 // phone's width and with the keyboard alone.
 func TestNewGameInBrowser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 4*time.Minute)
 	g := newGameDesk(t, "resistance")
 	g.rig.loginBrowser(t, b)
@@ -412,7 +414,7 @@ func TestNewGameInBrowser(t *testing.T) {
 	b.keyboard("the new-game form", 30)
 
 	// Put right, but the board refuses the bot's password.
-	t.Setenv(g.env, "not-the-password")
+	setEnv(t, g.env, "not-the-password")
 	fill(map[string]string{"name": "spring-spies", "players": f.Get("players"), "opt.rejection_limit": ""})
 	b.do("send", chromedp.Click(chromedp.CSS("#create")))
 	b.wait(`!!document.getElementById('checklist')`, time.Minute)
@@ -433,7 +435,7 @@ func TestNewGameInBrowser(t *testing.T) {
 	}
 
 	// The GM puts the password right on the desk's side and checks again.
-	t.Setenv(g.env, g.board.BotPW)
+	setEnv(t, g.env, g.board.BotPW)
 	b.do("check again", chromedp.Click(chromedp.CSS("#check")))
 	b.wait(`location.pathname === "/new/created/spring-spies" && document.readyState === "complete"`, time.Minute)
 	if ok := eval[string](b, `document.getElementById('checklist-title').textContent`); ok != "Board checked: everything a game needs works" {

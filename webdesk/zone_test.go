@@ -22,6 +22,7 @@ import (
 // steps fail shows why on the games list and its own pages, with no
 // secret in it.
 func TestDeskTimesAndStepErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.SQLite(t)
 	board := forumtest.New(clock.Real{}) // the desk shows the game; nothing here polls the board

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,8 +33,11 @@ func Path() (string, bool) {
 	return "", false
 }
 
-// Start opens a headless browser for t, closed when t ends. Each call has
-// its own profile, so cookies never leak between tests.
+// Start opens a tab for t in the test binary's one headless browser (started
+// by the first call), closed when t ends. Each tab has its own browser
+// context (its own cookies and storage, as a fresh profile), so nothing
+// leaks between tests, and tests may run side by side. Call Stop from
+// TestMain after m.Run to end the browser and remove its profile.
 func Start(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
 	path, ok := Path()
@@ -43,28 +47,80 @@ func Start(t testing.TB, timeout time.Duration) context.Context {
 		}
 		t.Skip("no Chromium on this machine (apt-get install chromium); browser tests skipped")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("no-sandbox", os.Geteuid() == 0), // Chromium refuses its sandbox as root
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	tctx, cancelT := context.WithTimeout(ctx, timeout)
-	t.Cleanup(func() { cancelT(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(tctx); err != nil { // launches the browser
+	root, err := browser(path)
+	if err != nil {
 		if Required() {
 			t.Fatalf("starting Chromium at %s: %v", path, err)
 		}
 		t.Skipf("Chromium at %s does not start (%v); browser tests skipped", path, err)
+	}
+	ctx, cancelCtx := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	tctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(func() { cancelT(); cancelCtx() })
+	if err := chromedp.Do(tctx); err != nil { // opens the tab
+		t.Fatalf("opening a tab in Chromium: %v", err)
 	}
 	// The page's viewport, not the window's outer size, is 1280×900.
 	if err := Desktop(tctx); err != nil {
 		t.Fatalf("sizing the window: %v", err)
 	}
 	return tctx
+}
+
+// shared is the test binary's browser: starting one takes a second or two
+// of a small machine's CPU, a tab a few milliseconds.
+var shared struct {
+	sync.Mutex
+	ctx    context.Context
+	cancel func()
+	dir    string
+	err    error
+}
+
+// browser starts the shared browser once and returns its context.
+func browser(path string) (context.Context, error) {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.ctx != nil || shared.err != nil {
+		return shared.ctx, shared.err
+	}
+	dir, err := os.MkdirTemp("", "forumgm-chromium-")
+	if err != nil {
+		shared.err = err
+		return nil, err
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("no-sandbox", os.Geteuid() == 0), // Chromium refuses its sandbox as root
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	// Not bound to any test's time: the browser lives as long as the binary.
+	if err := chromedp.Do(ctx); err != nil {
+		cancelCtx()
+		cancelAlloc()
+		os.RemoveAll(dir)
+		shared.err = err
+		return nil, err
+	}
+	shared.ctx, shared.dir = ctx, dir
+	shared.cancel = func() { cancelCtx(); cancelAlloc() }
+	return ctx, nil
+}
+
+// Stop ends the shared browser, if one was started, and removes its
+// profile.
+func Stop() {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.cancel != nil {
+		shared.cancel()
+		os.RemoveAll(shared.dir)
+	}
+	shared.ctx, shared.cancel, shared.err = nil, nil, nil
 }
 
 // Screenshot saves what the window shows (1280×900) as a PNG at path,
