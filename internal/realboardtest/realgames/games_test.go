@@ -27,6 +27,14 @@ type wholeGame struct {
 	// minute would carry a stamp from before the start and be dropped.
 	// Whole-minute deadlines are what that model asks of such boards.
 	wholeMinute bool
+	// toTheSecond sets deadlines to the second (deadline_unit_seconds: 0)
+	// instead of each phase's rounded up to the board's minute: the demo
+	// table's phases of seconds. phpBB stamps thread posts to the second;
+	// a PM's minute stamp that straddles a deadline counts in the phase
+	// still open (the time model), so no order made in time is lost.
+	// Whole-minute deadlines on phpBB are played by TestCountsAndReminders,
+	// TestSignupsFillAndPlay and TestBoardClosedForMaintenance.
+	toTheSecond bool
 	players     int // the demo table's first n players (0: all)
 	seed        int64
 	limit       time.Duration
@@ -52,8 +60,8 @@ func TestWholeGames(t *testing.T) {
 	games := []wholeGame{
 		// Five of the demo's seven: seven players answering each post at
 		// once keep bouncing each other off phpBB's post review.
-		{kind: "resistance", engine: realboardtest.PhpBB, speed: 2, seed: 3, limit: 10 * time.Minute, players: 5}, // ~3 min alone; beside the package's other real-clock games on two cores it once needed more than 5, and once more than 8
-		{kind: "protest", engine: realboardtest.PhpBB, speed: 0.5, seed: 5, limit: 8 * time.Minute},
+		{kind: "resistance", engine: realboardtest.PhpBB, speed: 2, seed: 3, limit: 10 * time.Minute, players: 5, toTheSecond: true}, // ~3 min alone; beside the package's other real-clock games on two cores it once needed more than 5, and once more than 8
+		{kind: "protest", engine: realboardtest.PhpBB, speed: 0.5, seed: 5, limit: 8 * time.Minute, toTheSecond: true},
 		{kind: "nations", engine: realboardtest.MyBB, seed: 7, limit: 5 * time.Minute, wholeMinute: true,
 			options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}},
 	}
@@ -87,7 +95,11 @@ func playWhole(t *testing.T, w wholeGame) {
 	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Setup: demo.Setup, Seed: w.seed, Start: start.UTC()}
 	zero := 0.0
 	slowBoard(t, b)
-	tb := setup(t, b, w.kind, gc, &zero)
+	var edit []func(*gameconfig.ForumConfig)
+	if w.toTheSecond {
+		edit = append(edit, func(fc *gameconfig.ForumConfig) { fc.DeadlineUnitSeconds = &zero })
+	}
+	tb := setup(t, b, w.kind, gc, &zero, edit...)
 	playOut(t, tb, w, start)
 }
 

@@ -198,18 +198,19 @@ type table struct {
 // password in a file only its owner reads) and starts the moderator as
 // `forumgm run` does, on a SQLite store; the test's cleanup stops it.
 // The bot polls twice a second.
-func setup(t testing.TB, b *realboardtest.Board, kind string, gc gameconfig.GameConfig, botFlood *float64) *table {
+// edit (if any) changes the bot's forum settings before the game is created.
+func setup(t testing.TB, b *realboardtest.Board, kind string, gc gameconfig.GameConfig, botFlood *float64, edit ...func(*gameconfig.ForumConfig)) *table {
 	t.Helper()
 	var ps []store.Player
 	for _, a := range b.Players {
 		ps = append(ps, store.Player{Slot: a.Name, ForumName: a.Name, ForumUserID: a.IDString()})
 	}
-	return setupPlayers(t, b, kind, gc, botFlood, ps)
+	return setupPlayers(t, b, kind, gc, botFlood, ps, edit...)
 }
 
 // setupPlayers is setup with these players (none: a game filled by
 // sign-ups in its thread).
-func setupPlayers(t testing.TB, b *realboardtest.Board, kind string, gc gameconfig.GameConfig, botFlood *float64, ps []store.Player) *table {
+func setupPlayers(t testing.TB, b *realboardtest.Board, kind string, gc gameconfig.GameConfig, botFlood *float64, ps []store.Player, edit ...func(*gameconfig.ForumConfig)) *table {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -223,6 +224,9 @@ func setupPlayers(t testing.TB, b *realboardtest.Board, kind string, gc gameconf
 	}
 	fc := gameconfig.ForumConfig{URL: b.URL, Engine: b.Engine, Thread: b.ThreadIDString(), Bot: b.Bot.Name,
 		PasswordFile: pwFile, PollSeconds: 0.5, FloodSeconds: botFlood, RequestsPerSecond: 50}
+	for _, e := range edit {
+		e(&fc)
+	}
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{},
 		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {

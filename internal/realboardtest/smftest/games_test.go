@@ -24,8 +24,8 @@ import (
 // and the simulated players (rules.Bot) post and PM through SMF's own
 // posting and PM code. The bot is set up as a GM would: a global
 // moderator with 5 posts (SMF asks members with fewer for a PM captcha)
-// whose time format shows seconds. Every command must count: none may be
-// rejected as late.
+// whose time format shows seconds, with deadlines to the second. Every
+// command must count: none may be rejected as late.
 func TestWholeGames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays whole games on the real clock (minutes)")
@@ -81,7 +81,13 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 	b := realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{Players: tbl.Players, Subject: tbl.Title, Opening: "The game starts below."})
 	setUpBot(t, b)
 	gc := gameconfig.GameConfig{Players: tbl.Players, Options: tbl.Options, Setup: tbl.Setup, Seed: 3, Start: time.Now().UTC()}
-	tl := startGame(t, b, "smf-"+name, name, gc)
+	// The bot's time format shows seconds (setUpBot), so its GM sets
+	// deadlines to the second (deadline_unit_seconds: 1): the demo table's
+	// phases of seconds, not each rounded up to a whole minute (the
+	// package's time went to those minutes). Whole-minute deadlines on SMF
+	// are played by TestCountsAndReminders and TestMaintenanceMode.
+	second := 1.0
+	tl := startGame(t, b, "smf-"+name, name, gc, func(fc *gameconfig.ForumConfig) { fc.DeadlineUnitSeconds = &second })
 	db, g := tl.db, tl.g
 	send := &sender{b: b}
 	table := &simplayers.Table{Game: d, Seed: 3}

@@ -34,7 +34,8 @@ func setUpBot(t *testing.T, b *realboardtest.Board) {
 // moderator on it as `forumgm run` does (real clock, real login through
 // SMF's form, the password in an owner-only file) until stop or the test's
 // end. SMFTEST_KEEP_DB=DIR keeps the game's database as DIR/NAME.db.
-func startGame(t *testing.T, b *realboardtest.Board, name, kind string, gc gameconfig.GameConfig) *smfTable {
+// edit (if any) changes the bot's forum settings before the game is created.
+func startGame(t *testing.T, b *realboardtest.Board, name, kind string, gc gameconfig.GameConfig, edit ...func(*gameconfig.ForumConfig)) *smfTable {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -53,6 +54,9 @@ func startGame(t *testing.T, b *realboardtest.Board, name, kind string, gc gamec
 	zero := 0.0
 	fc := gameconfig.ForumConfig{URL: b.URL, Engine: "smf", Thread: b.ThreadIDString(), Bot: b.Bot.Name, PasswordFile: pw,
 		PollSeconds: 0.5, FloodSeconds: &zero, RequestsPerSecond: 50}
+	for _, e := range edit {
+		e(&fc)
+	}
 	var players []store.Player
 	for _, p := range b.Players {
 		players = append(players, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.IDString()})
