@@ -19,9 +19,10 @@ import (
 // the bot logs in, reads a three-page thread (authors, ids, times, bold
 // segments), posts a reply once, sends a PM that shows in its sent folder,
 // and reads a player's PM from its inbox. Both boards run at once: the
-// bot's PM waits out the board's real flood interval after its reply
-// (phpBB 15 s, MyBB 60 s).
+// bot's reply and PM wait out the board's real flood interval (15 s on
+// both: phpBB's default, and an admin's setting on MyBB).
 func TestFirstContact(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out the boards' real flood intervals")
 	}
@@ -41,6 +42,13 @@ func firstContact(t *testing.T, engine string) {
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Minute)
 	b := realboardtest.Start(t, engine, realboardtest.Options{Players: []string{"Alice", "Bob", "Carol"}})
+	if engine == realboardtest.MyBB {
+		// MyBB's 60 s default, met twice here (the bot's opening post,
+		// then its reply), is waited out by realgames' TestFlood; here an
+		// admin's 15 s (phpBB's default) is met the same way.
+		b.Setting(t, "postfloodsecs", "15")
+		b.Setting(t, "pmfloodsecs", "15")
+	}
 	c := boardtest.Connect(t, b, b.Bot)
 
 	// 24 player posts after the opening post: 25 posts, three pages of 10.

@@ -19,6 +19,7 @@ import (
 // PostTest the bot's reply and its PM to itself are confirmed by their
 // markers (the PM waits out the board's flood interval where it has one).
 func TestProbeRealBoards(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real boards, and the post test waits out their flood intervals")
 	}

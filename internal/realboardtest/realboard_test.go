@@ -11,6 +11,7 @@ import (
 // thread page is served with the opening post, the accounts exist with
 // their ids, PHP snippets run inside the board, and Stop ends the server.
 func TestStart(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{realboardtest.PhpBB, realboardtest.MyBB} {
 		t.Run(engine, func(t *testing.T) {
 			b := realboardtest.Start(t, engine, realboardtest.Options{Players: []string{"Alice", "Bjørn"}})

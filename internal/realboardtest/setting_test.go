@@ -20,6 +20,7 @@ import (
 // reads here, so this guards the harness rather than proving the cause of
 // the CI run whose MyBB game stalled for exactly 5 minutes.)
 func TestSettingWhileServing(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{realboardtest.PhpBB, realboardtest.MyBB} {
 		t.Run(engine, func(t *testing.T) {
 			b := realboardtest.Start(t, engine, realboardtest.Options{Players: []string{"Alice"}})

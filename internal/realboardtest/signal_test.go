@@ -29,6 +29,7 @@ import (
 // (syndication.php) lists threads by their first post only: a reply never
 // changes it.
 func TestChangeSignal(t *testing.T) {
+	t.Parallel()
 	T, F := true, false
 	for _, c := range []struct {
 		engine string
@@ -147,6 +148,7 @@ func mybbSignalOps(b *realboardtest.Board) boardtest.SignalOps {
 // TestTopicListPages: the topic list is paged (phpBB 25 topics a page,
 // MyBB 20) and read only as far as the game thread.
 func TestTopicListPages(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		engine  string
 		perPage int
@@ -166,6 +168,7 @@ func TestTopicListPages(t *testing.T) {
 // TestThreadForum: the thread's page names its forum, whose topic list
 // shows the thread (the change signal without a forum in the game file).
 func TestThreadForum(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{realboardtest.PhpBB, realboardtest.MyBB} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
