@@ -356,7 +356,12 @@ func installSMF(php, dir string, srv *smfServer) error {
 		return err
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	cmd := exec.Command(php, "-S", fmt.Sprintf("127.0.0.1:%d", port), "-t", dir)
+	// The installer asks its own board whether it redirects to https (a
+	// request to itself, which a one-process php -S answers only after
+	// that request ends): each of two steps waited out PHP's 60 s socket
+	// timeout, two of the install's two minutes. Two seconds give the same
+	// answer (no redirect) at once.
+	cmd := exec.Command(php, "-d", "default_socket_timeout=2", "-S", fmt.Sprintf("127.0.0.1:%d", port), "-t", dir)
 	cmd.Dir = dir
 	cmd.Env = append(filterEnv(os.Environ(), "PHP_CLI_SERVER_WORKERS"), "TZ=UTC")
 	var serverLog bytes.Buffer
