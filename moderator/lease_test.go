@@ -118,6 +118,7 @@ func unsentCount(t *testing.T, db *store.DB, id int64) int {
 // then goes out), rather than after the doubling backoff a failing forum
 // gets, which by then would be several seconds and growing.
 func TestDatabaseRestartResumesWithinLease(t *testing.T) {
+	t.Parallel() // waits on the real clock: beside the others
 	srv := pgtest.Own(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -29,6 +29,7 @@ import (
 // workers were held by the games sending, and the others went unread for
 // many polls.
 func TestReadsNeverWaitOnSends(t *testing.T) {
+	t.Parallel() // waits on the real clock: beside the others
 	if testing.Short() {
 		t.Skip("runs `forumgm run` on the real clock for about half a minute")
 	}

@@ -23,6 +23,7 @@ import (
 // past their budgets, and each such send was left "sending", checked for,
 // and tried again into the same queue.
 func TestSendsKeepPaceWithASlowBoard(t *testing.T) {
+	t.Parallel() // waits on the real clock: beside the others
 	if testing.Short() {
 		t.Skip("runs `forumgm run` on the real clock against a slow board for about half a minute")
 	}

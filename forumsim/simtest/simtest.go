@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,11 +73,17 @@ func NewThread(t testing.TB, opts forumsim.Options, bot, botPW string, exempt bo
 }
 
 // Forum is the phpBB forum configuration for the thread, the bot's
-// password in the environment variable pwEnv (set for the test's length).
+// password in an environment variable named pwEnv and a number of its own
+// (set for the test's length): unlike t.Setenv, tests that call it may
+// run side by side, each thread's password under its own name.
 func (th *Thread) Forum(t testing.TB, pwEnv string) gameconfig.ForumConfig {
-	t.Setenv(pwEnv, th.BotPW)
-	return gameconfig.ForumConfig{URL: th.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(th.Topic), Bot: th.BotName, PasswordEnv: pwEnv}
+	name := fmt.Sprintf("%s_%d", pwEnv, envSeq.Add(1))
+	os.Setenv(name, th.BotPW)
+	t.Cleanup(func() { os.Unsetenv(name) })
+	return gameconfig.ForumConfig{URL: th.URL + "/forum/", Engine: "phpbb", Thread: fmt.Sprint(th.Topic), Bot: th.BotName, PasswordEnv: name}
 }
+
+var envSeq atomic.Int64
 
 // Nations is a Nations game of the thread's players (seed 4) from start.
 func (th *Thread) Nations(start time.Time, rounds, roundMinutes, breakMinutes int) gameconfig.GameConfig {
