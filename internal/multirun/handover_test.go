@@ -106,6 +106,7 @@ func finish(t *testing.T, ctx context.Context, db *store.DB, games []*liveGame, 
 // opening post's POST reached a board that applies it late. The other
 // takes the game at once and must not post the opening again.
 func TestHandoverOnStopWaitsForTheSlowPost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game in real time")
 	}
@@ -146,6 +147,7 @@ const waitedLog = "its last submission may still land"
 // late when a second runner joins, so the first gives that game back at
 // once (cancelling the POST). The joiner must not post the opening again.
 func TestHandoverOnJoinWaitsForTheSlowPost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays two games in real time")
 	}

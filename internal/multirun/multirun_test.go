@@ -15,13 +15,19 @@ import (
 
 	"github.com/forumgm/forumgm/demo"
 	_ "github.com/forumgm/forumgm/games"
+	"github.com/forumgm/forumgm/internal/partest"
 	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
 	"github.com/forumgm/forumgm/store"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain runs the tests side by side (partest.Default): each has its own
+// database (one its own server) and mostly waits on its runners' leases.
+func TestMain(m *testing.M) {
+	partest.Default(4)
+	pgtest.Main(m)
+}
 
 const (
 	// testLease is the lease the tests give `forumgm run`: short, so a
@@ -366,6 +372,7 @@ func waitUntil(t *testing.T, ctx context.Context, db *store.DB, games []*liveGam
 // that after it was due, and at the end every post and PM of every game is
 // on its board exactly once.
 func TestAddRunnersKillNine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays four games in real time")
 	}
@@ -485,6 +492,7 @@ func firstKey(m map[string][]int64) string {
 // within a lease period of the server's return, and both runners stop
 // cleanly (none is left waiting on a connection the restart cut).
 func TestPostgresRestartSecondRunnerWaiting(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a game in real time")
 	}
