@@ -22,6 +22,7 @@ import (
 // closure (the thread is told), a pick posted after the reopening counts,
 // and every message goes out exactly once.
 func TestBoardClosedForMaintenance(t *testing.T) {
+	t.Parallel() // top-level too: a sequential test holds every parallel one back
 	if testing.Short() {
 		t.Skip("closes real boards for over a minute")
 	}

@@ -27,6 +27,8 @@ import (
 // posts and 100 role PMs to send at once. Each reaches the board exactly
 // once (the board's own database says), at the board's pace.
 func TestManyGamesOneAccount(t *testing.T) {
+	// Sequential on purpose: it runs alone, before every parallel test
+	// resumes (about 20 s), as its 100 PMs need the board's pace.
 	if testing.Short() {
 		t.Skip("20 games on a real board")
 	}

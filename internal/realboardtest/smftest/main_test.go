@@ -9,10 +9,10 @@ import (
 	"github.com/forumgm/forumgm/internal/pgtest"
 )
 
-// TestMain runs up to 6 tests at once (partest.Default: whole
+// TestMain runs up to 12 tests at once (partest.Default: whole
 // games and the maintenance test wait on the real clock) and stops the
 // throwaway PostgreSQL server the boards use.
 func TestMain(m *testing.M) {
-	partest.Default(6)
+	partest.Default(12)
 	pgtest.Main(m)
 }

@@ -19,6 +19,7 @@ import (
 // so on a busy board it may be minutes old (not measured here: the test
 // board is fast).
 func TestChangeSignal(t *testing.T) {
+	t.Parallel() // top-level too: a sequential test holds every parallel one back
 	b := realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{})
 	php := func(t testing.TB, code string) {
 		b.PHP(t, `require_once $sourcedir . '/RemoveTopic.php'; require_once $sourcedir . '/Subs-Post.php'; `+code)
@@ -68,6 +69,7 @@ modifyPost($msg, $top, $poster);`, as.ID, text, post, as.ID, b.ThreadID, b.Forum
 // TestTopicListPages: SMF's message index is paged (20 topics a page) and
 // read only as far as the game thread.
 func TestTopicListPages(t *testing.T) {
+	t.Parallel() // top-level too: a sequential test holds every parallel one back
 	b := realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{})
 	boardtest.CheckTopicPages(t, b, 20, func(i int) string {
 		return fmt.Sprintf(`rb_post(1, %d, 0, 'Chatter %d', 'Just chatting here.');`, b.ForumID, i)
@@ -77,5 +79,6 @@ func TestTopicListPages(t *testing.T) {
 // TestThreadForum: the thread's page names its board, whose message index
 // shows the thread (the change signal without a forum in the game file).
 func TestThreadForum(t *testing.T) {
+	t.Parallel() // top-level too: a sequential test holds every parallel one back
 	boardtest.CheckThreadForum(t, realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{}))
 }
