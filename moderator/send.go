@@ -311,6 +311,16 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		var cancel context.CancelFunc
 		sendCtx, cancel = context.WithTimeout(ctx, fe.Budget)
 		defer cancel()
+		// The uncertain window opens as each request of it leaves, not at
+		// the claim: a runner killed while the form aged or the pacer held
+		// the request leaves nothing for its successor to wait out.
+		claimed := *it
+		sendCtx = forum.WithSubmit(sendCtx, func() error {
+			if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.SubmitOutbox(&claimed) }); err != nil {
+				return fmt.Errorf("recording %s as on its way: %w", it.Marker, err)
+			}
+			return m.crash("submitting")
+		})
 	}
 	var fid string
 	var err error

@@ -295,6 +295,13 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 	if err := s.pacer.Wait(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
+	if method == http.MethodPost {
+		// After every wait, just before the bytes leave: the sender
+		// records the submission as on its way (forum.WithSubmit).
+		if err := forum.Submitting(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+		}
+	}
 	s.requests.Add(1)
 	sent := s.opt.Clock.Now()
 	s.coll.Context = ctx

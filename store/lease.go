@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -182,9 +181,12 @@ func leaseAffected(res interface{ RowsAffected() (int64, error) }, err error, f 
 // sending and it.Attempts one more. Refused: ErrLeaseLost (another runner
 // has the game), ErrLeaseShort (renew first) or ErrClaimed.
 func (tx *Tx) ClaimOutbox(it *OutboxItem) error {
-	// claimed_until: the board may be taking this submission until the
-	// fence's budget has passed (the sender gives up by then).
-	q := `UPDATE outbox SET state = ?, attempts = ?, last_error = ?, lease_epoch = ?, claimed_until = ? WHERE id = ? AND state = ? AND attempts = ?`
+	// claimed_until is left as it is: nothing of this attempt is on its way
+	// to the board yet (SubmitOutbox moves it on just before each request
+	// of it is written), so a runner killed before that (while the form
+	// ages, or the pacer holds the request) leaves no wait for a successor;
+	// an earlier attempt's window still running is kept.
+	q := `UPDATE outbox SET state = ?, attempts = ?, last_error = ?, lease_epoch = ? WHERE id = ? AND state = ? AND attempts = ?`
 	var epoch int64
 	args := []any{OutboxSending, it.Attempts + 1, it.LastError}
 	f := tx.fence
@@ -196,11 +198,10 @@ func (tx *Tx) ClaimOutbox(it *OutboxItem) error {
 			// transaction ends, so a new owner reads the item as sending.
 			lock = ` FOR SHARE`
 		}
-		q = strings.Replace(q, "claimed_until = ?", "claimed_until = "+tx.dbNow()+" + ?", 1)
 		q += ` AND EXISTS (SELECT 1 FROM leases WHERE game_id = outbox.game_id AND owner = ? AND epoch = ? AND expires_at > ` + tx.dbNow() + ` + ?` + lock + `)`
-		args = append(args, epoch, f.Budget.Microseconds(), it.ID, it.State, it.Attempts, f.Owner, f.Epoch, f.Budget.Microseconds())
+		args = append(args, epoch, it.ID, it.State, it.Attempts, f.Owner, f.Epoch, f.Budget.Microseconds())
 	} else {
-		args = append(args, epoch, 0, it.ID, it.State, it.Attempts)
+		args = append(args, epoch, it.ID, it.State, it.Attempts)
 	}
 	res, err := tx.exec(q, args...)
 	if err != nil {
@@ -235,6 +236,39 @@ func (tx *Tx) ClaimOutbox(it *OutboxItem) error {
 	return fmt.Errorf("%w: outbox #%d", ErrClaimed, it.ID)
 }
 
+// SubmitOutbox records, just before a request of claimed item it is
+// written, that the board may be taking it until the fence's budget has
+// passed (the sender gives up on it by then): a successor finding the item
+// sending waits that out before a missing marker counts (ClaimSettles).
+// Every submission of the attempt (a resubmit after a refusal too) moves it
+// on. The claim must still be this fence's, on a lease not run out; else
+// ErrLeaseLost or ErrClaimed, and the request must not be made. Without a
+// fence it records nothing.
+func (tx *Tx) SubmitOutbox(it *OutboxItem) error {
+	f := tx.fence
+	if f == nil || f.Budget <= 0 {
+		return nil
+	}
+	// Never shortened: an earlier request's window still running is kept.
+	until := tx.dbNow() + ` + ?`
+	res, err := tx.exec(`UPDATE outbox SET claimed_until = CASE WHEN claimed_until > `+until+` THEN claimed_until ELSE `+until+` END
+		WHERE id = ? AND state = ? AND attempts = ? AND lease_epoch = ?
+		AND EXISTS (SELECT 1 FROM leases WHERE game_id = outbox.game_id AND owner = ? AND epoch = ? AND expires_at > `+tx.dbNow()+`)`,
+		f.Budget.Microseconds(), f.Budget.Microseconds(), it.ID, OutboxSending, it.Attempts, f.Epoch, f.Owner, f.Epoch)
+	if err != nil {
+		return fmt.Errorf("store: outbox #%d on its way: %w", it.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 1 {
+		return nil
+	}
+	if err := tx.checkFence(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: outbox #%d", ErrClaimed, it.ID)
+}
+
 // Heartbeat records that runner id is alive for ttl more, and forgets
 // runners whose heartbeat has run out.
 func (tx *Tx) Heartbeat(id string, ttl time.Duration) error {
@@ -261,8 +295,9 @@ func (tx *Tx) LiveRunners() (int, error) {
 }
 
 // ClaimSettles is how long the board may still be taking the latest
-// submission of outbox item id: its claim's fence budget not yet run out,
-// on the database's clock (0: it has, or the claim had no fence). Until
+// submission of outbox item id: the fence's budget from its last request's
+// start (SubmitOutbox) not yet run out, on the database's clock (0: it has,
+// or no request of it was ever written under a fence). Until
 // then the item's marker missing from the board proves nothing: a request
 // its sender cancelled (a clean stop, a game given back) may still land.
 func (tx *Tx) ClaimSettles(id int64) (time.Duration, error) {

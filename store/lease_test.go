@@ -279,11 +279,14 @@ func TestClaimHoldsOffTakeover(t *testing.T) {
 	}
 }
 
-// TestClaimSettles: a fenced claim says how long the board may still be
-// taking the submission (the fence's budget, on the database's clock), so
-// a runner that takes the game over after a clean release waits that long
-// before a missing marker counts; a release does not shorten it; a claim
-// outside a lease sets no such time.
+// TestClaimSettles: a fenced claim marks nothing as on its way to the
+// board; SubmitOutbox, just before each request, says how long the board
+// may still be taking it (the fence's budget, on the database's clock), so
+// a runner that takes the game over waits that long before a missing
+// marker counts, and one that finds a claim whose request never left
+// waits for nothing. Neither a release, a new claim nor a shorter
+// submission shortens a window still running; a lost lease refuses the
+// submission; outside a lease nothing is recorded.
 func TestClaimSettles(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -293,38 +296,65 @@ func TestClaimSettles(t *testing.T) {
 			must(t, db.View(ctx, func(tx *store.Tx) error { var err error; d, err = tx.ClaimSettles(it.ID); return err }))
 			return d
 		}
+		submit := func(f store.Fence) error {
+			cur := readItem(t, db, g.ID)
+			return db.Tx(store.WithFence(ctx, f), func(tx *store.Tx) error { return tx.SubmitOutbox(&cur) })
+		}
 		if d := settles(); d != 0 {
 			t.Errorf("never claimed: settles in %s, want 0", d)
 		}
 		ea, _ := acquire(t, db, g.ID, "A", time.Hour, false)
 		fa := store.Fence{GameID: g.ID, Owner: "A", Epoch: ea, Budget: time.Minute}
 		must(t, claim(db, fa, readItem(t, db, g.ID)))
+		if d := settles(); d != 0 {
+			t.Errorf("claimed, no request written: settles in %s, want 0", d)
+		}
+		must(t, submit(fa))
 		if d := settles(); d <= 50*time.Second || d > time.Minute {
-			t.Errorf("claimed under a 1-minute budget: settles in %s", d)
+			t.Errorf("a request on its way under a 1-minute budget: settles in %s", d)
 		}
 		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.ReleaseLease(fa) }))
+		if err := submit(fa); !errors.Is(err, store.ErrLeaseLost) {
+			t.Errorf("a submission after the lease was released: %v, want ErrLeaseLost", err)
+		}
 		eb, ok := acquire(t, db, g.ID, "B", time.Hour, false)
 		if !ok {
 			t.Fatal("B could not take the released lease")
 		}
 		if d := settles(); d <= 50*time.Second {
-			t.Errorf("after the release and takeover: settles in %s, want the claim's budget still", d)
+			t.Errorf("after the release and takeover: settles in %s, want A's request's window still", d)
 		}
-		// B's own claim, with a short budget, sets it anew.
 		fb := store.Fence{GameID: g.ID, Owner: "B", Epoch: eb, Budget: 200 * time.Millisecond}
 		must(t, claim(db, fb, readItem(t, db, g.ID)))
-		if d := settles(); d > 200*time.Millisecond {
-			t.Errorf("B's claim with a 0.2 s budget: settles in %s", d)
+		must(t, submit(fb))
+		if d := settles(); d <= 50*time.Second {
+			t.Errorf("B's claim and a 0.2 s submission: settles in %s, want A's window kept", d)
+		}
+		// Another game's item: a short window runs out.
+		g2, it2 := leaseGame(t, db, "settles-short")
+		e2, _ := acquire(t, db, g2.ID, "B", time.Hour, false)
+		f2 := store.Fence{GameID: g2.ID, Owner: "B", Epoch: e2, Budget: 200 * time.Millisecond}
+		must(t, claim(db, f2, readItem(t, db, g2.ID)))
+		cur2 := readItem(t, db, g2.ID)
+		must(t, db.Tx(store.WithFence(ctx, f2), func(tx *store.Tx) error { return tx.SubmitOutbox(&cur2) }))
+		short := func() time.Duration {
+			var d time.Duration
+			must(t, db.View(ctx, func(tx *store.Tx) error { var err error; d, err = tx.ClaimSettles(it2.ID); return err }))
+			return d
+		}
+		if d := short(); d > 200*time.Millisecond || d == 0 {
+			t.Errorf("a 0.2 s submission: settles in %s", d)
 		}
 		time.Sleep(300 * time.Millisecond)
-		if d := settles(); d != 0 {
+		if d := short(); d != 0 {
 			t.Errorf("past the budget: settles in %s, want 0", d)
 		}
-		// Outside a lease (the GM's one-off commands): no wait.
-		cur := readItem(t, db, g.ID)
+		// Outside a lease (the GM's one-off commands): nothing recorded.
+		cur := readItem(t, db, g2.ID)
 		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.ClaimOutbox(&cur) }))
-		if d := settles(); d != 0 {
-			t.Errorf("claimed without a fence: settles in %s, want 0", d)
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.SubmitOutbox(&cur) }))
+		if d := short(); d != 0 {
+			t.Errorf("claimed and submitted without a fence: settles in %s, want 0", d)
 		}
 	})
 }

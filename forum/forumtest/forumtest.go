@@ -105,6 +105,9 @@ type Board struct {
 	FindFail int
 	// Finds counts FindPost calls (the board-side marker search).
 	Finds int
+	// Submissions counts the posts and PMs whose request left (after the
+	// sender's hook, forum.Submitting, let it).
+	Submissions int
 	// Refuse names a recipient the board will not PM (an unknown user).
 	Refuse string
 	// FailPM: PMs to these names fail with the error, nothing sent.
@@ -497,10 +500,24 @@ func (b *Board) lost() error {
 	return nil
 }
 
+// submitting is the moment a real port's request leaves: the sender's
+// hook runs (forum.Submitting), and Submissions counts it; a hook's error
+// leaves the message unsubmitted, as the real ports report it.
+func (b *Board) submitting(ctx context.Context) error {
+	if err := forum.Submitting(ctx); err != nil {
+		return fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
+	}
+	b.Submissions++
+	return nil
+}
+
 // Reply posts as the bot, with the marker line (forum.BoardSender).
-func (b *Board) Reply(_ context.Context, _, body, key string) (string, error) {
+func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) {
 	b.Lock()
 	defer b.Unlock()
+	if err := b.submitting(ctx); err != nil {
+		return "", err
+	}
 	if b.Down {
 		return "", ErrDown
 	}
@@ -518,9 +535,12 @@ func (b *Board) Reply(_ context.Context, _, body, key string) (string, error) {
 }
 
 // SendPM sends a PM as the bot, with the marker line (forum.BoardSender).
-func (b *Board) SendPM(_ context.Context, to forum.Author, subject, body, key string) (string, error) {
+func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
 	b.Lock()
 	defer b.Unlock()
+	if err := b.submitting(ctx); err != nil {
+		return "", err
+	}
 	if b.Down {
 		return "", ErrDown
 	}
