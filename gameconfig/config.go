@@ -158,6 +158,11 @@ func (f ForumConfig) Check() error {
 			return err
 		}
 	}
+	if f.DeadlineUnitSeconds != nil {
+		if err := checkNumber("deadline_unit_seconds", *f.DeadlineUnitSeconds, 0, 86400, true); err != nil {
+			return err
+		}
+	}
 	return checkNumber("requests_per_second", f.RequestsPerSecond, 0.001, 1000, true)
 }
 

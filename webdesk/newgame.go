@@ -213,6 +213,8 @@ func (d *Desk) newPageFor(game string, v url.Values) newPage {
 			Help: "The board's flood limit for the bot account: 0 when the account is exempt (a moderator); empty: learned from the board's refusals."},
 		{Name: "requests_per_second", Label: "Requests to the board a second", Kind: "text", Inputmode: "decimal", Value: val("requests_per_second", ""), Placeholder: "1",
 			Help: "How fast the bot may ask the board for pages; 1 if left empty."},
+		{Name: "deadline_unit_seconds", Label: "Deadlines on whole (seconds)", Kind: "text", Inputmode: "decimal", Value: val("deadline_unit_seconds", ""),
+			Help: "Deadlines are rounded up to a multiple of this. Empty: the board's time stamps' unit (a minute on phpBB, MyBB and SMF, so no stamp straddles a deadline); 1 where the bot's times show seconds; 0: no rounding."},
 	}})
 	return p
 }
@@ -231,6 +233,7 @@ var fieldOf = map[string]string{
 	"name": "name", "game": "game", "forum.url": "url", "forum.thread": "thread", "forum.bot": "bot", "players": "players",
 	"forum.engine": "engine", "forum.profile": "profile", "forum.time_zone": "time_zone", "forum.password": "password_env", "public_url": "public_url",
 	"signups": "signups_close", "forum.poll_seconds": "poll_seconds", "forum.flood_seconds": "flood_seconds", "forum.requests_per_second": "requests_per_second",
+	"forum.deadline_unit_seconds": "deadline_unit_seconds",
 }
 
 // newGame checks the posted form, checks the board, and creates the game.
@@ -338,6 +341,7 @@ func (d *Desk) readNewGame(ctx context.Context, game string, desc rules.Descript
 		{"poll_seconds", func(f float64) { fc.PollSeconds = f }},
 		{"flood_seconds", func(f float64) { fc.FloodSeconds = &f }},
 		{"requests_per_second", func(f float64) { fc.RequestsPerSecond = f }},
+		{"deadline_unit_seconds", func(f float64) { fc.DeadlineUnitSeconds = &f }},
 	} {
 		if raw := tr(n.field); raw != "" {
 			f, err := strconv.ParseFloat(raw, 64)

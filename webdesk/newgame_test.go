@@ -191,6 +191,14 @@ func TestNewGameForm(t *testing.T) {
 		t.Errorf("a name with a space: %q", e)
 	}
 
+	// Deadlines on whole seconds: out of range, beside its field.
+	bad = g.form(csrf, "resistance", "units")
+	bad.Set("deadline_unit_seconds", "-5")
+	_, body = g.post(t, "/new", bad)
+	if e := fieldErrors(t, body)["deadline_unit_seconds"]; !strings.Contains(e, "must be 0 to 86400, not -5") {
+		t.Errorf("deadlines on whole -5 seconds: %q", e)
+	}
+
 	// The board check fails (the bot's password is wrong): the checklist
 	// with its fix, and no game.
 	setEnv(t, g.env, "not-the-password")
@@ -226,6 +234,7 @@ func TestNewGameForm(t *testing.T) {
 	f.Set("opt.rejection_limit", "4")
 	f.Set("opt.missing_vote", "reject")
 	f.Set("seed", "77")
+	f.Set("deadline_unit_seconds", "1")
 	resp, _ = g.post(t, "/new", f)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("a good form: %s", resp.Status)
@@ -257,6 +266,9 @@ func TestNewGameForm(t *testing.T) {
 		gf, err := gameconfig.LoadGameFile(p)
 		if err != nil {
 			t.Fatalf("the game file does not load: %v\n%s", err, file)
+		}
+		if u := gf.Forum.DeadlineUnitSeconds; u == nil || *u != 1 {
+			t.Errorf("the game file's deadline_unit_seconds: %v, want 1\n%s", u, file)
 		}
 		if gf.Name != "desk-made" || *gf.Seed != 77 || fmt.Sprint(gf.Options) != "map[missing_vote:reject rejection_limit:4]" || len(gf.Players) != len(g.board.Players()) || gf.Players[0].ID == "" {
 			t.Errorf("the game file: %+v\n%s", gf, file)

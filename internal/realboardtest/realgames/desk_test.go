@@ -40,7 +40,7 @@ func TestDeskCreatesGame(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays a whole game in real time")
 	}
-	w := wholeGame{kind: "resistance", engine: realboardtest.PhpBB, speed: 2, seed: 3, limit: 8 * time.Minute, players: 5} // as TestWholeGames gives it
+	w := wholeGame{kind: "resistance", engine: realboardtest.PhpBB, speed: 2, seed: 3, limit: 8 * time.Minute, players: 5, toTheSecond: true} // as TestWholeGames gives it
 	g, _ := rules.Lookup(w.kind)
 	demo := g.(rules.Demo).DemoTable(w.speed)
 	demo.Players = demo.Players[:w.players]
@@ -119,7 +119,9 @@ func TestDeskCreatesGame(t *testing.T) {
 		"password_from": {"file"}, "password_file": {pwFile}, "players": {strings.Join(players, "\n")},
 		"opt.phase_hours": {strconvF(demo.Options["phase_hours"])}, "seed": {"3"},
 		// The bot reads twice a second, flood-exempt, at the harness's pace.
-		"poll_seconds": {"0.5"}, "flood_seconds": {"0"}, "requests_per_second": {"50"}}
+		"poll_seconds": {"0.5"}, "flood_seconds": {"0"}, "requests_per_second": {"50"},
+		// Deadlines to the second, as TestWholeGames plays this game.
+		"deadline_unit_seconds": {"0"}}
 
 	// A thread that is none: the check fails, with its fix; no game.
 	resp, body := post("/new", form)
@@ -157,7 +159,8 @@ func TestDeskCreatesGame(t *testing.T) {
 	if err := json.Unmarshal(row.Forum, &fc); err != nil {
 		t.Fatal(err)
 	}
-	if fc.PasswordFile != pwFile || fc.PollSeconds != 0.5 || fc.FloodSeconds == nil || *fc.FloodSeconds != 0 || gc.Seed != 3 {
+	if fc.PasswordFile != pwFile || fc.PollSeconds != 0.5 || fc.FloodSeconds == nil || *fc.FloodSeconds != 0 || gc.Seed != 3 ||
+		fc.DeadlineUnitSeconds == nil || *fc.DeadlineUnitSeconds != 0 {
 		t.Errorf("the game is set up with %+v, %+v", fc, gc)
 	}
 	slowBoard(t, b)
