@@ -31,12 +31,15 @@ type pkgTime struct {
 	result  string
 }
 
+// slowest is how many of the slowest tests are listed after the packages.
+const slowest = 15
+
 func main() {
 	start := time.Now()
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 16<<20)
 	outputs := map[string][]string{} // package + test: its lines so far
-	var pkgs []pkgTime
+	var pkgs, tests []pkgTime
 	failed, events := false, 0
 	for in.Scan() {
 		var e event
@@ -59,6 +62,7 @@ func main() {
 			failed = true
 			if e.Test != "" {
 				fmt.Print(strings.Join(outputs[key], ""))
+				tests = append(tests, pkgTime{e.Package + " " + e.Test, e.Elapsed, "FAIL"})
 			} else {
 				pkgs = append(pkgs, pkgTime{e.Package, e.Elapsed, "FAIL"})
 			}
@@ -66,6 +70,8 @@ func main() {
 		case "pass", "skip":
 			if e.Test == "" {
 				pkgs = append(pkgs, pkgTime{e.Package, e.Elapsed, e.Action})
+			} else {
+				tests = append(tests, pkgTime{e.Package + " " + e.Test, e.Elapsed, e.Action})
 			}
 			delete(outputs, key)
 		}
@@ -76,6 +82,11 @@ func main() {
 		if p.elapsed < 1 {
 			continue
 		}
+		fmt.Printf("%8.1fs  %-4s  %s\n", p.elapsed, p.result, p.name)
+	}
+	sort.Slice(tests, func(i, j int) bool { return tests[i].elapsed > tests[j].elapsed })
+	fmt.Printf("\n== the %d slowest tests (a parallel test's time includes its waits beside the others)\n", slowest)
+	for _, p := range tests[:min(slowest, len(tests))] {
 		fmt.Printf("%8.1fs  %-4s  %s\n", p.elapsed, p.result, p.name)
 	}
 	if failed || events == 0 {
