@@ -2,12 +2,14 @@ package moderator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/pgtest"
@@ -172,9 +174,14 @@ type slowReply struct {
 	hold func()
 }
 
+// Reply is slow once its request has left (after the sender's hook): the
+// board takes its time over a submission already on its way.
 func (b slowReply) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	if err := forum.Submitting(ctx); err != nil {
+		return "", fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
+	}
 	b.hold()
-	return b.Board.Reply(ctx, thread, body, key)
+	return b.Board.Reply(forum.WithSubmit(ctx, nil), thread, body, key)
 }
 
 // A send whose lease ran out while it was under way (the database away
