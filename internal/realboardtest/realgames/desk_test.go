@@ -118,8 +118,8 @@ func TestDeskCreatesGame(t *testing.T) {
 		"url": {b.URL}, "engine": {"phpbb"}, "thread": {"99999"}, "bot": {b.Bot.Name},
 		"password_from": {"file"}, "password_file": {pwFile}, "players": {strings.Join(players, "\n")},
 		"opt.phase_hours": {strconvF(demo.Options["phase_hours"])}, "seed": {"3"},
-		// The bot reads twice a second, flood-exempt, at the harness's pace.
-		"poll_seconds": {"0.5"}, "flood_seconds": {"0"}, "requests_per_second": {"50"},
+		// The bot reads once a second, flood-exempt, at the harness's pace.
+		"poll_seconds": {"1"}, "flood_seconds": {"0"}, "requests_per_second": {"50"},
 		// Deadlines to the second, as TestWholeGames plays this game.
 		"deadline_unit_seconds": {"0"}}
 
@@ -159,7 +159,7 @@ func TestDeskCreatesGame(t *testing.T) {
 	if err := json.Unmarshal(row.Forum, &fc); err != nil {
 		t.Fatal(err)
 	}
-	if fc.PasswordFile != pwFile || fc.PollSeconds != 0.5 || fc.FloodSeconds == nil || *fc.FloodSeconds != 0 || gc.Seed != 3 ||
+	if fc.PasswordFile != pwFile || fc.PollSeconds != 1 || fc.FloodSeconds == nil || *fc.FloodSeconds != 0 || gc.Seed != 3 ||
 		fc.DeadlineUnitSeconds == nil || *fc.DeadlineUnitSeconds != 0 {
 		t.Errorf("the game is set up with %+v, %+v", fc, gc)
 	}
