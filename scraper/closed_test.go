@@ -36,17 +36,10 @@ func TestClosedBoard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var posts, gets atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method == http.MethodPost {
-					posts.Add(1)
-				} else {
-					gets.Add(1)
-				}
+			srv, posts, gets := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(c.status)
 				w.Write(page)
-			}))
-			t.Cleanup(srv.Close)
+			})
 			prof, _ := forum.Builtin(c.engine)
 			s, err := NewSession(srv.URL+"/", prof, forum.Credentials{Username: "GMBot", Password: "pw"},
 				Options{Clock: clock.NewFake(t0), MinInterval: time.Millisecond, Retries: 2})
@@ -68,4 +61,20 @@ func TestClosedBoard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingServer serves answer for the test's length, counting the POSTs
+// and the other requests it gets.
+func countingServer(t *testing.T, answer http.HandlerFunc) (srv *httptest.Server, posts, gets *atomic.Int32) {
+	posts, gets = new(atomic.Int32), new(atomic.Int32)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		} else {
+			gets.Add(1)
+		}
+		answer(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, posts, gets
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,20 +39,13 @@ func TestPing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var posts, gets atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method == http.MethodPost {
-					posts.Add(1)
-				} else {
-					gets.Add(1)
-				}
+			srv, posts, gets := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if tc.retryIn != "" {
 					w.Header().Set("Retry-After", tc.retryIn)
 				}
 				w.WriteHeader(tc.status)
 				w.Write([]byte(tc.body))
-			}))
-			t.Cleanup(srv.Close)
+			})
 			clk := clock.NewFake(t0)
 			prof, _ := forum.Builtin("phpbb")
 			s, err := NewSession(srv.URL+"/", prof, forum.Credentials{Username: "GMBot", Password: "pw"},

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,16 +17,9 @@ import (
 // written; not for a GET. A hook that fails means the POST is never made
 // (ErrNotSent).
 func TestSubmittingRunsJustBeforeAPost(t *testing.T) {
-	var posts, gets atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			posts.Add(1)
-		} else {
-			gets.Add(1)
-		}
+	srv, posts, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("<html><body>ok</body></html>"))
-	}))
-	t.Cleanup(srv.Close)
+	})
 	prof, _ := forum.Builtin("phpbb")
 	s, err := NewSession(srv.URL+"/", prof, forum.Credentials{}, Options{Clock: clock.Real{}, MinInterval: 300 * time.Millisecond})
 	if err != nil {
