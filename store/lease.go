@@ -249,24 +249,23 @@ func (tx *Tx) SubmitOutbox(it *OutboxItem) error {
 	if f == nil || f.Budget <= 0 {
 		return nil
 	}
+	if err := tx.checkFence(); err != nil {
+		return err
+	}
 	// Never shortened: an earlier request's window still running is kept.
 	until := tx.dbNow() + ` + ?`
 	res, err := tx.exec(`UPDATE outbox SET claimed_until = CASE WHEN claimed_until > `+until+` THEN claimed_until ELSE `+until+` END
-		WHERE id = ? AND state = ? AND attempts = ? AND lease_epoch = ?
-		AND EXISTS (SELECT 1 FROM leases WHERE game_id = outbox.game_id AND owner = ? AND epoch = ? AND expires_at > `+tx.dbNow()+`)`,
-		f.Budget.Microseconds(), f.Budget.Microseconds(), it.ID, OutboxSending, it.Attempts, f.Epoch, f.Owner, f.Epoch)
+		WHERE id = ? AND state = ? AND attempts = ? AND lease_epoch = ?`,
+		f.Budget.Microseconds(), f.Budget.Microseconds(), it.ID, OutboxSending, it.Attempts, f.Epoch)
 	if err != nil {
 		return fmt.Errorf("store: outbox #%d on its way: %w", it.ID, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return err
-	} else if n == 1 {
-		return nil
+	} else if n != 1 {
+		return fmt.Errorf("%w: outbox #%d", ErrClaimed, it.ID)
 	}
-	if err := tx.checkFence(); err != nil {
-		return err
-	}
-	return fmt.Errorf("%w: outbox #%d", ErrClaimed, it.ID)
+	return nil
 }
 
 // Heartbeat records that runner id is alive for ttl more, and forgets
