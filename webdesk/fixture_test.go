@@ -80,10 +80,8 @@ func startGameWith(t *testing.T, kind, name string, edit func(*gameconfig.GameCo
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
 	env := "FORUMGM_DESK_TEST_PW_" + hex.EncodeToString(rnd)
-	// Its own name: set with os.Setenv, so that games may be set up side by
-	// side (t.Setenv forbids parallel tests).
-	os.Setenv(env, b.BotPW)
-	t.Cleanup(func() { os.Unsetenv(env) })
+	// Its own name, so that games may be set up side by side.
+	setEnv(t, env, b.BotPW)
 	const speed = 0.01 // phases of hours, not seconds: only the GM resolves them here
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
 		return forumconn.Connect(site, clock.Real{}, forumgm.Version)

@@ -105,9 +105,6 @@ type Board struct {
 	FindFail int
 	// Finds counts FindPost calls (the board-side marker search).
 	Finds int
-	// Submissions counts the posts and PMs whose request left (after the
-	// sender's hook, forum.Submitting, let it).
-	Submissions int
 	// Refuse names a recipient the board will not PM (an unknown user).
 	Refuse string
 	// FailPM: PMs to these names fail with the error, nothing sent.
@@ -501,13 +498,12 @@ func (b *Board) lost() error {
 }
 
 // submitting is the moment a real port's request leaves: the sender's
-// hook runs (forum.Submitting), and Submissions counts it; a hook's error
-// leaves the message unsubmitted, as the real ports report it.
+// hook runs (forum.Submitting); a hook's error leaves the message
+// unsubmitted, as the real ports report it.
 func (b *Board) submitting(ctx context.Context) error {
 	if err := forum.Submitting(ctx); err != nil {
 		return fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
 	}
-	b.Submissions++
 	return nil
 }
 
