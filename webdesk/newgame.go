@@ -213,7 +213,7 @@ func (d *Desk) newPageFor(game string, v url.Values) newPage {
 			Help: "The board's flood limit for the bot account: 0 when the account is exempt (a moderator); empty: learned from the board's refusals."},
 		{Name: "requests_per_second", Label: "Requests to the board a second", Kind: "text", Inputmode: "decimal", Value: val("requests_per_second", ""), Placeholder: "1",
 			Help: "How fast the bot may ask the board for pages; 1 if left empty."},
-		{Name: "deadline_unit_seconds", Label: "Deadlines on whole (seconds)", Kind: "text", Inputmode: "decimal", Value: val("deadline_unit_seconds", ""),
+		{Name: "deadline_unit_seconds", Label: "Deadlines rounded up to (seconds)", Kind: "text", Inputmode: "decimal", Value: val("deadline_unit_seconds", ""),
 			Help: "Deadlines are rounded up to a multiple of this. Empty: the board's time stamps' unit (a minute on phpBB, MyBB and SMF, so no stamp straddles a deadline); 1 where the bot's times show seconds; 0: no rounding."},
 	}})
 	return p
