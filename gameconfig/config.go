@@ -114,6 +114,13 @@ type ForumConfig struct {
 	// minute stamp straddles a deadline; 0 turns rounding off, for phases
 	// of seconds as in the demo).
 	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds,omitempty"`
+	// LateSeconds is how long after forumgm stopped waiting for a post or
+	// PM (its request timed out, or a clean stop let it end) the board may
+	// still take it: a slow proxy in between, a board that finishes a
+	// submission whose client hung up [5]. Until then, a missing marker
+	// proves nothing, and no one sends the message again
+	// (docs/exactly-once.md).
+	LateSeconds *float64 `json:"late_seconds,omitempty" yaml:"late_seconds,omitempty"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second,omitempty"`
 	// TimeZone is the bot account's time zone on the board (its profile
@@ -158,6 +165,11 @@ func (f ForumConfig) Check() error {
 			return err
 		}
 	}
+	if f.LateSeconds != nil {
+		if err := checkNumber("late_seconds", *f.LateSeconds, 0, 600, true); err != nil {
+			return err
+		}
+	}
 	if f.DeadlineUnitSeconds != nil {
 		if err := checkNumber("deadline_unit_seconds", *f.DeadlineUnitSeconds, 0, 86400, true); err != nil {
 			return err
@@ -175,6 +187,19 @@ func checkNumber(name string, v, lo, hi float64, zeroOK bool) error {
 		return nil
 	}
 	return fmt.Errorf("forum %s: must be %v to %v, not %v", name, lo, hi, v)
+}
+
+// DefaultLate is how late a board may take a submission after forumgm
+// stopped waiting for it, unless late_seconds says otherwise.
+const DefaultLate = 5 * time.Second
+
+// Late is how long after forumgm stopped waiting for a submission the
+// board may still take it (late_seconds).
+func (f ForumConfig) Late() time.Duration {
+	if f.LateSeconds == nil {
+		return DefaultLate
+	}
+	return time.Duration(*f.LateSeconds * float64(time.Second))
 }
 
 // Poll is the polling interval.

@@ -130,7 +130,7 @@ func health(msgs []store.Message, items []store.OutboxItem) Health {
 			continue // never to go, or gone as its parts
 		case store.OutboxFailed:
 			h.Failed++
-		case store.OutboxSending, store.OutboxUnconfirmed:
+		case store.OutboxSending, store.OutboxUnconfirmed, store.OutboxUnknown:
 			h.Retrying++
 		}
 		if it.LastError != "" && !it.CreatedAt.Before(errAt) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
@@ -89,7 +90,9 @@ func (e *troubleError) Unwrap() error { return e.err }
 // when an earlier try may have sent it, given up after max attempts, cut
 // into parts when longer than the board is known to take, or sent.
 func (m *Moderator) sendItem(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem, max int) error {
-	if it.State == store.OutboxSending || it.State == store.OutboxUnconfirmed {
+	if it.State != store.OutboxPending {
+		// Sending, unconfirmed or unknown: an earlier try may be on the
+		// board, or on its way to it.
 		if at := m.settleAt(it.ID); at.After(m.now()) {
 			return &troubleError{err: fmt.Errorf("%s: the board may still be taking its last submission, until %s", it.Marker, at.UTC().Format(time.RFC3339)), waiting: true}
 		}
@@ -295,7 +298,11 @@ func (m *Moderator) confirm(ctx context.Context, f forum.BoardSender, l *loaded,
 // sendOne makes one attempt at an item: claimed (marked sending) first,
 // sent after. Under a lease the claim is fenced and the send given up once
 // the fence's budget is spent, so it is over before any other runner can
-// take the game (and look for the item's marker).
+// take the game (and look for the item's marker). A stop (the runner's, or
+// the game given back) ends the attempt at once while nothing of it has
+// left; once a request of it is on its way, that request ends by itself
+// (bounded by the send's own deadline) and what became of it is recorded
+// before the game is let go.
 func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) error {
 	if err := m.claim(ctx, it); errors.Is(err, store.ErrLeaseShort) || errors.Is(err, store.ErrClaimed) {
 		m.log().Info("not sending now", "game", l.row.Name, "marker", it.Marker, "why", err)
@@ -306,21 +313,17 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	if err := m.crash("before-send"); err != nil {
 		return err
 	}
-	sendCtx := ctx
+	sendCtx, rec := ctx, ctx
+	var sub *submission
 	if fe := store.FenceFrom(ctx); fe != nil && fe.Budget > 0 {
+		sub = m.submit(ctx, it, fe.Budget, l.forum.Late())
+		defer sub.close()
+		sendCtx = sub.ctx
+		// What became of it is recorded even after a stop, within
+		// recordLimit: the lease is let go only after that.
 		var cancel context.CancelFunc
-		sendCtx, cancel = context.WithTimeout(ctx, fe.Budget)
+		rec, cancel = context.WithTimeout(context.WithoutCancel(ctx), recordLimit)
 		defer cancel()
-		// The uncertain window opens as each request of it leaves, not at
-		// the claim: a runner killed while the form aged or the pacer held
-		// the request leaves nothing for its successor to wait out.
-		claimed := *it
-		sendCtx = forum.WithSubmit(sendCtx, func() error {
-			if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.SubmitOutbox(&claimed) }); err != nil {
-				return fmt.Errorf("recording %s as on its way: %w", it.Marker, err)
-			}
-			return m.crash("submitting")
-		})
 	}
 	var fid string
 	var err error
@@ -328,6 +331,9 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		fid, err = f.Reply(sendCtx, l.forum.Thread, it.Body, it.Marker)
 	} else {
 		fid, err = f.SendPM(sendCtx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
+	}
+	if cerr := sub.crash(); cerr != nil {
+		return cerr
 	}
 	var fe *forum.FloodError
 	if errors.As(err, &fe) {
@@ -340,7 +346,7 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		if fe.Uncertain {
 			state = store.OutboxSending
 		}
-		if merr := m.mark(ctx, l, it, state, "", fe.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, state, "", fe.Error()); merr != nil {
 			return merr
 		}
 		m.setFloodUntil(l.row.ID, fe.Until)
@@ -348,11 +354,11 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		return errNotYet
 	}
 	if errors.Is(err, forum.ErrNotSubmitted) {
-		// Its deadline came before anything of it reached the board (a
-		// board slower than the sends under way): no attempt, and nothing
-		// to check for; it goes again on the next drain, with a new budget.
+		// Its deadline (or a stop) came before anything of it reached
+		// the board: no attempt, and nothing to check for; it goes again
+		// on the next drain, with a new budget.
 		it.Attempts--
-		if merr := m.mark(ctx, l, it, store.OutboxPending, "", err.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, store.OutboxPending, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.log().Info("not sent in time: it goes again later", "game", l.row.Name, "marker", it.Marker, "err", err)
@@ -360,12 +366,12 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	}
 	var tl *forum.TooLongError
 	if errors.As(err, &tl) {
-		return m.tooLong(ctx, l, it, tl)
+		return m.tooLong(rec, l, it, tl)
 	}
 	if errors.Is(err, forum.ErrUnconfirmed) {
 		// It may well be on the forum: a later tick checks for its
 		// marker again, and only a check that answers can lead to a resend.
-		if merr := m.mark(ctx, l, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.backOff(it)
@@ -375,17 +381,22 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		// The board refused it for good (an unknown recipient, a locked
 		// topic): retrying will not help, and it must not hold up the
 		// game's other messages. The GM sees it and can `retry` it.
-		if merr := m.mark(ctx, l, it, store.OutboxFailed, "", err.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, store.OutboxFailed, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.log().Error("the forum refused a message; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", err)
 		return nil
 	}
 	if err != nil {
-		// Stays sending: whether it went out is unknown until the marker
-		// check on the next try.
-		it.LastError = err.Error()
-		if merr := m.mark(ctx, l, it, store.OutboxSending, "", it.LastError); merr != nil {
+		// Whether it went out is unknown until the marker check on the
+		// next try: "unknown" when a request of it left (timed out, cut
+		// off), else it stays sending. Never failed for it.
+		state := store.OutboxSending
+		if sub.left() {
+			state = store.OutboxUnknown
+			m.log().Warn("a message's request ended without an answer: it may be on the board; it is looked for before any resend", "game", l.row.Name, "marker", it.Marker, "err", err)
+		}
+		if merr := m.mark(rec, l, it, state, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.backOff(it)
@@ -398,11 +409,108 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	if err := m.crash("after-send"); err != nil {
 		return err
 	}
-	if err := m.mark(ctx, l, it, store.OutboxSent, fid, ""); err != nil {
+	if err := m.mark(rec, l, it, store.OutboxSent, fid, ""); err != nil {
 		return err
 	}
 	m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
 	return nil
+}
+
+// recordLimit bounds recording what became of a send after a stop.
+const recordLimit = 10 * time.Second
+
+// errStopping: the runner is stopping (or giving the game back), so no
+// new request of a send leaves.
+var errStopping = errors.New("stopping: no new submission")
+
+// submission is one attempt's requests under a lease. Its context ends at
+// the fence's budget; a stop ends it at once only while none of its
+// requests is on its way, else as soon as the last one has ended, so a
+// request that has left is never cut off (the board might still take it
+// while its sender records nothing), and none leaves after the stop.
+type submission struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	watch  func() bool
+
+	mu       sync.Mutex
+	stopping bool
+	open     int   // requests on their way
+	gone     bool  // some request has left
+	crashed  error // a test's crash as a request left: nothing more is recorded
+}
+
+// submit starts an attempt's submission for claimed item it: each request
+// of it, just before it leaves, records on the item that the board may be
+// taking it until the attempt's deadline plus late (SubmitOutbox).
+func (m *Moderator) submit(ctx context.Context, it *store.OutboxItem, budget, late time.Duration) *submission {
+	s := &submission{}
+	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
+	s.cancel = cancel
+	deadline, _ := base.Deadline()
+	s.watch = context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.stopping = true
+		if s.open == 0 {
+			s.cancel()
+		}
+	})
+	claimed := *it
+	record := context.WithoutCancel(ctx)
+	s.ctx = forum.WithSubmit(base, func() (func(), error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.stopping {
+			return nil, errStopping
+		}
+		// The window is on the database's clock from now: what is left of
+		// the request's time, then the board's lateness.
+		window := time.Until(deadline) + late
+		if err := m.DB.Tx(record, func(tx *store.Tx) error { return tx.SubmitOutbox(&claimed, window) }); err != nil {
+			return nil, fmt.Errorf("recording %s as on its way: %w", it.Marker, err)
+		}
+		if err := m.crash("submitting"); err != nil {
+			s.crashed = err
+			return nil, err
+		}
+		s.open++
+		s.gone = true
+		return func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.open--
+			if s.stopping && s.open == 0 {
+				s.cancel()
+			}
+		}, nil
+	})
+	return s
+}
+
+// left says whether a request of the attempt left (false for nil).
+func (s *submission) left() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
+}
+
+// crash is the test's crash as a request left (nil for nil).
+func (s *submission) crash() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashed
+}
+
+func (s *submission) close() {
+	s.watch()
+	s.cancel()
 }
 
 // nextDue picks the next item to send. Thread posts go out in order, and so

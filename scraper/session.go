@@ -297,10 +297,13 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 	}
 	if method == http.MethodPost {
 		// After every wait, just before the bytes leave: the sender
-		// records the submission as on its way (forum.WithSubmit).
-		if err := forum.Submitting(ctx); err != nil {
+		// records the submission as on its way (forum.WithSubmit), and
+		// hears when it has ended.
+		ended, err := forum.Submitting(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 		}
+		defer ended()
 	}
 	s.requests.Add(1)
 	sent := s.opt.Clock.Now()

@@ -50,7 +50,7 @@ func (tx *Tx) outboxCount(gameID int64) (int, error) {
 // its place.
 func (tx *Tx) Unsent(gameID int64) ([]OutboxItem, error) {
 	var rows []outboxRow
-	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?) ORDER BY COALESCE(part_of, id), id`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed); err != nil {
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?, ?) ORDER BY COALESCE(part_of, id), id`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed, OutboxUnknown); err != nil {
 		return nil, err
 	}
 	out := make([]OutboxItem, len(rows))

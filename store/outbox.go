@@ -100,7 +100,7 @@ func (tx *Tx) enqueue(items []OutboxItem) error {
 // a later one is due. nil, nil when there is nothing to send now.
 func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
 	var r outboxRow
-	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?) ORDER BY COALESCE(part_of, id), id LIMIT 1`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed)
+	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?, ?) ORDER BY COALESCE(part_of, id), id LIMIT 1`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed, OutboxUnknown)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -52,6 +52,12 @@ const (
 	// checked again later, never resent before a check answers, never
 	// failed for it.
 	OutboxUnconfirmed OutboxState = "unconfirmed"
+	// OutboxUnknown: a request of it left and ended without an answer (it
+	// timed out, or its connection broke): the board may have it, or may
+	// still be taking it. Never failed for that: whoever sends next looks
+	// for its marker first and, finding nothing, waits out the rest of
+	// that request's window (ClaimSettles) before it sends again.
+	OutboxUnknown OutboxState = "unknown"
 	// OutboxSplit: the board refused it as too long; it goes out instead as
 	// the items whose PartOf names it.
 	OutboxSplit OutboxState = "split"
@@ -64,5 +70,5 @@ const (
 
 // Unsent tells the states still to be sent or confirmed.
 func (s OutboxState) Unsent() bool {
-	return s == OutboxPending || s == OutboxSending || s == OutboxUnconfirmed
+	return s == OutboxPending || s == OutboxSending || s == OutboxUnconfirmed || s == OutboxUnknown
 }

@@ -499,19 +499,23 @@ func (b *Board) lost() error {
 
 // submitting is the moment a real port's request leaves: the sender's
 // hook runs (forum.Submitting); a hook's error leaves the message
-// unsubmitted, as the real ports report it.
-func (b *Board) submitting(ctx context.Context) error {
-	if err := forum.Submitting(ctx); err != nil {
-		return fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
+// unsubmitted, as the real ports report it. ended is the hook's, for when
+// the request has ended.
+func (b *Board) submitting(ctx context.Context) (ended func(), err error) {
+	ended, err = forum.Submitting(ctx)
+	if err != nil {
+		return ended, fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
 	}
-	return nil
+	return ended, nil
 }
 
 // Reply posts as the bot, with the marker line (forum.BoardSender).
 func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) {
 	b.Lock()
 	defer b.Unlock()
-	if err := b.submitting(ctx); err != nil {
+	ended, err := b.submitting(ctx)
+	defer ended()
+	if err != nil {
 		return "", err
 	}
 	if b.Down {
@@ -534,7 +538,9 @@ func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) 
 func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
 	b.Lock()
 	defer b.Unlock()
-	if err := b.submitting(ctx); err != nil {
+	ended, err := b.submitting(ctx)
+	defer ended()
+	if err != nil {
 		return "", err
 	}
 	if b.Down {
