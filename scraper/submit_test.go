@@ -27,7 +27,7 @@ func TestSubmittingRunsJustBeforeAPost(t *testing.T) {
 	}
 	var hooked []time.Time
 	var madeBefore []int32 // POSTs the server had when the hook ran
-	var endedWith []int32 // POSTs the server had answered when the request ended
+	var endedWith []int32  // POSTs the server had answered when the request ended
 	ctx := forum.WithSubmit(context.Background(), func() (func(), error) {
 		hooked = append(hooked, time.Now())
 		madeBefore = append(madeBefore, posts.Load())
