@@ -91,6 +91,13 @@ type liveGame struct {
 // game lasts seconds, not minutes.
 func newLiveGames(t *testing.T, bin, dsn string, n, rounds int) ([]*liveGame, []string) {
 	t.Helper()
+	return newLiveGamesWith(t, bin, dsn, n, rounds, "")
+}
+
+// newLiveGamesWith is newLiveGames with more settings in each game file's
+// forum map (", late_seconds: 30").
+func newLiveGamesWith(t *testing.T, bin, dsn string, n, rounds int, forumMore string) ([]*liveGame, []string) {
+	t.Helper()
 	env := os.Environ()
 	var games []*liveGame
 	eng, _ := rules.Lookup("nations")
@@ -112,11 +119,11 @@ func newLiveGames(t *testing.T, bin, dsn string, n, rounds int) ([]*liveGame, []
 		pwEnv := fmt.Sprintf("FORUMGM_MULTI_PW_%d", i)
 		gf := fmt.Sprintf(`name: %s
 game: nations
-forum: {url: "%s", engine: phpbb, thread: "%d", bot: %s, password_env: %s, poll_seconds: 0.3, flood_seconds: 0, requests_per_second: 50, deadline_unit_seconds: 0}
+forum: {url: "%s", engine: phpbb, thread: "%d", bot: %s, password_env: %s, poll_seconds: 0.3, flood_seconds: 0, requests_per_second: 50, deadline_unit_seconds: 0%s}
 players:
 %soptions: {rounds: %d, round_minutes: 0.12, break_minutes: 0.03}
 seed: %d
-`, name, b.Base, b.Topic, demo.BotName, pwEnv, players.String(), rounds, 3+i)
+`, name, b.Base, b.Topic, demo.BotName, pwEnv, forumMore, players.String(), rounds, 3+i)
 		file := filepath.Join(t.TempDir(), name+".yaml")
 		if err := os.WriteFile(file, []byte(gf), 0o600); err != nil {
 			t.Fatal(err)
