@@ -88,6 +88,7 @@ type Moderator struct {
 	// retryAt: by outbox item, when a send that went wrong may be tried
 	// again (its lane waits; the others go on). Lost on restart, harmlessly.
 	retryAt map[int64]time.Time
+	takenAt map[int64]time.Time // when a taken item is looked for again (send.go)
 	// backfilling: the games whose last read stopped before the thread's
 	// end (read.go, readSlice); polls: what each game's polls saw (poll.go).
 	backfilling map[int64]bool

@@ -50,6 +50,9 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 		if it == nil {
+			if err := m.recheckTaken(ctx, f, l); err != nil && first == nil {
+				first = err
+			}
 			return first
 		}
 		err = each(func() error { return m.sendItem(ctx, f, l, it, max) })
@@ -74,6 +77,55 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 	}
+}
+
+// takenRecheck is how often an item the board said it took, whose marker
+// was not found, is looked for again (takenPerDrain at a time): found, it
+// is sent; never resent.
+const (
+	takenRecheck  = 5 * time.Minute
+	takenPerDrain = 3
+)
+
+// recheckTaken looks again for the markers of the game's taken items that
+// are due, once the rest has gone: a marker check that failed, or a board
+// slow to list the message, no longer needs the GM.
+func (m *Moderator) recheckTaken(ctx context.Context, f forum.BoardSender, l *loaded) error {
+	var taken []store.OutboxItem
+	if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { taken, err = tx.Taken(l.row.ID); return err }); err != nil {
+		return fmt.Errorf("send %s: %w", l.row.Name, err)
+	}
+	n := 0
+	for i := range taken {
+		it := &taken[i]
+		m.mu.Lock()
+		at := m.takenAt[it.ID]
+		m.mu.Unlock()
+		if at.After(m.now()) || n >= takenPerDrain {
+			continue
+		}
+		n++
+		m.recheckAt(it.ID)
+		fid, found, err := m.find(ctx, f, l, it)
+		if err != nil || !found {
+			continue
+		}
+		m.log().Info("found on the board a message it said it took", "game", l.row.Name, "marker", it.Marker)
+		if err := m.mark(ctx, l, it, store.OutboxSent, fid, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recheckAt puts off the next look for taken item id's marker.
+func (m *Moderator) recheckAt(id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.takenAt == nil {
+		m.takenAt = map[int64]time.Time{}
+	}
+	m.takenAt[id] = m.now().Add(takenRecheck)
 }
 
 // troubleError is one item's trouble (an unclear or failed send, a failed
@@ -368,6 +420,18 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	if errors.As(err, &tl) {
 		return m.tooLong(rec, l, it, tl)
 	}
+	if errors.Is(err, forum.ErrSaidSent) {
+		// The board said it took it: never sent again by itself (a
+		// board whose pages garble the marker took every copy). The
+		// messages after it go on; the GM decides.
+		if merr := m.mark(rec, l, it, store.OutboxTaken, "", err.Error()); merr != nil {
+			return merr
+		}
+		m.recheckAt(it.ID) // just looked for
+		m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
+			"game", l.row.Name, "marker", it.Marker, "err", err)
+		return nil
+	}
 	if errors.Is(err, forum.ErrUnconfirmed) {
 		// It may well be on the forum: a later tick checks for its
 		// marker again, and only a check that answers can lead to a resend.
@@ -561,8 +625,10 @@ func (m *Moderator) find(ctx context.Context, f forum.BoardSender, l *loaded, it
 	return f.FindSentPM(ctx, it.Marker, it.CreatedAt)
 }
 
-// Retry sends failed messages again (all of a game's, or one by marker):
-// each is checked for on the forum first, as any uncertain send is.
+// Retry sends failed messages again (all of a game's, or one by marker),
+// and those the board said it took but whose markers were not found
+// (taken): each is checked for on the forum first, as any uncertain send
+// is.
 func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error) {
 	n := 0
 	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
@@ -576,7 +642,7 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 		}
 		for i := range items {
 			it := &items[i]
-			if it.State != store.OutboxFailed || (marker != "" && it.Marker != marker) {
+			if (it.State != store.OutboxFailed && it.State != store.OutboxTaken) || (marker != "" && it.Marker != marker) {
 				continue
 			}
 			it.State, it.Attempts = store.OutboxSending, 0
@@ -586,7 +652,7 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 			n++
 		}
 		if n == 0 && marker != "" {
-			return fmt.Errorf("no failed message %s in game %s", marker, name)
+			return fmt.Errorf("no failed or unconfirmed (taken) message %s in game %s", marker, name)
 		}
 		return nil
 	})

@@ -236,3 +236,80 @@ func TestMessagesBeforeTheGameAreIgnored(t *testing.T) {
 		}
 	}
 }
+
+// TestATakenMessageIsNeverResent (issue 44, item 1): the board answers the
+// opening post with its own success page, but the post's marker cannot be
+// found (the board garbled it, as one in another charset does). The post
+// is "taken": never sent again by itself, over many ticks past every
+// back-off and recheck, while the game's other messages go out; status
+// counts it for the GM. Only the GM's `retry` sends it again, after one
+// more look for its marker.
+func TestATakenMessageIsNeverResent(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := forumtest.New(clk)
+	ff.SaidSent = 1
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "taken", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opening := func() store.OutboxItem {
+		var it store.OutboxItem
+		db.View(ctx, func(tx *store.Tx) error {
+			items, err := tx.Outbox(g.ID)
+			for _, o := range items {
+				if o.Kind == forum.KindPost && it.ID == 0 {
+					it = o
+				}
+			}
+			return err
+		})
+		return it
+	}
+	for range 30 { // 15 minutes: past every back-off and recheck
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(30 * time.Second)
+	}
+	ff.Post(ctx, "Alice", "[b]PROSPER[/b]") // a command: its receipt still goes out
+	for range 4 {
+		m.Tick(ctx, g.ID)
+		clk.Advance(30 * time.Second)
+	}
+	all := strings.Join(ff.BotPosts(), "\n")
+	if n := strings.Count(all, opening().Marker); n != 1 || !strings.Contains(all, "Â·"+opening().Marker) {
+		t.Fatalf("the opening post is on the board %d times; want once, garbled", n)
+	}
+	it := opening()
+	if it.State != store.OutboxTaken || !strings.Contains(it.LastError, "the board said it was sent") {
+		t.Errorf("the opening post is %s (%s); want taken, saying what the board said", it.State, it.LastError)
+	}
+	rs, err := m.Report(ctx, "taken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Taken != 1 {
+		t.Errorf("status counts %d taken messages, want 1", rs[0].Taken)
+	}
+	if len(ff.SentTo()["Alice"]) == 0 && len(ff.BotPosts()) < 2 {
+		t.Errorf("nothing after the taken post went out: it holds the others up")
+	}
+	if n, err := m.Retry(ctx, "taken", it.Marker); err != nil || n != 1 {
+		t.Fatalf("retry: %d %v", n, err)
+	}
+	finds := ff.Finds
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ff.Finds == finds {
+		t.Error("the retried post was sent without a look for its marker")
+	}
+	if it := opening(); it.State != store.OutboxSent {
+		t.Errorf("after the GM's retry: %s (%s), want sent", it.State, it.LastError)
+	}
+}

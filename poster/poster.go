@@ -422,9 +422,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			return a.id, nil
 		case a.sent:
 			// The board said it took it: never resubmitted, whatever the
-			// marker check said; the caller checks again later.
+			// marker check said (forum.ErrSaidSent).
 			p.taken(at)
-			return "", fmt.Errorf("%s: %w: %w", what, forum.ErrUnconfirmed, a.why)
+			return "", fmt.Errorf("%s: %w (%w): %w", what, forum.ErrUnconfirmed, forum.ErrSaidSent, a.why)
 		case a.tooLong != nil:
 			return "", fmt.Errorf("%s: %w: %w", what, ErrRejected, a.tooLong)
 		case a.rejected != "":

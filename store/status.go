@@ -58,6 +58,12 @@ const (
 	// for its marker first and, finding nothing, waits out the rest of
 	// that request's window (ClaimSettles) before it sends again.
 	OutboxUnknown OutboxState = "unknown"
+	// OutboxTaken: the board answered with its own page saying it took
+	// it, but its marker was not found on the board (forum.ErrSaidSent).
+	// Never sent again by itself, and no longer holding up the messages
+	// after it: the GM is told (status, the desk, the log) and may
+	// `forumgm retry` it after looking at the board.
+	OutboxTaken OutboxState = "taken"
 	// OutboxSplit: the board refused it as too long; it goes out instead as
 	// the items whose PartOf names it.
 	OutboxSplit OutboxState = "split"

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,6 +102,11 @@ type Board struct {
 	// Unconfirm makes the next n sends go out but come back unconfirmed
 	// (the board's success page, the marker check failed).
 	Unconfirm int
+	// SaidSent makes the next n sends go out with their marker garbled,
+	// as a board in another charset shows it ("·" as "Â·"), and come back
+	// as the board's success page whose marker was not found
+	// (forum.ErrSaidSent).
+	SaidSent int
 	// FindFail makes the next n marker checks fail.
 	FindFail int
 	// Finds counts FindPost calls (the board-side marker search).
@@ -484,6 +490,17 @@ func (b *Board) refuseLong(text string) error {
 	return nil
 }
 
+// garble is text as the board keeps it, and the error its send comes back
+// with: with SaidSent, the marker's "·" as a latin-1 board shows UTF-8's
+// bytes, and the board's success page.
+func (b *Board) garble(text string) (string, error) {
+	if b.SaidSent <= 0 {
+		return text, nil
+	}
+	b.SaidSent--
+	return strings.ReplaceAll(text, "·", "Â·"), fmt.Errorf("%w (%w): the board said it was sent (This message has been sent successfully.), but its marker was not found", forum.ErrUnconfirmed, forum.ErrSaidSent)
+}
+
 // lost is the error of a send that went out but was not confirmed, if any.
 func (b *Board) lost() error {
 	if b.Unconfirm > 0 {
@@ -521,13 +538,16 @@ func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) 
 	if b.Down {
 		return "", ErrDown
 	}
-	text := forum.WithMarker(markup, body, key)
+	text, said := b.garble(forum.WithMarker(markup, body, key))
 	if err := b.refuseLong(text); err != nil {
 		return "", err
 	}
 	id := b.id()
 	st := b.Stamp(b.clk.Now())
 	b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: render(text)})
+	if said != nil {
+		return "", said
+	}
 	if err := b.lost(); err != nil {
 		return "", err
 	}
@@ -556,12 +576,15 @@ func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key 
 	if err := b.FailPM[to.Name]; err != nil {
 		return "", err
 	}
-	text := forum.WithMarker(markup, body, key)
+	text, said := b.garble(forum.WithMarker(markup, body, key))
 	if err := b.refuseLong(text); err != nil {
 		return "", err
 	}
 	id := b.id()
 	b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
+	if said != nil {
+		return "", said
+	}
 	if err := b.lost(); err != nil {
 		return "", err
 	}

@@ -164,7 +164,7 @@ func sentFolderFull(t *testing.T, engine string) {
 			t.Fatal(err)
 		}
 		for _, it := range box {
-			if it.State != store.OutboxSent && it.State != store.OutboxUnconfirmed {
+			if it.State != store.OutboxSent && it.State != store.OutboxUnconfirmed && it.State != store.OutboxTaken {
 				settled = time.Time{}
 				return false
 			}
@@ -203,7 +203,7 @@ func sentFolderFull(t *testing.T, engine string) {
 		if n := inbox(it.RecipientName)[key]; n != 1 {
 			t.Errorf("PM %s (%s) is in %s's inbox %d times, want once", key, it.State, it.RecipientName, n)
 		}
-		if it.State == store.OutboxUnconfirmed {
+		if it.State == store.OutboxUnconfirmed || it.State == store.OutboxTaken {
 			unconfirmed++
 			if !strings.Contains(it.LastError, "full") {
 				t.Errorf("PM %s unconfirmed for another reason than a full folder: %s", key, it.LastError)
