@@ -1,9 +1,8 @@
 -- schema.postgres.sql: the tables of a fresh forumgm database on PostgreSQL,
 -- after every migration in store/migrations/postgres (0001_schema.sql to
--- 0014_games_changed.sql). The migrations are the source: this file is
--- generated from them, and `go test ./store` fails when it is stale or makes a
--- database other than theirs. Do not edit it; after adding a migration,
--- regenerate it with
+-- 0015_flavor.sql). The migrations are the source: this file is generated from
+-- them, and `go test ./store` fails when it is stale or makes a database other
+-- than theirs. Do not edit it; after adding a migration, regenerate it with
 --   go test ./store -run TestSchemaFiles -update
 -- A table, column or index a later migration added is marked with that
 -- migration; a column it added is shown in its table.
@@ -328,4 +327,21 @@ CREATE TABLE step_errors (
 -- none changed, without listing the games' revisions.
 CREATE TABLE games_version (
     n BIGINT NOT NULL
+);
+
+-- Added by 0015_flavor.sql.
+-- Migration 15: the GM's flavor for a phase's resolution (docs/gm-words.md),
+-- written ahead of its deadline and replaceable until the phase resolves:
+--   phase      the phase id it opens the update of;
+--   recipient  "" for the thread's update, else a player's slot: the
+--              opening of that player's private results (a PM);
+--   text       the GM's BBCode;
+--   at         when it was last written.
+CREATE TABLE flavors (
+    game_id   BIGINT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    phase     TEXT   NOT NULL,
+    recipient TEXT   NOT NULL DEFAULT '',
+    text      TEXT   NOT NULL,
+    at        BIGINT NOT NULL,
+    PRIMARY KEY (game_id, phase, recipient)
 );

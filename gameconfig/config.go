@@ -59,6 +59,9 @@ type GameConfig struct {
 	// in sign-ups; the moderator sets Players (in sign-up order) and Start
 	// when they close and the game starts.
 	Signups *Signups `json:"signups,omitempty"`
+	// Style is the game's house style, its shared file read in
+	// (docs/gm-words.md; nil: none).
+	Style *Style `json:"style,omitempty"`
 }
 
 // SigningUp says whether the game is still taking sign-ups (it has no
