@@ -113,6 +113,7 @@ func resolve(s *step, at time.Time) {
 	}
 	s.resolved = append(s.resolved, phase)
 	s.closings = append(s.closings, closing{phase: phase, title: s.closed})
+	r = s.withFlavor(phase, s.closed, r)
 	s.emit(phase, r, at)
 }
 

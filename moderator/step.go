@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
@@ -35,6 +36,20 @@ type step struct {
 	// this step acted on it, so its commit clears it.
 	outage     *store.Health
 	outageDone bool
+
+	// tx is the step's transaction, for what a step reads only when it
+	// needs it (the GM's flavor, when a phase resolves); failed is an
+	// error met there, which fails the step at its commit.
+	tx     *store.Tx
+	failed error
+}
+
+// fail makes the step fail at its commit (for code that cannot return an
+// error where it meets one).
+func (s *step) fail(err error) {
+	if s.failed == nil {
+		s.failed = err
+	}
 }
 
 // begin loads and locks a game for a step, in one call. v is the game as
@@ -65,7 +80,7 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state)}
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state), tx: tx}
 	if h, err := tx.Health(id); err != nil {
 		return nil, err
 	} else if h.Outage() {
@@ -111,6 +126,9 @@ func (s *step) warn(msg string, args ...any) { s.notes = append(s.notes, note{ms
 // commit saves the step in one call. A crash point follows a resolution: a
 // crash there, inside the transaction, must undo all of the step.
 func (m *Moderator) commit(tx *store.Tx, s *step) error {
+	if s.failed != nil {
+		return s.failed
+	}
 	if err := s.finish(); err != nil {
 		return err
 	}
@@ -183,12 +201,27 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 		// The board refused a message as too long: its own limit.
 		limit = learned
 	}
+	style := s.l.cfg.Style
 	for _, o := range r.Out {
+		// The house style goes around every thread post, each part of a
+		// long one whole, so the parts are cut to leave room for it.
+		styled := o.Public() && !style.Empty()
+		lim := limit
+		var view gameconfig.StyleView
+		if styled {
+			view = s.styleView()
+			if limit > 0 {
+				lim = max(limit-style.Overhead(view), limit/2)
+			}
+		}
 		// Longer than the board takes (a receipt for a 3,000-line PM): in
 		// parts, each its own outbox item and marker, so each is sent
 		// exactly once and the board never refuses one for its length.
-		parts := forum.SplitMessage(o.Text, limit)
+		parts := forum.SplitMessage(o.Text, lim)
 		for i, text := range parts {
+			if styled {
+				text = style.Apply(text, view)
+			}
 			subject := o.Subject
 			if len(parts) > 1 {
 				subject = fmt.Sprintf("%s (%d/%d)", o.Subject, i+1, len(parts))
