@@ -361,6 +361,9 @@ func auditCommand() *cli.Command {
 						rows = []moderator.AuditRow{}
 					}
 					v := map[string]any{"messages": rows}
+					if v["gm_words"], err = m.GMWords(ctx, c.Args().First()); err != nil {
+						return err
+					}
 					if c.Bool("outbox") {
 						v["outbox"] = out
 					}
@@ -370,6 +373,9 @@ func auditCommand() *cli.Command {
 					fmt.Println("no messages match (players are named as on the forum; phases as 'forumgm status' shows them)")
 				}
 				printAudit(rows)
+				if err := printGMWords(ctx, m, c.Args().First()); err != nil {
+					return err
+				}
 				if c.Bool("outbox") {
 					fmt.Println("\nOUTBOX")
 					for _, it := range out {
@@ -465,6 +471,8 @@ func gmCommands() []*cli.Command {
 		},
 		resolveNowCommand(),
 		previewCommand(),
+		flavorCommand(),
+		sayCommand(),
 		simple("count", "post a count of the current phase in the thread now (who has voted or sent orders; what the game's count shows)", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
 			n, err := m.Count(ctx, g)
 			return fmt.Sprintf("count %d of the phase queued; 'forumgm run' posts it", n), err
