@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -333,5 +335,85 @@ func TestStyleOnEveryPostAndLongText(t *testing.T) {
 	parts := len(r.threadPosts("The square fills"))
 	if parts < 2 || posts != 2+parts || pms == 0 {
 		t.Errorf("%d posts (%d parts of the long one), %d PMs", posts, parts, pms)
+	}
+}
+
+// TestGMWordsSurviveCrashes: each game played to its end with the GM
+// announcing in the thread and by PM now and then and writing flavor for
+// every phase (the thread's and the first player's, written again at every
+// iteration: replaced by the same), then the same moves again while the
+// moderator crashes at random points and sends lose their answers. In
+// both runs every announcement and note reaches its place exactly once,
+// every phase's flavor opens its update exactly once, nothing is sent
+// twice, and the games end the same.
+func TestGMWordsSurviveCrashes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays every game twice")
+	}
+	for gi, fg := range fastGames {
+		t.Run(fg.kind, func(t *testing.T) {
+			t.Parallel()
+			run := func(script []input, crash float64, seed uint64) outcome {
+				said := map[string]string{} // words → "" (thread) or the player
+				flavored := map[string]bool{}
+				gm := func(ctx context.Context, m *Moderator, name string, st rules.Status, iter int) {
+					if st.Finished || iter == 0 {
+						return
+					}
+					if iter%7 == 3 {
+						post, note := fmt.Sprintf("Announcement %d: [b]VOTE YES[/b] is only an example.", iter), fmt.Sprintf("Note %d.", iter)
+						if _, err := m.Say(ctx, name, "", "", post); err != nil {
+							t.Fatal(err)
+						}
+						if _, err := m.Say(ctx, name, fg.players[1], "", note); err != nil {
+							t.Fatal(err)
+						}
+						// Counted by their plain words: the board shows the bold as HTML.
+						said[fmt.Sprintf("Announcement %d:", iter)], said[note] = "", fg.players[1]
+					}
+					if _, err := m.SetFlavor(ctx, name, st.Phase, "", "Flavor of "+st.Phase+"."); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := m.SetFlavor(ctx, name, st.Phase, fg.players[0], "Private flavor of "+st.Phase+"."); err != nil {
+						t.Fatal(err)
+					}
+					flavored[st.Phase] = true
+				}
+				o := play(t, storetest.SQLite(t), gi, script, crash, seed, gm)
+				checkNoDuplicates(t, o)
+				count := func(l []string, what string) (n int) {
+					for _, b := range l {
+						n += strings.Count(b, what)
+					}
+					return n
+				}
+				if len(said) == 0 || len(flavored) < 2 {
+					t.Fatalf("the GM said %d things and flavored %d phases", len(said), len(flavored))
+				}
+				for text, to := range said {
+					where := o.posts
+					if to != "" {
+						where = o.pms[to]
+					}
+					if n := count(where, text); n != 1 {
+						t.Errorf("crash %v: %q went out %d times, want once", crash, text, n)
+					}
+				}
+				for ph := range flavored {
+					if n := count(o.posts, "Flavor of "+ph+"."); n != 1 {
+						t.Errorf("crash %v: the flavor of %s is in %d posts, want 1", crash, ph, n)
+					}
+					if n := count(o.pms[fg.players[0]], "Private flavor of "+ph+"."); n != 1 {
+						t.Errorf("crash %v: %s's flavor of %s is in %d PMs, want 1", crash, fg.players[0], ph, n)
+					}
+				}
+				return o
+			}
+			clean := run(nil, 0, 1)
+			crashed := run(clean.inputs, 0.12, 2)
+			if !reflect.DeepEqual(strip(clean.status), strip(crashed.status)) {
+				t.Errorf("the games end differently:\nclean   %+v\ncrashed %+v", clean.status, crashed.status)
+			}
+		})
 	}
 }
