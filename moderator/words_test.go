@@ -417,3 +417,32 @@ func TestGMWordsSurviveCrashes(t *testing.T) {
 		})
 	}
 }
+
+// TestSayDuringSignups: an announcement in a game still taking sign-ups
+// goes to the thread once, in the sign-ups' phase; a note by PM is
+// refused (nobody plays yet), and so is flavor.
+func TestSayDuringSignups(t *testing.T) {
+	tb := newSignups(t, storetest.SQLite(t), "resistance", map[string]any{"phase_hours": 0.1},
+		gameconfig.Signups{Min: 5, Max: 7, Close: "2h", Extension: "1h"})
+	tb.tick()
+	if _, err := tb.m.Say(context.Background(), "su-resistance", "", "", "Two more players and we start!"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.m.Say(context.Background(), "su-resistance", "Ann", "", "Hi"); err == nil || !strings.Contains(err.Error(), "sign-ups") {
+		t.Errorf("a PM during sign-ups: %v", err)
+	}
+	if _, err := tb.m.SetFlavor(context.Background(), "su-resistance", "signups", "", "x"); err == nil || !strings.Contains(err.Error(), "sign-ups") {
+		t.Errorf("flavor during sign-ups: %v", err)
+	}
+	tb.tick()
+	n := 0
+	for _, p := range tb.botPosts() {
+		n += strings.Count(p, "Two more players and we start!")
+	}
+	if n != 1 {
+		t.Errorf("the announcement is in %d posts, want 1", n)
+	}
+	if it := tb.outbox()[len(tb.outbox())-1]; !strings.Contains(it.Marker, "/signups/") || it.State != store.OutboxSent {
+		t.Errorf("the announcement's item: %s %s", it.Marker, it.State)
+	}
+}
