@@ -90,7 +90,7 @@ type Board struct {
 	// InboxErr, when set, is what reading the inbox fails with (the
 	// thread reads): a profile's inbox URL gone wrong, PMs turned off.
 	InboxErr error
-	// Skipped counts the PMs NewPMsExcept left out.
+	// Skipped counts the PMs NewPMs left out.
 	Skipped int
 	// Reads and Pings record when ReadThread and Ping were called; OnRead,
 	// when set, hears of each read (down: it failed).
@@ -426,14 +426,11 @@ func (b *Board) Mark(_ context.Context, forumID, thread string) (forum.ThreadMar
 }
 
 // NewPMs returns the inbox PMs newer than the cursor (forum.BoardReader).
-func (b *Board) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
-	return b.NewPMsExcept(ctx, cursor, nil)
-}
 
-// NewPMsExcept is NewPMs without the PMs whose sender skip refuses, as a
-// real inbox list shows the sender (forum.InboxSkipper); Skipped counts
+// NewPMs is the inbox after the cursor without the PMs whose sender skip
+// refuses, as a real inbox list shows the sender; Skipped counts
 // them.
-func (b *Board) NewPMsExcept(_ context.Context, cursor []byte, skip func(forum.Author) bool) (forum.Inbox, error) {
+func (b *Board) NewPMs(_ context.Context, cursor []byte, skip func(forum.Author) bool) (forum.Inbox, error) {
 	b.Lock()
 	defer b.Unlock()
 	if b.Down {

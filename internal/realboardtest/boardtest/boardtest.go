@@ -112,7 +112,7 @@ func CheckInboxPM(t *testing.T, ctx context.Context, c *forumconn.Conn, b *realb
 	t.Helper()
 	bob := b.Player("Bob")
 	sent := b.PM(t, bob, b.Bot, "orders", "INVADE Alice\nDEFEND")
-	box, err := c.NewPMs(ctx, nil)
+	box, err := c.NewPMs(ctx, nil, nil)
 	if err != nil {
 		t.Fatalf("inbox: %v", err)
 	}

@@ -39,7 +39,7 @@ func CheckInboxMarker(t *testing.T, b *realboardtest.Board, c *forumconn.Conn, d
 	if !shows(prof.URLs.Inbox) {
 		t.Errorf("%s: the inbox, with a PM, does not show selectors.inbox_folder %q", b.Engine, prof.Selectors.InboxFolder)
 	}
-	if box, err := c.NewPMs(ctx, nil); err != nil || len(box.PMs) != 1 {
+	if box, err := c.NewPMs(ctx, nil, nil); err != nil || len(box.PMs) != 1 {
 		t.Errorf("%s: the inbox read: %d PMs, %v; want Alice's", b.Engine, len(box.PMs), err)
 	}
 	for _, rel := range []string{prof.URLs.Sent, prof.ThreadPageURL(b.ThreadIDString(), 1), prof.URLs.Index} {

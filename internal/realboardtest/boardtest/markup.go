@@ -55,7 +55,7 @@ func CheckMarkerMarkup(t *testing.T, b *realboardtest.Board, c *forumconn.Conn) 
 	}); err != nil {
 		t.Fatalf("PM: %v", err)
 	}
-	box, err := Connect(t, b, alice).NewPMs(ctx, nil)
+	box, err := Connect(t, b, alice).NewPMs(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

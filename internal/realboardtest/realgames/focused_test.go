@@ -560,7 +560,7 @@ func TestInboxAndSentFolder(t *testing.T) {
 			// Bob's through the engine's PM code; Alice's below through
 			// her form, not flooded by one just before.
 			ids := []int{b.PM(t, bob, b.Bot, "orders", "INVADE Alice"), b.PM(t, bob, b.Bot, "orders 2", "DEFEND")}
-			box, err := c.NewPMs(ctx, nil)
+			box, err := c.NewPMs(ctx, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -569,7 +569,7 @@ func TestInboxAndSentFolder(t *testing.T) {
 				pms[0].From.Name != "Bob" || pms[1].From.Name != "Bob" {
 				t.Fatalf("inbox read %+v; want PMs %v from Bob in order", pms, ids)
 			}
-			if again, err := c.NewPMs(ctx, cur); err != nil || len(again.PMs) != 0 {
+			if again, err := c.NewPMs(ctx, cur, nil); err != nil || len(again.PMs) != 0 {
 				t.Errorf("a second read with the cursor: %d PMs, %v; want none", len(again.PMs), err)
 			}
 			// Through Alice's own PM form.
@@ -578,7 +578,7 @@ func TestInboxAndSentFolder(t *testing.T) {
 			if _, err := ac.Poster.SendPM(ctx, forum.Author{Name: b.Bot.Name, ID: b.Bot.IDString()}, "alice.pm", "orders", "PROSPER"); err != nil {
 				t.Fatal(err)
 			}
-			box, err = c.NewPMs(ctx, cur)
+			box, err = c.NewPMs(ctx, cur, nil)
 			pms = box.PMs
 			if err != nil || len(pms) != 1 || pms[0].From.Name != "Alice" || strings.Join(boardtest.Reader(t, b).Lines(pms[0].BodyHTML), "|") != "PROSPER" {
 				t.Fatalf("after Alice's form PM: %+v, %v; want one PM, PROSPER (the marker line is no command)", pms, err)

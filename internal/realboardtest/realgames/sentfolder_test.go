@@ -109,7 +109,7 @@ func sentFolderFull(t *testing.T, engine string) {
 			extras = append(extras, key)
 		}
 		for _, n := range names {
-			if _, err := readers[n].NewPMs(ctx, nil); err != nil {
+			if _, err := readers[n].NewPMs(ctx, nil, nil); err != nil {
 				return fmt.Errorf("%s reads the inbox: %w", n, err)
 			}
 		}
