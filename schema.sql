@@ -1,6 +1,6 @@
 -- schema.sql: the tables of a fresh forumgm database on SQLite, after every
 -- migration in store/migrations/sqlite (0001_schema.sql to
--- 0014_games_changed.sql). The migrations are the source: this file is
+-- 0015_outbox_class.sql). The migrations are the source: this file is
 -- generated from them, and `go test ./store` fails when it is stale or makes a
 -- database other than theirs. Do not edit it; after adding a migration,
 -- regenerate it with
@@ -191,26 +191,26 @@ CREATE INDEX events_game ON events (game_id, id);
 -- Posts and PMs waiting to go out, and what became of them. marker is a
 -- unique token put in every post so a retry can first look for it.
 CREATE TABLE outbox (
-    id             INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id        BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
-    kind           TEXT    NOT NULL,
-    recipient      TEXT    NOT NULL DEFAULT '',
-    recipient_name TEXT    NOT NULL DEFAULT '',
-    recipient_id   TEXT    NOT NULL DEFAULT '',
-    subject        TEXT    NOT NULL DEFAULT '',
-    body           TEXT    NOT NULL,
-    marker         TEXT    NOT NULL UNIQUE,
+    id             INTEGER  PRIMARY KEY AUTOINCREMENT,
+    game_id        BIGINT   NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    kind           TEXT     NOT NULL,
+    recipient      TEXT     NOT NULL DEFAULT '',
+    recipient_name TEXT     NOT NULL DEFAULT '',
+    recipient_id   TEXT     NOT NULL DEFAULT '',
+    subject        TEXT     NOT NULL DEFAULT '',
+    body           TEXT     NOT NULL,
+    marker         TEXT     NOT NULL UNIQUE,
     not_before     BIGINT,
-    state          TEXT    NOT NULL,
-    attempts       INTEGER NOT NULL DEFAULT 0,
-    forum_id       TEXT    NOT NULL DEFAULT '',
-    last_error     TEXT    NOT NULL DEFAULT '',
-    created_at     BIGINT  NOT NULL,
+    state          TEXT     NOT NULL,
+    attempts       INTEGER  NOT NULL DEFAULT 0,
+    forum_id       TEXT     NOT NULL DEFAULT '',
+    last_error     TEXT     NOT NULL DEFAULT '',
+    created_at     BIGINT   NOT NULL,
     sent_at        BIGINT,
     -- Added by 0004_leases.sql.
     -- The lease epoch under which an item was last claimed for sending (0:
     -- never, or claimed outside a lease).
-    lease_epoch    BIGINT  NOT NULL DEFAULT 0,
+    lease_epoch    BIGINT   NOT NULL DEFAULT 0,
     -- Added by 0006_message_limit.sql.
     -- An outbox item that is a part of a longer one the board refused: the
     -- first item's id, so the parts go out in that item's place.
@@ -223,7 +223,14 @@ CREATE TABLE outbox (
     -- item's marker missing from the board proves nothing, and whoever holds
     -- the game (another runner after a handover included) waits before any
     -- resend.
-    claimed_until  BIGINT  NOT NULL DEFAULT 0
+    claimed_until  BIGINT   NOT NULL DEFAULT 0,
+    -- Added by 0015_outbox_class.sql.
+    -- Migration 15: what an outbox item is to the players waiting for it, for
+    -- the order a bot account's sends go out in across its games: 0 a phase's
+    -- results and new deadlines, 1 an answer to a player's own command
+    -- (a receipt, a rejection, a count asked for), 2 reminders, prods and
+    -- sign-up lists. Items queued before it count as answers.
+    class          SMALLINT NOT NULL DEFAULT 1
 );
 CREATE INDEX outbox_game_state ON outbox (game_id, state, id);
 

@@ -609,6 +609,6 @@ func askWhichGame(r *intake, also []*sibling, slot string, pm forum.PrivateMessa
 	s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Player: slot, Channel: string(rules.Private),
 		Text: "(" + pm.Subject + ")", Status: store.CommandRejected, Reason: reason, Time: msg.Time, Phase: phase})
 	s.setMessage(msg.ID, store.MessageIgnored)
-	s.emit(phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
+	s.emit(store.SendAnswers, phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
 	return nil
 }

@@ -113,7 +113,7 @@ func resolve(s *step, at time.Time) {
 	}
 	s.resolved = append(s.resolved, phase)
 	s.closings = append(s.closings, closing{phase: phase, title: s.closed})
-	s.emit(phase, r, at)
+	s.emit(store.SendResults, phase, r, at)
 }
 
 // rebuild recomputes the state from the seed and the journal, leaving out

@@ -159,6 +159,7 @@ func TestNextDue(t *testing.T) {
 	item := func(id int64, kind forum.MessageKind, to, state string, nb time.Time) store.OutboxItem {
 		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: store.OutboxState(state), NotBefore: nb}
 	}
+	class := func(it store.OutboxItem, c store.SendClass) store.OutboxItem { it.Class = c; return it }
 	tests := []struct {
 		name  string
 		items []store.OutboxItem
@@ -174,6 +175,12 @@ func TestNextDue(t *testing.T) {
 		{"an unconfirmed send is checked first", []store.OutboxItem{item(1, "pm", "A", "unconfirmed", now), item(2, "pm", "A", "pending", now)}, 1},
 		{"split items are passed over", []store.OutboxItem{item(1, "pm", "A", "split", now), item(2, "pm", "A", "pending", now)}, 2},
 		{"a held lane is passed over", []store.OutboxItem{item(1, "pm", "A", "sending", now), item(2, "pm", "A", "pending", now), item(3, "post", "", "pending", now)}, 3},
+		// Classes: of the lanes' first items, results, then answers, then
+		// reminders; the oldest among equals; a lane keeps its order.
+		{"results before an answer", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendAnswers), class(item(2, "post", "", "pending", now), store.SendResults)}, 2},
+		{"an answer before a reminder", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendChores), class(item(2, "pm", "B", "pending", now), store.SendAnswers)}, 2},
+		{"the oldest among equals", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendAnswers), class(item(2, "pm", "B", "pending", now), store.SendAnswers)}, 1},
+		{"a lane keeps its order", []store.OutboxItem{class(item(1, "post", "", "pending", now), store.SendChores), class(item(2, "post", "", "pending", now), store.SendResults), class(item(3, "pm", "B", "pending", now), store.SendAnswers)}, 3},
 	}
 	for _, tc := range tests {
 		got := nextDue(tc.items, now, map[string]bool{"pm:A": tc.name == "a held lane is passed over"})

@@ -169,8 +169,9 @@ func (s *step) finish() error {
 	return nil
 }
 
-// emit records a referee step's events and queues its messages.
-func (s *step) emit(phase string, r referee.Step, at time.Time) {
+// emit records a referee step's events and queues its messages, of class
+// class (the order an account's sends go out in across its games).
+func (s *step) emit(class store.SendClass, phase string, r referee.Step, at time.Time) {
 	g := s.l.row
 	r = s.withPicture(r)
 	r = s.withDeadline(phase, r, at)
@@ -193,18 +194,18 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 			if len(parts) > 1 {
 				subject = fmt.Sprintf("%s (%d/%d)", o.Subject, i+1, len(parts))
 			}
-			s.queue(o, subject, text, roster, phase)
+			s.queue(class, o, subject, text, roster, phase)
 		}
 	}
 }
 
 // queue adds one outbox item for (one part of) a message.
-func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
+func (s *step) queue(class store.SendClass, o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
 	g := s.l.row
 	s.queued++
 	it := store.OutboxItem{
 		// The game's name in the subject routes a player's reply to it.
-		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, NotBefore: o.NotBefore, State: store.OutboxPending,
+		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, Class: class, NotBefore: o.NotBefore, State: store.OutboxPending,
 		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
 	}
 	if o.Public() {
