@@ -58,6 +58,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, fx reqFaults) {
 			http.Error(w, "bad form", http.StatusBadRequest)
 			return
 		}
+		s.decodeForm(r)
 	}
 	se := s.session(w, r)
 	switch path.Base(r.URL.Path) {
