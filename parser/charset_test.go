@@ -1,8 +1,11 @@
 package parser
 
 import (
+	"html"
+	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestPageCharset: a page's charset is decided as a browser decides it:
@@ -88,4 +91,47 @@ func TestAcceptCharset(t *testing.T) {
 			t.Errorf("AcceptCharset(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzPageCharset: whatever a board sends, deciding its charset and
+// decoding it never fails, names a charset browsers know, gives UTF-8,
+// and a form encoded in that charset is ASCII that decodes back to the
+// text, each character the charset lacks as its numeric reference.
+func FuzzPageCharset(f *testing.F) {
+	f.Add("text/html; charset=ISO-8859-1", []byte("<html><head><title>Zo\xeb</title></head><body>\xb7</body></html>"), "Zoë — Łukasz… 🎲")
+	f.Add("", []byte(`<meta http-equiv="Content-Type" content="text/html; charset='iso-8859-2'">`), "forumgm·g/x/1")
+	f.Add("text/html", []byte(`<!DOCTYPE html><meta charset="shift_jis"><p>\x82\xa0`), "·")
+	f.Add("text/html; charset=", []byte("\xef\xbb\xbf<p>x"), "\xff")
+	f.Fuzz(func(t *testing.T, contentType string, body []byte, text string) {
+		cs := PageCharset(contentType, body)
+		if name, ok := LookupCharset(cs.Name); !ok || name != cs.Name {
+			t.Fatalf("PageCharset(%q) = %+v: not a canonical charset", contentType, cs)
+		}
+		if out := DecodePage(body, cs.Name); cs.Name != UTF8 && !utf8.Valid(out) {
+			t.Fatalf("DecodePage(%s) is not UTF-8: %q", cs.Name, out)
+		}
+		_ = cs.String()
+		if !utf8.ValidString(text) {
+			return
+		}
+		enc := EncodeForm(url.Values{"m": {text}}, cs.Name)
+		for i := 0; i < len(enc); i++ {
+			if enc[i] >= 0x80 {
+				t.Fatalf("EncodeForm in %s is not ASCII: %q", cs.Name, enc)
+			}
+		}
+		vals, err := url.ParseQuery(enc)
+		if err != nil {
+			t.Fatalf("EncodeForm in %s: %q: %v", cs.Name, enc, err)
+		}
+		back := html.UnescapeString(string(DecodePage([]byte(vals.Get("m")), cs.Name)))
+		if strings.Contains(text, "&") || strings.ContainsRune(text, '\r') || strings.ContainsRune(text, 0) {
+			return // a reference the text itself holds reads back as its character
+		}
+		if back != text && cs.Name != "replacement" {
+			if cs.Name == UTF8 || !strings.ContainsRune(back, utf8.RuneError) {
+				t.Fatalf("%q in %s came back as %q", text, cs.Name, back)
+			}
+		}
+	})
 }
