@@ -73,10 +73,14 @@ func ProfileCharset(label string) (parser.Charset, bool) {
 // formCharsets remembers, for the pages the session fetched last, the
 // charset each is in and the forms on it that name their own
 // (accept-charset), so that a form submitted with its page as the referer
-// goes out as a browser would send it from that page.
+// goes out as a browser would send it from that page. A page it no longer
+// remembers (a session shared by many games reads many pages between a
+// form and its submission) goes by the charset of the page fetched last:
+// a board's pages share one.
 type formCharsets struct {
-	mu    sync.Mutex
-	pages map[string]pageForms
+	mu       sync.Mutex
+	cur, old map[string]pageForms // two generations: cur fills, then becomes old
+	last     string               // the charset of the page fetched last
 }
 
 type pageForms struct {
@@ -84,8 +88,7 @@ type pageForms struct {
 	accept  map[string]string // form action (absolute) → its accept-charset
 }
 
-// maxPages bounds formCharsets: forms are fetched just before they are
-// submitted, and a board has few form pages.
+// maxFormPages is how many pages a generation of formCharsets holds.
 const maxFormPages = 256
 
 // note records a fetched page's charset and its forms' accept-charsets.
@@ -94,41 +97,43 @@ func (f *formCharsets) note(pg *Page) {
 		return
 	}
 	var accept map[string]string
-	base, err := url.Parse(pg.URL)
-	if err != nil {
-		return
+	if base, err := url.Parse(pg.URL); err == nil {
+		pg.Doc.Find("form[accept-charset]").Each(func(_ int, sel *goquery.Selection) {
+			cs := parser.AcceptCharset(sel.AttrOr("accept-charset", ""))
+			ref, err := url.Parse(strings.TrimSpace(sel.AttrOr("action", "")))
+			if cs == "" || err != nil {
+				return
+			}
+			action := base.ResolveReference(ref).String()
+			if accept == nil {
+				accept = map[string]string{}
+			}
+			if _, seen := accept[action]; !seen {
+				accept[action] = cs
+			}
+		})
 	}
-	pg.Doc.Find("form[accept-charset]").Each(func(_ int, sel *goquery.Selection) {
-		cs := parser.AcceptCharset(sel.AttrOr("accept-charset", ""))
-		ref, err := url.Parse(strings.TrimSpace(sel.AttrOr("action", "")))
-		if cs == "" || err != nil {
-			return
-		}
-		action := base.ResolveReference(ref).String()
-		if accept == nil {
-			accept = map[string]string{}
-		}
-		if _, seen := accept[action]; !seen {
-			accept[action] = cs
-		}
-	})
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.pages == nil || len(f.pages) >= maxFormPages {
-		f.pages = map[string]pageForms{}
+	if f.cur == nil || len(f.cur) >= maxFormPages {
+		f.old, f.cur = f.cur, map[string]pageForms{}
 	}
-	f.pages[pg.URL] = pageForms{charset: pg.Charset.Name, accept: accept}
+	f.cur[pg.URL] = pageForms{charset: pg.Charset.Name, accept: accept}
+	f.last = pg.Charset.Name
 }
 
 // submit is the charset a form posted to action from page (the referer)
-// goes out in: its accept-charset, else its page's; UTF-8 for a page the
-// session did not fetch.
+// goes out in: its accept-charset, else its page's; for a page not
+// remembered, the last page's; UTF-8 before any page.
 func (f *formCharsets) submit(page, action string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	pf, ok := f.pages[page]
+	pf, ok := f.cur[page]
 	if !ok {
-		return parser.UTF8
+		pf, ok = f.old[page]
+	}
+	if !ok {
+		pf.charset = f.last
 	}
 	if cs := pf.accept[action]; cs != "" {
 		return cs

@@ -2,6 +2,7 @@ package scraper
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,5 +123,46 @@ func TestProfileCharsetUnknown(t *testing.T) {
 	prof.Charset = "latin-99"
 	if _, err := NewSession("http://127.0.0.1:1/", prof, forum.Credentials{}, Options{}); err == nil || !strings.Contains(err.Error(), "charset") {
 		t.Errorf("NewSession with charset latin-99: %v", err)
+	}
+}
+
+// TestFormCharsetsRemembered: a form page read long before its submission
+// (a session shared by many games reads many pages meanwhile) still goes
+// out in its page's charset; a page never read goes by the last page's;
+// before any page, UTF-8.
+func TestFormCharsetsRemembered(t *testing.T) {
+	t.Parallel()
+	var f formCharsets
+	if got := f.submit("http://b/posting.php", "http://b/posting.php"); got != parser.UTF8 {
+		t.Errorf("before any page: %s", got)
+	}
+	page := func(u, cs, body string) *Page {
+		doc, err := parser.Doc([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Page{URL: u, Doc: doc, Charset: parser.Charset{Name: cs}}
+	}
+	f.note(page("http://b/posting.php", "windows-1252", `<form action="post.php?x=1" accept-charset="iso-8859-2"></form><form action="other.php"></form>`))
+	for i := range 3 * maxFormPages {
+		f.note(page(fmt.Sprintf("http://b/viewtopic.php?p=%d", i), "windows-1252", "<p>"))
+		if i == maxFormPages/2 {
+			if got := f.submit("http://b/posting.php", "http://b/post.php?x=1"); got != "iso-8859-2" {
+				t.Errorf("the form's accept-charset: %s", got)
+			}
+		}
+	}
+	for _, tc := range []struct{ page, action, want string }{
+		{"http://b/posting.php", "http://b/other.php", "windows-1252"}, // forgotten: the last page's
+		{"http://b/never.php", "http://b/x.php", "windows-1252"},
+		{"http://b/viewtopic.php?p=1", "http://b/x.php", "windows-1252"},
+	} {
+		if got := f.submit(tc.page, tc.action); got != tc.want {
+			t.Errorf("submit(%s, %s) = %s, want %s", tc.page, tc.action, got, tc.want)
+		}
+	}
+	f.note(page("http://b/utf.php", "utf-8", "<p>"))
+	if got := f.submit("http://b/utf.php", "http://b/x.php"); got != parser.UTF8 {
+		t.Errorf("a UTF-8 page's form: %s", got)
 	}
 }

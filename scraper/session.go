@@ -393,7 +393,8 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 
 // Get fetches a page as the session's account sees it (with its cookies),
 // without the logged-in check of Fetch, nor a login: for what shows no
-// logged-in marker (a board's feed). Page.Body is the raw answer.
+// logged-in marker (a board's feed). Page.Body is the whole answer, in
+// UTF-8 (decoded from the page's charset).
 func (s *Session) Get(ctx context.Context, rel string) (*Page, error) { return s.get(ctx, rel) }
 
 // closedErr is ErrClosed, with the board's words, when doc is the board's
