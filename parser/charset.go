@@ -247,6 +247,25 @@ func AcceptCharset(attr string) string {
 	return ""
 }
 
+// EncodeText is text in the named charset, as a browser encodes a form
+// field or a query in it (each character the charset lacks as a decimal
+// numeric reference), as the bytes of a string; UTF-8 or an unknown name
+// leave it as it is.
+func EncodeText(text, name string) string {
+	if name == "" || name == UTF8 {
+		return text
+	}
+	e, _ := charset.Lookup(name)
+	if e == nil {
+		return text
+	}
+	out, err := encoding.HTMLEscapeUnsupported(e.NewEncoder()).String(text)
+	if err != nil {
+		return text
+	}
+	return out
+}
+
 // EncodeForm is the application/x-www-form-urlencoded body of vals in the
 // named charset, as a browser encodes a form: every name and value in
 // that charset, each character it lacks as a decimal numeric character
@@ -257,20 +276,10 @@ func EncodeForm(vals url.Values, name string) string {
 	if name == "" || name == UTF8 {
 		return vals.Encode()
 	}
-	e, _ := charset.Lookup(name)
-	if e == nil {
+	if e, _ := charset.Lookup(name); e == nil {
 		return vals.Encode()
 	}
-	enc := encoding.HTMLEscapeUnsupported(e.NewEncoder())
-	conv := func(s string) string {
-		out, err := enc.String(s)
-		if err != nil {
-			// Not reached: unsupported runes are escaped. Keep the
-			// browser's promise of ASCII at worst.
-			return s
-		}
-		return out
-	}
+	conv := func(s string) string { return EncodeText(s, name) }
 	var b strings.Builder
 	keys := make([]string, 0, len(vals))
 	for k := range vals {

@@ -200,3 +200,41 @@ func (c *postCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestForumsimLegacyCharsetMember: a member looked up by name on a legacy
+// board (how `replace` checks a new player's account) is asked for in the
+// board's charset, as a browser asks from its pages: found, named as
+// written, names outside the charset too.
+func TestForumsimLegacyCharsetMember(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(start)
+	sim := forumsim.New(forumsim.Options{Clock: clk, Charset: forumsim.CharsetLatin1})
+	if _, err := sim.AddUser("GMBot", "gm-pass", true); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, n := range []string{"Zoë", "Łukasz"} {
+		id, err := sim.AddUser(n, "pw", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[n] = id
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	prof, _ := forum.Builtin("phpbb")
+	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"}, scraper.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scraper.New(s)
+	for name, id := range want {
+		a, found, err := sc.Member(context.Background(), name)
+		if err != nil || !found || a.Name != name || a.ID != fmt.Sprint(id) {
+			t.Errorf("Member(%q) = %+v %v %v, want id %d", name, a, found, err, id)
+		}
+	}
+	if _, found, err := sc.Member(context.Background(), "Zoe"); err != nil || found {
+		t.Errorf("Member(Zoe) found %v %v: another account", found, err)
+	}
+}

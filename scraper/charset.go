@@ -154,3 +154,20 @@ func (s *Session) SubmitCharset(page, action string) string {
 	}
 	return s.forms.submit(page, action)
 }
+
+// BoardCharset is the charset the board's pages are in, as far as the
+// session knows: the profile's, else the page fetched last's; known is
+// false (and the name UTF-8) before any page. A query the bot writes (a
+// member's name) goes in it, as a browser writes one from the board's
+// pages.
+func (s *Session) BoardCharset() (name string, known bool) {
+	if s.charset.Name != "" {
+		return s.charset.Name, true
+	}
+	s.forms.mu.Lock()
+	defer s.forms.mu.Unlock()
+	if s.forms.last == "" {
+		return parser.UTF8, false
+	}
+	return s.forms.last, true
+}
