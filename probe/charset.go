@@ -25,7 +25,7 @@ func (p *prober) saw(what string, pg *scraper.Page, submit string) {
 }
 
 // adminFix is where a board's admin sets the charset, engine by engine.
-const adminFix = "the board's charset is its admin's setting (MyBB: $langinfo['charset'] in the language file, inc/languages/english.php; SMF: $txt['lang_character_set'] in the language file, or global_character_set; phpBB 3 is UTF-8 only)"
+const adminFix = "have the board's admin make its pages declare the charset it stores (MyBB: $langinfo['charset'] in the language file, inc/languages/english.php; SMF: $txt['lang_character_set'] in the language file, or the global_character_set setting; phpBB 3 is UTF-8 only)"
 
 // charsets is the check that the bot submits in the charset the board's
 // pages are in (issue 44: a board in ISO-8859-1 that got forms in UTF-8
@@ -54,6 +54,20 @@ func (p *prober) charsets() {
 	}
 	read := thread.pg.Charset
 	prof, _ := scraper.ProfileCharset(p.prof.Charset)
+	// The charset to suggest: the thread's, unless its page is read as
+	// UTF-8 but is not, and its <meta> names another (a Content-Type
+	// that contradicts the board's own pages).
+	suggest := read.Name
+	for _, sp := range p.pages {
+		if sp.submit != "" || !sp.pg.Charset.IsUTF8() || utf8.Valid(sp.pg.Body) {
+			continue
+		}
+		if label, _ := parser.MetaCharset(sp.pg.Body); label != "" {
+			if name, ok := parser.LookupCharset(label); ok && name != parser.UTF8 {
+				suggest = name
+			}
+		}
+	}
 	var warns, fails []string
 	var fix []string
 	key := ""
@@ -73,7 +87,7 @@ func (p *prober) charsets() {
 			fails = append(fails, fmt.Sprintf("the %s goes out in %s but the thread's pages are in %s, so what the bot sends (the marker's · too) would come back changed", f.what, f.submit, read))
 			if key == "" {
 				key = keyVal("charset", p.prof.Charset)
-				fix = append(fix, fmt.Sprintf("set charset: %s in the profile file, so that forms go out in the pages' charset whatever a form or page says; or have %s", read.Name, adminFix))
+				fix = append(fix, fmt.Sprintf("set charset: %s in the profile file (the bot then reads and writes every page in it, whatever a form or page says), or %s", suggest, adminFix))
 			}
 		}
 	}
@@ -114,16 +128,15 @@ func (p *prober) charsets() {
 	switch {
 	case len(fails) > 0:
 		c.Status = Fail
-		c.Detail = strings.Join(fails, "; ") + "; " + c.Detail
 	case len(warns) > 0:
 		c.Status = Warn
-		c.Detail = strings.Join(warns, "; ") + "; " + c.Detail
 	}
 	if c.Status != OK {
+		c.Detail = strings.Join(append(fails, append(warns, c.Detail)...), "; ")
 		c.Key = key
 		c.Fix = strings.Join(fix, "; ")
 		if c.Fix == "" {
-			c.Fix = "if posts look mangled in a browser (Ã« for ë, Â· for ·), " + adminFix + ", or set charset in the profile file"
+			c.Fix = "if posts look mangled in a browser (Ã« for ë, Â· for ·), set charset in the profile file to what the board stores, or " + adminFix
 		}
 	}
 	p.add(c)

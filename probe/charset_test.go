@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,13 +70,22 @@ func TestProbeCharset(t *testing.T) {
 			detail: "the reply form goes out in utf-8 but the thread's pages are in windows-1252",
 			key:    `charset ""`, fix: "set charset: windows-1252 in the profile file"},
 		{name: "a Content-Type that contradicts the page", opts: forumsim.Options{Charset: forumsim.CharsetLatin1}, rw: rewrite{header: "text/html; charset=UTF-8"}, status: Fail,
-			detail: "the reply form goes out in windows-1252 but the thread's pages are in utf-8"},
+			detail: "the reply form goes out in windows-1252 but the thread's pages are in utf-8",
+			key:    `charset ""`, fix: "set charset: windows-1252 in the profile file"},
+		{name: "a profile charset that agrees", opts: forumsim.Options{Charset: forumsim.CharsetLatin1}, charset: "windows-1252", status: OK,
+			detail: "pages in windows-1252 (the profile's charset)"},
 		{name: "the profile names the charset of an undeclared board", opts: forumsim.Options{Charset: forumsim.CharsetLatin1, CharsetInMeta: true}, charset: "latin1", status: OK,
 			detail: "pages in windows-1252 (latin1, the profile's charset)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := newSimWith(t, tc.opts, true)
+			// The thread holds what latin1 has: Zoë's name in a post.
+			topic, _ := strconv.Atoi(b.topic)
+			alice, _ := b.sim.UserID("Alice")
+			if _, err := b.sim.Post(topic, alice, "Zoë says [b]VOTE: Bob[/b]"); err != nil {
+				t.Fatal(err)
+			}
 			prof, _ := forum.Builtin("phpbb")
 			prof.Charset = tc.charset
 			r := b.probeWith(t, prof, tc.rw)
