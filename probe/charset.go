@@ -36,35 +36,36 @@ const adminFix = "have the board's admin make its pages declare the charset it s
 // where a page contradicts itself.
 func (p *prober) charsets() {
 	c := Check{ID: "charset", Title: "charset of pages and forms", Needed: true, Status: OK}
-	var thread *seenPage
-	var forms []seenPage
-	for i := range p.pages {
-		if p.pages[i].submit == "" {
-			if thread == nil {
-				thread = &p.pages[i]
-			}
+	var threads, forms []seenPage
+	for _, sp := range p.pages {
+		if sp.submit == "" {
+			threads = append(threads, sp)
 		} else {
-			forms = append(forms, p.pages[i])
+			forms = append(forms, sp)
 		}
 	}
-	if thread == nil {
+	if len(threads) == 0 {
 		c.Status, c.Detail = Skipped, "not tried: no thread page was read"
 		p.add(c)
 		return
 	}
+	thread := threads[0]
 	read := thread.pg.Charset
 	prof, _ := scraper.ProfileCharset(p.prof.Charset)
-	// The charset to suggest: the thread's, unless its page is read as
-	// UTF-8 but is not, and its <meta> names another (a Content-Type
-	// that contradicts the board's own pages).
+	// The charset to suggest: the thread's, unless a thread page is read
+	// as UTF-8 but is not, and its <meta> names another (a Content-Type
+	// that contradicts the board's own pages), or declares nothing (read
+	// as windows-1252 then).
 	suggest := read.Name
-	for _, sp := range p.pages {
-		if sp.submit != "" || !sp.pg.Charset.IsUTF8() || utf8.Valid(sp.pg.Body) {
-			continue
-		}
-		if label, _ := parser.MetaCharset(sp.pg.Body); label != "" {
-			if name, ok := parser.LookupCharset(label); ok && name != parser.UTF8 {
-				suggest = name
+	for _, sp := range threads {
+		switch {
+		case !sp.pg.Charset.IsUTF8():
+			suggest = sp.pg.Charset.Name
+		case !utf8.Valid(sp.pg.Body):
+			if label, _ := parser.MetaCharset(sp.pg.Body); label != "" {
+				if name, ok := parser.LookupCharset(label); ok && name != parser.UTF8 {
+					suggest = name
+				}
 			}
 		}
 	}
@@ -81,14 +82,19 @@ func (p *prober) charsets() {
 			fix = append(fix, "remove charset from the profile file (the pages' own declaration is what browsers use), unless posts made in a browser look mangled too")
 		}
 	}
-	// Each form's charset against the thread's.
+	// Each form's charset against the thread's pages' (where the bot
+	// reads its markers back).
 	for _, f := range forms {
-		if f.submit != read.Name {
-			fails = append(fails, fmt.Sprintf("the %s goes out in %s but the thread's pages are in %s, so what the bot sends (the marker's · too) would come back changed", f.what, f.submit, read))
+		for _, th := range threads {
+			if f.submit == th.pg.Charset.Name {
+				continue
+			}
+			fails = append(fails, fmt.Sprintf("the %s goes out in %s but the %s is in %s, so what the bot sends (the marker's · too) would come back changed", f.what, f.submit, th.what, th.pg.Charset))
 			if key == "" {
 				key = keyVal("charset", p.prof.Charset)
 				fix = append(fix, fmt.Sprintf("set charset: %s in the profile file (the bot then reads and writes every page in it, whatever a form or page says), or %s", suggest, adminFix))
 			}
+			break
 		}
 	}
 	// Pages that contradict themselves, or say nothing.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 type rewrite struct {
 	form   string // added to the reply form's tag
 	header string // the thread pages' Content-Type instead of the board's
+	noMeta bool   // every page without its <meta charset>
 }
 
 func (rw rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -31,6 +33,9 @@ func (rw rewrite) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	if rw.form != "" && strings.Contains(r.URL.RawQuery, "mode=reply") {
 		b = bytes.Replace(b, []byte(`<form id="postform"`), []byte(`<form id="postform" `+rw.form), 1)
+	}
+	if rw.noMeta {
+		b = regexp.MustCompile(`<meta charset="[^"]*" />`).ReplaceAll(b, nil)
 	}
 	if rw.header != "" && strings.HasSuffix(r.URL.Path, "viewtopic.php") {
 		res.Header.Set("Content-Type", rw.header)
@@ -67,10 +72,13 @@ func TestProbeCharset(t *testing.T) {
 			detail: `the profile's charset "UTF-8" overrides what the pages declare, windows-1252 (ISO-8859-1, HTTP Content-Type)`,
 			key:    `charset "UTF-8"`, fix: "remove charset from the profile file"},
 		{name: "a form in another charset than its pages", opts: forumsim.Options{Charset: forumsim.CharsetLatin1}, rw: rewrite{form: `accept-charset="UTF-8"`}, status: Fail,
-			detail: "the reply form goes out in utf-8 but the thread's pages are in windows-1252",
+			detail: "the reply form goes out in utf-8 but the thread, first page is in windows-1252 (ISO-8859-1, HTTP Content-Type)",
 			key:    `charset ""`, fix: "set charset: windows-1252 in the profile file"},
 		{name: "a Content-Type that contradicts the page", opts: forumsim.Options{Charset: forumsim.CharsetLatin1}, rw: rewrite{header: "text/html; charset=UTF-8"}, status: Fail,
-			detail: "the reply form goes out in windows-1252 but the thread's pages are in utf-8",
+			detail: "the reply form goes out in windows-1252 but the thread, first page is in utf-8 (HTTP Content-Type)",
+			key:    `charset ""`, fix: "set charset: windows-1252 in the profile file"},
+		{name: "pages that declare nothing", opts: forumsim.Options{Charset: forumsim.CharsetCP1252, CharsetInMeta: true}, rw: rewrite{noMeta: true}, status: Fail,
+			detail: "the reply form goes out in utf-8 but the thread, last page is in windows-1252 (undeclared)",
 			key:    `charset ""`, fix: "set charset: windows-1252 in the profile file"},
 		{name: "a profile charset that agrees", opts: forumsim.Options{Charset: forumsim.CharsetLatin1}, charset: "windows-1252", status: OK,
 			detail: "pages in windows-1252 (the profile's charset)"},
