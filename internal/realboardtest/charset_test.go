@@ -15,6 +15,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/internal/realboardtest"
 	"github.com/forumgm/forumgm/internal/realboardtest/boardtest"
 	"github.com/forumgm/forumgm/parser"
@@ -24,8 +25,10 @@ import (
 )
 
 // TestLegacyCharsetMyBB (issue 44): a real MyBB 1.8 set to ISO-8859-1 the
-// way its admin does it (the language file's $langinfo['charset']). The
-// probe's charset check passes; a player's post (made as a browser sends
+// way its admin does it (the language file's $langinfo['charset']). With
+// "Auto URL" on (its default) a post holding latin1 bytes shows empty, so
+// the admin's other change is allowautourl off. The probe's charset check
+// passes; a player's post (made as a browser sends
 // it: latin1 bytes, &#NNNN; for what latin1 lacks) reads back as written;
 // the bot's reply and PM, with text latin1 lacks ("—", "…", "Łódź", an
 // emoji), are stored once each with the marker's "·" as latin1's own byte
@@ -37,13 +40,32 @@ func TestLegacyCharsetMyBB(t *testing.T) {
 	ctx := context.Background()
 	b := realboardtest.Start(t, realboardtest.MyBB, realboardtest.Options{Players: []string{"Alice", "Bob"}, Charset: "ISO-8859-1"})
 	b.ExemptBot(t)
+	alice := b.Player("Alice")
+	c := boardtest.Connect(t, b, b.Bot)
 	// MyBB 1.8.37's automatic links are a /u (UTF-8) regexp over the whole
 	// message (inc/class_parser.php, mycode_auto_url, "~iusx"): PHP's
 	// preg_replace_callback gives NULL for a subject that is not UTF-8, so
 	// on an ISO-8859-1 board every post and PM holding a byte above 127
 	// shows empty unless the admin turns "Auto URL" (allowautourl) off.
+	bob := b.Player("Bob")
+	blank := b.Post(t, bob, latin1(t, "Zoë says [b]VOTE: Alice[/b]"))
+	if body := postBody(t, ctx, c, b, blank); strings.TrimSpace(body) != "" {
+		t.Errorf("with allowautourl on, MyBB shows the latin1 post as %q: no longer empty?", body)
+	}
 	b.Setting(t, "allowautourl", "0")
-	alice := b.Player("Alice")
+	// PHP's built-in server keeps scripts in its opcache, checked for
+	// changes every 2 s (opcache.revalidate_freq): the setting shows once
+	// inc/settings.php is read again.
+	for tries := 0; ; tries++ {
+		body := postBody(t, ctx, c, b, blank)
+		if strings.Contains(body, "Zoë says") {
+			break
+		}
+		if tries == 40 {
+			t.Fatalf("with allowautourl off, MyBB still shows the latin1 post as %q", body)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 
 	res, err := http.Get(b.URL + "showthread.php?tid=" + b.ThreadIDString())
 	if err != nil {
@@ -76,7 +98,6 @@ func TestLegacyCharsetMyBB(t *testing.T) {
 
 	// A player's post as a browser sends it.
 	b.Post(t, alice, latin1(t, "Salut Zoë — Łukasz… [b]VOTE: Bob[/b] 🎲"))
-	c := boardtest.Connect(t, b, b.Bot)
 	var posts []forum.Post
 	if _, err := c.Scraper.ReadThread(ctx, b.ThreadIDString(), scraper.Cursor{}, func(p forum.Post) error {
 		posts = append(posts, p)
@@ -140,6 +161,24 @@ func TestLegacyCharsetMyBB(t *testing.T) {
 	if found, ok, err := c.FindPost(ctx, b.ThreadIDString(), old); err != nil || !ok || found != fmt.Sprint(oldID) {
 		t.Errorf("the mangled marker: FindPost = %s %v %v, want %d", found, ok, err, oldID)
 	}
+}
+
+// postBody is the body of the thread's post id as the bot reads it.
+func postBody(t *testing.T, ctx context.Context, c *forumconn.Conn, b *realboardtest.Board, id int) string {
+	t.Helper()
+	body, found := "", false
+	if _, err := c.Scraper.ReadThread(ctx, b.ThreadIDString(), scraper.Cursor{}, func(p forum.Post) error {
+		if p.ID == fmt.Sprint(id) {
+			body, found = p.BodyHTML, true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		t.Fatalf("post %d is not in the thread", id)
+	}
+	return body
 }
 
 // latin1 is text as a browser sends it to an ISO-8859-1 page: its bytes in
