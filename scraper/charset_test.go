@@ -141,9 +141,9 @@ func TestFormCharsetsRemembered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Page{URL: u, Doc: doc, Charset: parser.Charset{Name: cs}}
+		return &Page{URL: u, Body: []byte(body), Doc: doc, Charset: parser.Charset{Name: cs}}
 	}
-	f.note(page("http://b/posting.php", "windows-1252", `<form action="post.php?x=1" accept-charset="iso-8859-2"></form><form action="other.php"></form>`))
+	f.note(page("http://b/posting.php", "windows-1252", `<form action="post.php?x=1" Accept-Charset="iso-8859-2"></form><form action="other.php"></form>`))
 	for i := range 3 * maxFormPages {
 		f.note(page(fmt.Sprintf("http://b/viewtopic.php?p=%d", i), "windows-1252", "<p>"))
 		if i == maxFormPages/2 {
