@@ -35,6 +35,9 @@ type engine struct {
 	install  func(php, dir string) error
 	relocate func(dir, oldRoot string) error
 	setup    func(port int, opt Options) string
+	// charset sets a copy's charset as its admin would (nil: the engine
+	// allows none but UTF-8; noLegacyCharset says why).
+	charset func(dir, charset string) error
 	// start replaces Start's generic steps for an engine that needs more
 	// than files (SMF: a PostgreSQL database).
 	start func(t testing.TB, eng *engine, php, archive string, opt Options) *Board
@@ -72,11 +75,24 @@ var engines = map[string]*engine{
 		relocate: func(dir, old string) error {
 			return rewriteFile(filepath.Join(dir, "inc", "config.php"), old, dir)
 		},
+		charset: func(dir, charset string) error {
+			// The language file names the charset every page declares
+			// (output_page's Content-Type, headerinclude's <meta>).
+			return relinkRewrite(filepath.Join(dir, "inc", "languages", "english.php"),
+				`$langinfo['charset'] = "UTF-8";`, `$langinfo['charset'] = "`+charset+`";`)
+		},
 		setup: func(port int, opt Options) string {
 			// Links and redirects are built from bburl: the copy's port.
 			return fmt.Sprintf("rb_setting('bburl', 'http://127.0.0.1:%d');\n", port) + setupCode(opt)
 		},
 	},
+}
+
+// noLegacyCharset is why an engine's board cannot be set to a legacy
+// charset (Options.Charset), from its source.
+var noLegacyCharset = map[string]string{
+	PhpBB: "phpBB 3 is UTF-8 only: prosilver's overall_header.html hard-codes <meta charset=\"utf-8\" />, page_header() sends text/html; charset=UTF-8 (includes/functions.php), and every request string goes through htmlspecialchars(…, 'UTF-8') (phpbb/request/type_cast_helper.php), which gives '' for bytes that are not UTF-8",
+	SMF:   "SMF 2.1's installer sets global_character_set to UTF-8 (other/install.php: \"Make sure UTF will be used globally\"), its upgrader sets UTF-8 on every PostgreSQL board without converting (other/upgrade.php), and the kit's PostgreSQL is initdb -E UTF8, which refuses the bytes of an ISO-8859-1 form",
 }
 
 // setupCode creates the accounts and the game thread (forum 2 is the one

@@ -242,3 +242,24 @@ func rewriteFile(path, old, new string) error {
 	}
 	return os.WriteFile(path, []byte(strings.ReplaceAll(string(data), old, new)), 0o644)
 }
+
+// relinkRewrite replaces old with new in a copy's file that may be a hard
+// link to the pristine copy's: the link is broken first, so the pristine
+// copy keeps its own.
+func relinkRewrite(path, old, new string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(string(data), old) {
+		return fmt.Errorf("%s does not hold %s", path, old)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(strings.ReplaceAll(string(data), old, new)), info.Mode().Perm())
+}

@@ -55,6 +55,12 @@ type Options struct {
 	// opening post, as BBCode [a short Resistance-style opening].
 	Subject string
 	Opening string
+	// Charset sets the board to a legacy charset ("ISO-8859-1") as its
+	// admin would [the engine's UTF-8]. Only MyBB allows it: its language
+	// file's $langinfo['charset'], which its pages declare and its forms
+	// are submitted in (MyBB stores bytes as they come). phpBB 3 is UTF-8
+	// only, and SMF 2.1 on PostgreSQL too (docs/real-board-tests.md).
+	Charset string
 }
 
 // Board is one running board. Its fields are read-only.
@@ -120,6 +126,9 @@ func Start(t testing.TB, engineName string, opt Options) *Board {
 	if err != nil {
 		unavailable(t, "%v", err)
 	}
+	if opt.Charset != "" && eng.charset == nil {
+		t.Fatalf("realboardtest: %s cannot be set to the charset %s: %s", eng.name, opt.Charset, noLegacyCharset[eng.name])
+	}
 	if eng.start != nil {
 		return eng.start(t, eng, php, archive, opt)
 	}
@@ -136,6 +145,11 @@ func Start(t testing.TB, engineName string, opt Options) *Board {
 	}
 	if err := eng.relocate(dir, pristine.root); err != nil {
 		t.Fatalf("realboardtest: %v", err)
+	}
+	if opt.Charset != "" {
+		if err := eng.charset(dir, opt.Charset); err != nil {
+			t.Fatalf("realboardtest: setting %s to %s: %v", eng.name, opt.Charset, err)
+		}
 	}
 	b := &Board{Engine: eng.name, Dir: dir, eng: eng, php: php, logf: filepath.Join(filepath.Dir(dir), "php-server.log")}
 	port, err := freePort()
