@@ -289,7 +289,7 @@ func TestATakenMessageIsNeverResent(t *testing.T) {
 		clk.Advance(30 * time.Second)
 	}
 	all := strings.Join(ff.BotPosts(), "\n")
-	if n := strings.Count(all, opening().Marker); n != 1 || !strings.Contains(all, "Â·"+opening().Marker) {
+	if n := strings.Count(all, opening().Marker); n != 1 || !strings.Contains(all, "¿"+opening().Marker) {
 		t.Fatalf("the opening post is on the board %d times; want once, garbled", n)
 	}
 	it := opening()

@@ -102,10 +102,10 @@ type Board struct {
 	// Unconfirm makes the next n sends go out but come back unconfirmed
 	// (the board's success page, the marker check failed).
 	Unconfirm int
-	// SaidSent makes the next n sends go out with their marker garbled,
-	// as a board in another charset shows it ("·" as "Â·"), and come back
-	// as the board's success page whose marker was not found
-	// (forum.ErrSaidSent).
+	// SaidSent makes the next n sends go out with their marker garbled
+	// past recognition (its "·" as "¿", as a board in a charset forumgm
+	// was not told of might keep it), and come back as the board's success
+	// page whose marker was not found (forum.ErrSaidSent).
 	SaidSent int
 	// FindFail makes the next n marker checks fail.
 	FindFail int
@@ -488,14 +488,14 @@ func (b *Board) refuseLong(text string) error {
 }
 
 // garble is text as the board keeps it, and the error its send comes back
-// with: with SaidSent, the marker's "·" as a latin-1 board shows UTF-8's
-// bytes, and the board's success page.
+// with: with SaidSent, the marker's "·" garbled past recognition, and the
+// board's success page.
 func (b *Board) garble(text string) (string, error) {
 	if b.SaidSent <= 0 {
 		return text, nil
 	}
 	b.SaidSent--
-	return strings.ReplaceAll(text, "·", "Â·"), fmt.Errorf("%w (%w): the board said it was sent (This message has been sent successfully.), but its marker was not found", forum.ErrUnconfirmed, forum.ErrSaidSent)
+	return strings.ReplaceAll(text, "·", "¿"), fmt.Errorf("%w (%w): the board said it was sent (This message has been sent successfully.), but its marker was not found", forum.ErrUnconfirmed, forum.ErrSaidSent)
 }
 
 // lost is the error of a send that went out but was not confirmed, if any.
