@@ -201,7 +201,7 @@ seed: %d
 		case proc == nil:
 			start()
 		case !kill:
-		case row.Phase != phase && phase != "" && rng.IntN(2) == 0:
+		case row.Phase != phase && phase != "":
 			killNow() // right after a deadline's resolution
 			run.afterDeadline++
 		case n > sent && rng.IntN(3) == 0:

@@ -320,3 +320,44 @@ func TestATakenMessageIsNeverResent(t *testing.T) {
 		t.Errorf("after the GM's retry: %s (%s), want sent", it.State, it.LastError)
 	}
 }
+
+// TestAQuietTickDecodesTheGameOnce (issue 40): a tick whose read brings
+// nothing new decodes the game once, for its view; its last step takes
+// the state from the view, the same revision. A tick that records a
+// command decodes it again only after a step saved the game.
+func TestAQuietTickDecodesTheGameOnce(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := forumtest.New(clk)
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "quiet", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the opening post, then its own read
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Second)
+	}
+	before := m.decodes.Load()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.decodes.Load() - before; n != 1 {
+		t.Errorf("a quiet tick decoded the game %d times, want once", n)
+	}
+	ff.Post(ctx, "Alice", "[b]PROSPER[/b]")
+	before = m.decodes.Load()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a tick recording a command decoded the game %d times", m.decodes.Load()-before)
+	st, _ := m.Report(ctx, "quiet")
+	if a := st[0].Activity; len(a) == 0 {
+		t.Fatalf("no activity after Alice's order")
+	}
+}

@@ -46,9 +46,12 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := decodeGame(in.Game)
+	l, decoded, err := v.again(in.Game)
 	if err != nil {
 		return nil, err
+	}
+	if decoded {
+		m.decodes.Add(1)
 	}
 	if !bytes.Equal(in.Game.Forum, v.row.Forum) {
 		return nil, fmt.Errorf("game %s: its forum settings changed since it was loaded; the next step takes them", l.row.Name)
@@ -97,6 +100,11 @@ func (m *Moderator) runStep(ctx context.Context, l *loaded, fn func(tx *store.Tx
 		}
 		return m.commit(tx, s)
 	})
+	if err == nil && s.ch.Game != nil && s.l.state != nil && !s.l.cfg.SigningUp() && !s.l.cfgChanged {
+		// What the next step of the tick would decode (l.again). A
+		// change of settings counts a revision of its own: decoded.
+		l.saved = &savedGame{revision: s.ch.Game.Revision, forum: s.ch.Game.Forum, state: s.l.state}
+	}
 	return s, err
 }
 
