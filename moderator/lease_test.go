@@ -12,8 +12,8 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 

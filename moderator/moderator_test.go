@@ -17,10 +17,10 @@ import (
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 

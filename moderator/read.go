@@ -278,13 +278,12 @@ func (m *Moderator) recordPending(tx *store.Tx, s *step, l *loaded) error {
 // have changed since (store.Tx.GamesVersion), the PMs are read again
 // unfiltered, so a PM is never passed by on an old roster.
 func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) (forum.Inbox, error) {
-	sk, ok := f.(forum.InboxSkipper)
-	if !ok || l.sibs == nil || len(l.sibs.games) < 2 {
-		return f.NewPMs(ctx, l.row.PMCursor)
+	if l.sibs == nil || len(l.sibs.games) < 2 {
+		return f.NewPMs(ctx, l.row.PMCursor, nil)
 	}
 	roster, ix, id := l.state.Roster(), l.sibs, l.row.ID
 	skipped := false
-	box, err := sk.NewPMsExcept(ctx, l.row.PMCursor, func(from forum.Author) bool {
+	box, err := f.NewPMs(ctx, l.row.PMCursor, func(from forum.Author) bool {
 		if _, mine := roster.Author(from.Name); mine {
 			return false
 		}
@@ -300,7 +299,7 @@ func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) 
 		return forum.Inbox{}, storeError{err}
 	}
 	if now != l.sibsAt {
-		return f.NewPMs(ctx, l.row.PMCursor)
+		return f.NewPMs(ctx, l.row.PMCursor, nil)
 	}
 	return box, nil
 }
@@ -610,6 +609,6 @@ func askWhichGame(r *intake, also []*sibling, slot string, pm forum.PrivateMessa
 	s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Player: slot, Channel: string(rules.Private),
 		Text: "(" + pm.Subject + ")", Status: store.CommandRejected, Reason: reason, Time: msg.Time, Phase: phase})
 	s.setMessage(msg.ID, store.MessageIgnored)
-	s.emit(phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
+	s.emit(store.SendAnswers, phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
 	return nil
 }

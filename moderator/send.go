@@ -28,12 +28,13 @@ import (
 // while the others go first on the next ticks. The first trouble is
 // returned once the rest has gone.
 func (m *Moderator) drain(ctx context.Context, l *loaded, f forum.BoardSender) error {
-	return m.drainEach(ctx, l, f, func(send func() error) error { return send() })
+	return m.drainEach(ctx, l, f, func(_ *store.OutboxItem, send func() error) error { return send() })
 }
 
 // drainEach is drain with each item's try run through each (Send: on one of
-// the account's send lanes, given back between two items).
-func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSender, each func(func() error) error) error {
+// the account's send lanes, given back between two items, taken in the
+// item's class).
+func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSender, each func(*store.OutboxItem, func() error) error) error {
 	max := m.MaxAttempts
 	if max <= 0 {
 		max = 20
@@ -55,7 +56,7 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 			}
 			return first
 		}
-		err = each(func() error { return m.sendItem(ctx, f, l, it, max) })
+		err = each(it, func() error { return m.sendItem(ctx, f, l, it, max) })
 		var tr *troubleError
 		switch {
 		case err == nil:
@@ -581,25 +582,29 @@ func (s *submission) close() {
 // do the PMs to each player; but a post held back (a round report waiting for
 // the next round to open) does not hold up a receipt, nor one player's
 // messages another's, nor a lane held up by a message's trouble (held) any
-// other.
+// other. Of the lanes' first items due, the one of the lowest class goes
+// (results before answers before reminders), the oldest among equals.
 func nextDue(items []store.OutboxItem, now time.Time, held map[string]bool) *store.OutboxItem {
-	blocked := map[string]bool{}
+	seen := map[string]bool{} // lanes whose first unsent item was looked at
+	var best *store.OutboxItem
 	for i := range items {
 		it := &items[i]
 		if !it.State.Unsent() {
 			continue
 		}
 		ln := lane(it)
-		if blocked[ln] || held[ln] {
+		if seen[ln] || held[ln] {
 			continue
 		}
+		seen[ln] = true
 		if it.NotBefore.After(now) {
-			blocked[ln] = true
 			continue
 		}
-		return it
+		if best == nil || it.Class < best.Class {
+			best = it
+		}
 	}
-	return nil
+	return best
 }
 
 // find looks for an item that may already be on the forum: first among the
@@ -748,7 +753,7 @@ func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, 
 			for j, text := range texts {
 				p := store.OutboxItem{GameID: g.GameID, Kind: g.Kind, Recipient: g.Recipient, RecipientName: g.RecipientName,
 					RecipientID: g.RecipientID, Subject: g.Subject, Body: text, Marker: fmt.Sprintf("%s.p%d", g.Marker, j+1),
-					PartOf: root, NotBefore: g.NotBefore, State: store.OutboxPending}
+					PartOf: root, Class: g.Class, NotBefore: g.NotBefore, State: store.OutboxPending}
 				if len(texts) > 1 {
 					p.Subject = fmt.Sprintf("%s (%d/%d)", g.Subject, j+1, len(texts))
 				}

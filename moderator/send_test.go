@@ -159,6 +159,7 @@ func TestNextDue(t *testing.T) {
 	item := func(id int64, kind forum.MessageKind, to, state string, nb time.Time) store.OutboxItem {
 		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: store.OutboxState(state), NotBefore: nb}
 	}
+	class := func(it store.OutboxItem, c store.SendClass) store.OutboxItem { it.Class = c; return it }
 	tests := []struct {
 		name  string
 		items []store.OutboxItem
@@ -174,6 +175,12 @@ func TestNextDue(t *testing.T) {
 		{"an unconfirmed send is checked first", []store.OutboxItem{item(1, "pm", "A", "unconfirmed", now), item(2, "pm", "A", "pending", now)}, 1},
 		{"split items are passed over", []store.OutboxItem{item(1, "pm", "A", "split", now), item(2, "pm", "A", "pending", now)}, 2},
 		{"a held lane is passed over", []store.OutboxItem{item(1, "pm", "A", "sending", now), item(2, "pm", "A", "pending", now), item(3, "post", "", "pending", now)}, 3},
+		// Classes: of the lanes' first items, results, then answers, then
+		// reminders; the oldest among equals; a lane keeps its order.
+		{"results before an answer", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendAnswers), class(item(2, "post", "", "pending", now), store.SendResults)}, 2},
+		{"an answer before a reminder", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendChores), class(item(2, "pm", "B", "pending", now), store.SendAnswers)}, 2},
+		{"the oldest among equals", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendAnswers), class(item(2, "pm", "B", "pending", now), store.SendAnswers)}, 1},
+		{"a lane keeps its order", []store.OutboxItem{class(item(1, "post", "", "pending", now), store.SendChores), class(item(2, "post", "", "pending", now), store.SendResults), class(item(3, "pm", "B", "pending", now), store.SendAnswers)}, 3},
 	}
 	for _, tc := range tests {
 		got := nextDue(tc.items, now, map[string]bool{"pm:A": tc.name == "a held lane is passed over"})
@@ -282,7 +289,7 @@ func TestATakenMessageIsNeverResent(t *testing.T) {
 		clk.Advance(30 * time.Second)
 	}
 	all := strings.Join(ff.BotPosts(), "\n")
-	if n := strings.Count(all, opening().Marker); n != 1 || !strings.Contains(all, "Â·"+opening().Marker) {
+	if n := strings.Count(all, opening().Marker); n != 1 || !strings.Contains(all, "¿"+opening().Marker) {
 		t.Fatalf("the opening post is on the board %d times; want once, garbled", n)
 	}
 	it := opening()
@@ -311,5 +318,46 @@ func TestATakenMessageIsNeverResent(t *testing.T) {
 	}
 	if it := opening(); it.State != store.OutboxSent {
 		t.Errorf("after the GM's retry: %s (%s), want sent", it.State, it.LastError)
+	}
+}
+
+// TestAQuietTickDecodesTheGameOnce (issue 40): a tick whose read brings
+// nothing new decodes the game once, for its view; its last step takes
+// the state from the view, the same revision. A tick that records a
+// command decodes it again only after a step saved the game.
+func TestAQuietTickDecodesTheGameOnce(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := forumtest.New(clk)
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "quiet", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the opening post, then its own read
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Second)
+	}
+	before := m.decodes.Load()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.decodes.Load() - before; n != 1 {
+		t.Errorf("a quiet tick decoded the game %d times, want once", n)
+	}
+	ff.Post(ctx, "Alice", "[b]PROSPER[/b]")
+	before = m.decodes.Load()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a tick recording a command decoded the game %d times", m.decodes.Load()-before)
+	st, _ := m.Report(ctx, "quiet")
+	if a := st[0].Activity; len(a) == 0 {
+		t.Fatalf("no activity after Alice's order")
 	}
 }

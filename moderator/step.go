@@ -61,9 +61,12 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := decodeGame(in.Game)
+	l, decoded, err := v.again(in.Game)
 	if err != nil {
 		return nil, err
+	}
+	if decoded {
+		m.decodes.Add(1)
 	}
 	if !bytes.Equal(in.Game.Forum, v.row.Forum) {
 		return nil, fmt.Errorf("game %s: its forum settings changed since it was loaded; the next step takes them", l.row.Name)
@@ -112,6 +115,11 @@ func (m *Moderator) runStep(ctx context.Context, l *loaded, fn func(tx *store.Tx
 		}
 		return m.commit(tx, s)
 	})
+	if err == nil && s.ch.Game != nil && s.l.state != nil && !s.l.cfg.SigningUp() && !s.l.cfgChanged {
+		// What the next step of the tick would decode (l.again). A
+		// change of settings counts a revision of its own: decoded.
+		l.saved = &savedGame{revision: s.ch.Game.Revision, forum: s.ch.Game.Forum, state: s.l.state}
+	}
 	return s, err
 }
 
@@ -187,8 +195,9 @@ func (s *step) finish() error {
 	return nil
 }
 
-// emit records a referee step's events and queues its messages.
-func (s *step) emit(phase string, r referee.Step, at time.Time) {
+// emit records a referee step's events and queues its messages, of class
+// class (the order an account's sends go out in across its games).
+func (s *step) emit(class store.SendClass, phase string, r referee.Step, at time.Time) {
 	g := s.l.row
 	r = s.withPicture(r)
 	r = s.withDeadline(phase, r, at)
@@ -226,18 +235,18 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 			if len(parts) > 1 {
 				subject = fmt.Sprintf("%s (%d/%d)", o.Subject, i+1, len(parts))
 			}
-			s.queue(o, subject, text, roster, phase)
+			s.queue(class, o, subject, text, roster, phase)
 		}
 	}
 }
 
 // queue adds one outbox item for (one part of) a message.
-func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
+func (s *step) queue(class store.SendClass, o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
 	g := s.l.row
 	s.queued++
 	it := store.OutboxItem{
 		// The game's name in the subject routes a player's reply to it.
-		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, NotBefore: o.NotBefore, State: store.OutboxPending,
+		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, Class: class, NotBefore: o.NotBefore, State: store.OutboxPending,
 		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
 	}
 	if o.Public() {

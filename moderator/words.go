@@ -224,7 +224,13 @@ func (m *Moderator) Say(ctx context.Context, name, to, subject, text string) (st
 		if s.l.row.Status == Signups {
 			phase = signup.Phase
 		}
-		s.emit(phase, referee.Step{Events: []rules.Event{{To: o.To, Kind: eventGMSay, Text: text}}, Out: []referee.Outgoing{o}}, m.now())
+		// Across the account's games, an announcement goes with the
+		// controls' (results), a note with the GM's notices to one player.
+		class := store.SendResults
+		if to != "" {
+			class = store.SendAnswers
+		}
+		s.emit(class, phase, referee.Step{Events: []rules.Event{{To: o.To, Kind: eventGMSay, Text: text}}, Out: []referee.Outgoing{o}}, m.now())
 		return nil
 	})
 	return who, err

@@ -39,6 +39,22 @@ const (
 	CommandVoided     CommandStatus = "voided"     // cancelled by the GM
 )
 
+// SendClass is what an outbox item is to the players waiting for it: a
+// bot account's sends go out lowest class first across its games (each
+// game's own lanes keep their order), first come first within a class.
+type SendClass int
+
+const (
+	// SendResults: a phase's results, the opening post, new deadlines.
+	SendResults SendClass = 0
+	// SendAnswers: an answer to a player's own command (a receipt, a
+	// rejection, a count asked for), a GM's notice to one player. Items
+	// queued before classes were kept count as answers.
+	SendAnswers SendClass = 1
+	// SendChores: reminders, prods and sign-up lists.
+	SendChores SendClass = 2
+)
+
 // OutboxState is where a post or PM to send stands.
 type OutboxState string
 

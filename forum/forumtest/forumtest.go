@@ -90,7 +90,7 @@ type Board struct {
 	// InboxErr, when set, is what reading the inbox fails with (the
 	// thread reads): a profile's inbox URL gone wrong, PMs turned off.
 	InboxErr error
-	// Skipped counts the PMs NewPMsExcept left out.
+	// Skipped counts the PMs NewPMs left out.
 	Skipped int
 	// Reads and Pings record when ReadThread and Ping were called; OnRead,
 	// when set, hears of each read (down: it failed).
@@ -102,10 +102,10 @@ type Board struct {
 	// Unconfirm makes the next n sends go out but come back unconfirmed
 	// (the board's success page, the marker check failed).
 	Unconfirm int
-	// SaidSent makes the next n sends go out with their marker garbled,
-	// as a board in another charset shows it ("·" as "Â·"), and come back
-	// as the board's success page whose marker was not found
-	// (forum.ErrSaidSent).
+	// SaidSent makes the next n sends go out with their marker garbled
+	// past recognition (its "·" as "¿", as a board in a charset forumgm
+	// was not told of might keep it), and come back as the board's success
+	// page whose marker was not found (forum.ErrSaidSent).
 	SaidSent int
 	// FindFail makes the next n marker checks fail.
 	FindFail int
@@ -426,14 +426,11 @@ func (b *Board) Mark(_ context.Context, forumID, thread string) (forum.ThreadMar
 }
 
 // NewPMs returns the inbox PMs newer than the cursor (forum.BoardReader).
-func (b *Board) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
-	return b.NewPMsExcept(ctx, cursor, nil)
-}
 
-// NewPMsExcept is NewPMs without the PMs whose sender skip refuses, as a
-// real inbox list shows the sender (forum.InboxSkipper); Skipped counts
+// NewPMs is the inbox after the cursor without the PMs whose sender skip
+// refuses, as a real inbox list shows the sender; Skipped counts
 // them.
-func (b *Board) NewPMsExcept(_ context.Context, cursor []byte, skip func(forum.Author) bool) (forum.Inbox, error) {
+func (b *Board) NewPMs(_ context.Context, cursor []byte, skip func(forum.Author) bool) (forum.Inbox, error) {
 	b.Lock()
 	defer b.Unlock()
 	if b.Down {
@@ -491,14 +488,14 @@ func (b *Board) refuseLong(text string) error {
 }
 
 // garble is text as the board keeps it, and the error its send comes back
-// with: with SaidSent, the marker's "·" as a latin-1 board shows UTF-8's
-// bytes, and the board's success page.
+// with: with SaidSent, the marker's "·" garbled past recognition, and the
+// board's success page.
 func (b *Board) garble(text string) (string, error) {
 	if b.SaidSent <= 0 {
 		return text, nil
 	}
 	b.SaidSent--
-	return strings.ReplaceAll(text, "·", "Â·"), fmt.Errorf("%w (%w): the board said it was sent (This message has been sent successfully.), but its marker was not found", forum.ErrUnconfirmed, forum.ErrSaidSent)
+	return strings.ReplaceAll(text, "·", "¿"), fmt.Errorf("%w (%w): the board said it was sent (This message has been sent successfully.), but its marker was not found", forum.ErrUnconfirmed, forum.ErrSaidSent)
 }
 
 // lost is the error of a send that went out but was not confirmed, if any.
