@@ -75,7 +75,7 @@ func TestCrashLoop(t *testing.T) {
 			// The same state, but for the times in it (when each round
 			// opened and was published: the two games ran apart).
 			if a, b := timeless(t, calm.state), timeless(t, crashed.state); a != b {
-				t.Errorf("the game under kills ended in another state than without them:\nwithout: %s\nunder kills: %s", a, b)
+				t.Errorf("the game under kills ended in another state than without them:\nwithout: %s\nunder kills: %s\nwhat the bot read without kills:\n%s\nunder kills:\n%s", a, b, strings.Join(calm.audit, "\n"), strings.Join(crashed.audit, "\n"))
 			}
 		})
 	}
@@ -87,6 +87,7 @@ type crashRun struct {
 	took                            time.Duration
 	state                           []byte // the rules' state at the end
 	messages                        int    // posts and PMs sent
+	audit                           []string
 }
 
 // playCrashLoop plays a Nations game of seed on a board of its own to its
@@ -219,7 +220,10 @@ seed: %d
 		}
 		// A move before the opening post would not count.
 		if st, err := eng.Decode(row.State); err == nil && opened(out) {
-			moves, _ := table.Act(ctx, st, send)
+			moves, err := table.Act(ctx, st, send)
+			if os.Getenv("FORUMGM_CRASHLOOP_DEBUG") != "" && (len(moves) > 0 || err != nil) {
+				t.Logf("kill=%v phase %s: %d moves, %v", kill, row.Phase, len(moves), err)
+			}
 			for _, mv := range moves {
 				acted[mv.Player] = true
 			}
@@ -253,6 +257,22 @@ seed: %d
 		return err
 	})
 	checkExactlyOnce(t, out, botPostsOf(b.Sim, b.Topic, BotName), b.Sim.Sent(b.BotID))
+	db.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.Game(name)
+		if err != nil {
+			return err
+		}
+		// For a failure's report: what the bot read and made of it.
+		msgs, _ := tx.Messages(g.ID)
+		for _, m := range msgs {
+			run.audit = append(run.audit, fmt.Sprintf("message %s by %s %s, stamped %s, first seen %s: %s", m.Kind, m.AuthorName, m.Status, m.Time.Format("15:04:05.000"), m.FirstSeen.Format("15:04:05.000"), strings.Join(m.Commands, " | ")))
+		}
+		cmds, err := tx.Commands(g.ID, store.CommandFilter{})
+		for _, c := range cmds {
+			run.audit = append(run.audit, fmt.Sprintf("command %s %s %s %q %s %s", c.Phase, c.Player, c.Channel, c.Text, c.Status, c.Reason))
+		}
+		return err
+	})
 	if strings.Contains(logs.String(), b.BotPW) {
 		t.Error("the bot's password appears in its log")
 	}
