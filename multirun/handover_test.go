@@ -11,7 +11,6 @@ import (
 	"github.com/forumgm/forumgm/demo"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/store"
-	"github.com/forumgm/forumgm/store/pgtest"
 )
 
 // The handover tests (issues 22 and 42): a board that takes a bot's POST
@@ -136,15 +135,7 @@ func TestHandover(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			bin := forumgmBin(t)
-			dsn := pgtest.DSN(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			db, err := store.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			bin, dsn, ctx, db := rig(t, 4*time.Minute)
 			games, env := newLiveGamesWith(t, bin, dsn, 1, 2, tc.more)
 			slowNext(t, games[0], tc.path, tc.delay)
 			a := startRunLease(t, bin, dsn, env, handoverLease)
@@ -188,15 +179,7 @@ func TestHandoverOnJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays two games in real time")
 	}
-	bin := forumgmBin(t)
-	dsn := pgtest.DSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	db, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	bin, dsn, ctx, db := rig(t, 3*time.Minute)
 	games, env := newLiveGames(t, bin, dsn, 2, 2)
 	// The game given back is the one with the higher id: the second.
 	slowNext(t, games[1], "mode=reply", slowAfter)

@@ -69,6 +69,22 @@ func forumgmBin(t *testing.T) string {
 	return binPath
 }
 
+// rig is what a test of live runners starts from: the forumgm binary, a
+// database of its own on the test binary's PostgreSQL, open, and the
+// test's deadline.
+func rig(t *testing.T, within time.Duration) (bin, dsn string, ctx context.Context, db *store.DB) {
+	t.Helper()
+	bin, dsn = forumgmBin(t), pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	t.Cleanup(cancel)
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return bin, dsn, ctx, db
+}
+
 // liveGame is one game on a local board of its own, with its players, and
 // what the tests saw of its phases.
 type liveGame struct {
@@ -383,15 +399,7 @@ func TestAddRunnersKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays four games in real time")
 	}
-	bin := forumgmBin(t)
-	dsn := pgtest.DSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	db, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	bin, dsn, ctx, db := rig(t, 3*time.Minute)
 	games, env := newLiveGames(t, bin, dsn, 4, 5)
 	runs := []*runProc{startRun(t, bin, dsn, env)}
 
