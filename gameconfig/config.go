@@ -34,6 +34,11 @@ type GameConfig struct {
 	// confirmed on the board (the moderator then moves Start to when it
 	// went up): a thread post with a larger id belongs to the game.
 	OpeningPost string `json:"opening_post,omitempty"`
+	// OpeningFound: the opening post was found on the board by its marker
+	// (its send's answer lost) before the bot had read it, so when it
+	// went up is known only at the earliest (the read before); the clock
+	// starts again at the post's own stamp when a read records it.
+	OpeningFound bool `json:"opening_found,omitempty"`
 	// PublicURL is the web desk's address as players reach it
 	// (https://desk.example.org), set when the GM opens the game's public
 	// page: posts that show a map then carry its picture, served by the

@@ -101,6 +101,17 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 					return err
 				}
 			}
+			if !r.opened.IsZero() {
+				// Its time as the board stamped it: the clock restarts
+				// there if it had started earlier.
+				cfg := s.l.cfg
+				cfg.OpeningFound = false
+				s.l.cfg = cfg
+				s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
+				if err := m.startClock(tx, s, s.l.cfg.OpeningPost, r.opened); err != nil {
+					return err
+				}
+			}
 			if err := m.deletions(tx, s, th); err != nil {
 				return err
 			}
@@ -380,6 +391,11 @@ type intake struct {
 	// take (forum.UnreadableBody): recorded as such, flagged to the GM.
 	unreadable []string
 	news       int // messages new or edited
+	// opened is when the game's opening post went up, at the earliest,
+	// when this read recorded it first and the post had been found on the
+	// board by its marker before (zero: not so): the game's clock started
+	// at a guess then (openingPosted, gameconfig's OpeningFound).
+	opened time.Time
 }
 
 // observe records one post or PM. It is the store's one upsert per message:
@@ -400,6 +416,9 @@ func (r *intake) observe(kind forum.MessageKind, forumID string, a forum.Author,
 	}
 	if ch != store.Unchanged {
 		r.news++
+	}
+	if ch == store.New && kind == forum.KindPost && r.s.l.cfg.OpeningFound && forumID == r.s.l.cfg.OpeningPost && st.Known() {
+		r.opened = st.Earliest.Truncate(time.Second)
 	}
 	if ch != store.Unchanged && forum.IsUnreadable(body) {
 		r.unreadable = append(r.unreadable, string(kind)+" "+forumID+" by "+a.Name)

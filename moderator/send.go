@@ -112,7 +112,7 @@ func (m *Moderator) recheckTaken(ctx context.Context, f forum.BoardSender, l *lo
 			continue
 		}
 		m.log().Info("found on the board a message it said it took", "game", l.row.Name, "marker", it.Marker)
-		if err := m.mark(ctx, l, it, store.OutboxSent, fid, ""); err != nil {
+		if err := m.markFound(ctx, l, it, store.OutboxSent, fid, "", true); err != nil {
 			return err
 		}
 	}
@@ -345,7 +345,7 @@ func (m *Moderator) confirm(ctx context.Context, f forum.BoardSender, l *loaded,
 	}
 	m.log().Info("found an earlier send already on the forum", "game", l.row.Name, "marker", it.Marker)
 	m.clearBackOff(it.ID)
-	return true, m.mark(ctx, l, it, store.OutboxSent, fid, "")
+	return true, m.markFound(ctx, l, it, store.OutboxSent, fid, "", true)
 }
 
 // sendOne makes one attempt at an item: claimed (marked sending) first,
@@ -668,6 +668,12 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 }
 
 func (m *Moderator) mark(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string) error {
+	return m.markFound(ctx, l, it, state, forumID, lastErr, false)
+}
+
+// markFound is mark, found saying a sent item was found on the board by
+// its marker rather than answered for: when it went up is not known.
+func (m *Moderator) markFound(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string, found bool) error {
 	it.State, it.LastError = state, lastErr
 	if forumID != "" {
 		it.ForumID = forumID
@@ -679,7 +685,7 @@ func (m *Moderator) mark(ctx context.Context, l *loaded, it *store.OutboxItem, s
 		if err := tx.UpdateOutbox(it); err != nil || state != store.OutboxSent {
 			return err
 		}
-		return m.openingPosted(tx, l, it)
+		return m.openingPosted(tx, l, it, found)
 	}); err != nil {
 		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
 	}

@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -359,5 +360,69 @@ func TestAQuietTickDecodesTheGameOnce(t *testing.T) {
 	st, _ := m.Report(ctx, "quiet")
 	if a := st[0].Activity; len(a) == 0 {
 		t.Fatalf("no activity after Alice's order")
+	}
+}
+
+// notYetBoard is the fake board whose first reply never leaves.
+type notYetBoard struct {
+	*forumtest.Board
+	tried bool
+}
+
+func (b *notYetBoard) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	if !b.tried {
+		b.tried = true
+		return "", fmt.Errorf("%w: the form came too late", forum.ErrNotSubmitted)
+	}
+	return b.Board.Reply(ctx, thread, body, key)
+}
+
+// TestTheClockStartsWhenTheOpeningPostWentUp: the opening post goes up 70 s
+// after the thread was last read, its answer lost, and the game's sender
+// (apart from its reads, as in `forumgm run`) finds it on the board by its
+// marker before any read has recorded it: the clock's start is then only
+// a guess (the last read). The next read records the post with the
+// board's stamp, and the clock starts there: round 1 keeps its whole
+// minute, not resolved at once for a deadline that passed before the post
+// was up (issue 42's crash loop: a game whose opening went up late
+// resolved its first rounds with no orders).
+func TestTheClockStartsWhenTheOpeningPostWentUp(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &notYetBoard{Board: forumtest.New(clk)}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+	zero := 0.0
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
+	g, err := m.Create(ctx, "clock", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx, g.ID); err != nil { // read; the opening's form comes too late
+		t.Fatal(err)
+	}
+	clk.Advance(70 * time.Second)
+	up := clk.Now()
+	ff.Lose = 1
+	acct := fc.Account()
+	m.Send(ctx, g.ID, acct) // it goes up, its answer lost
+	clk.Advance(time.Second)
+	if err := m.Send(ctx, g.ID, acct); err != nil { // found by its marker on the board
+		t.Fatal(err)
+	}
+	if n := len(ff.BotPosts()); n != 1 {
+		t.Fatalf("%d opening posts, want 1", n)
+	}
+	clk.Advance(time.Second)
+	if err := m.Tick(ctx, g.ID); err != nil { // reads it, with the board's stamp
+		t.Fatal(err)
+	}
+	rs, err := m.Report(ctx, "clock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := rs[0].Rules; st.Phase != "round-1" || !st.Deadline.Equal(up.Add(time.Minute)) {
+		t.Errorf("after the opening post went up at %s: phase %s, deadline %s; want round-1 until %s", up.Format("15:04:05"), st.Phase, st.Deadline.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
 	}
 }
