@@ -192,7 +192,7 @@ func (p *Poster) mark(body, key string) string {
 // New makes a poster on a session.
 func New(s *scraper.Session) *Poster {
 	return &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, SentPages: 10, ScanSent: 10,
-		flood: forum.FloodStatus{State: forum.FloodUnknown}}
+		flood: forum.FloodStatus{State: forum.FloodUnknown}, oneToken: s.Profile.PostingLock}
 }
 
 // SetFlood fixes the account's flood interval as a game file gives it
