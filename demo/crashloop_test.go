@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,7 +76,7 @@ func TestCrashLoop(t *testing.T) {
 			// The same state, but for the times in it (when each round
 			// opened and was published: the two games ran apart).
 			if a, b := timeless(t, calm.state), timeless(t, crashed.state); a != b {
-				t.Errorf("the game under kills ended in another state than without them:\nwithout: %s\nunder kills: %s\nwhat the bot read without kills:\n%s\nunder kills:\n%s", a, b, strings.Join(calm.audit, "\n"), strings.Join(crashed.audit, "\n"))
+				t.Errorf("the game under kills ended in another state than without them:\nwithout: %s\nunder kills: %s\nwhat the bot read without kills:\n%s\nunder kills:\n%s\nthe log under kills:\n%s", a, b, strings.Join(calm.audit, "\n"), strings.Join(crashed.audit, "\n"), logLines(crashed.log, regexp.MustCompile(`opening post|resolved|deadline|msg=sent|found|not sending|may still land|runner started`), 300))
 			}
 		})
 	}
@@ -88,6 +89,7 @@ type crashRun struct {
 	state                           []byte // the rules' state at the end
 	messages                        int    // posts and PMs sent
 	audit                           []string
+	log                             string // the bots' log, for a failure's report
 }
 
 // playCrashLoop plays a Nations game of seed on a board of its own to its
@@ -276,6 +278,7 @@ seed: %d
 	if strings.Contains(logs.String(), b.BotPW) {
 		t.Error("the bot's password appears in its log")
 	}
+	run.log = logs.String()
 	return run
 }
 
@@ -317,4 +320,15 @@ func timeless(t *testing.T, state []byte) string {
 	}
 	b, _ := json.Marshal(walk(v))
 	return string(b)
+}
+
+// logLines are the log's lines that re matches, the last n.
+func logLines(log string, re *regexp.Regexp, n int) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out[max(0, len(out)-n):], "\n")
 }

@@ -73,8 +73,14 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		if err := m.recordPending(tx, s, l); err != nil {
 			return err
 		}
-		if err := settle(s, settleAt); err != nil {
+		waiting, err := openingOnItsWay(tx, s)
+		if err != nil {
 			return err
+		}
+		if !waiting {
+			if err := settle(s, settleAt); err != nil {
+				return err
+			}
 		}
 		if err := m.between(tx, s, readAt); err != nil {
 			return err

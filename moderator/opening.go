@@ -72,6 +72,42 @@ func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem,
 	return m.commit(tx, s)
 }
 
+// openingOnItsWay says whether the game's opening post is still to go up
+// (queued, or sent and not yet confirmed): its clock has not started, so
+// no deadline of it resolves. A bot that crashed again and again while the
+// post's last submission could still land (issue 42's crash loop) had
+// resolved two rounds on the clock of the game's creation before the post
+// was up, with no orders. An opening post that failed for good (or that
+// the board said it took) holds nothing up.
+func openingOnItsWay(tx *store.Tx, s *step) (bool, error) {
+	if s.l.cfg.OpeningPost != "" || s.l.cfg.SigningUp() {
+		return false, nil
+	}
+	items, err := tx.Outbox(s.l.row.ID)
+	if err != nil {
+		return false, err
+	}
+	var first *store.OutboxItem
+	for i := range items {
+		if it := &items[i]; it.Kind == forum.KindPost && !signupItem(it) {
+			first = it
+			break
+		}
+	}
+	if first == nil {
+		return false, nil
+	}
+	if first.State != store.OutboxSplit {
+		return first.State.Unsent(), nil
+	}
+	for i := range items { // cut into parts: its first part is the post
+		if it := &items[i]; it.PartOf == first.ID {
+			return it.State.Unsent(), nil
+		}
+	}
+	return false, nil
+}
+
 // startClock starts the game's clock at posted, when its opening post went
 // up, if that is later than the start it has and no phase has closed
 // since: the start moves there, the state is rebuilt as the new start sets

@@ -441,3 +441,60 @@ func TestTheClockStartsWhenTheOpeningPostWentUp(t *testing.T) {
 		})
 	}
 }
+
+// heldOpening is the fake board whose replies do not leave while held.
+type heldOpening struct {
+	*forumtest.Board
+	held bool
+}
+
+func (b *heldOpening) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	if b.held {
+		return "", fmt.Errorf("%w: the form came too late", forum.ErrNotSubmitted)
+	}
+	return b.Board.Reply(ctx, thread, body, key)
+}
+
+// TestNoDeadlineBeforeTheOpeningPost: while the opening post has not gone
+// up, the game's clock has not started: two round lengths go by and no
+// round resolves (the crash loop resolved two rounds with no orders while
+// the post waited out its window). Once it is up, round 1 runs its whole
+// length from then.
+func TestNoDeadlineBeforeTheOpeningPost(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &heldOpening{Board: forumtest.New(clk), held: true}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+	zero := 0.0
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
+	g, err := m.Create(ctx, "held", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase := func() (string, time.Time) {
+		rs, err := m.Report(ctx, "held")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0].Rules.Phase, rs[0].Rules.Deadline
+	}
+	for range 5 { // 2.5 minutes, the post held back
+		m.Tick(ctx, g.ID)
+		clk.Advance(30 * time.Second)
+	}
+	if ph, _ := phase(); ph != "round-1" {
+		t.Fatalf("phase %s before the opening post went up, want round-1 still", ph)
+	}
+	ff.held = false
+	up := clk.Now()
+	for range 2 {
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ph, dl := phase(); ph != "round-1" || !dl.Equal(up.Add(time.Minute)) {
+		t.Errorf("after the opening post went up at %s: %s until %s, want round-1 until %s", up.Format("15:04:05"), ph, dl.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
+	}
+}
