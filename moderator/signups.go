@@ -316,7 +316,7 @@ func (g *signing) start(st signup.State, at time.Time, why signup.Why) error {
 	s.opened = cfg.Start
 	openDeadline(s, cfg.Start, m.now())
 	setup.State = s.l.state
-	s.emit(store.SendResults, "setup", setup, m.now())
+	s.emit(store.SendChores, "setup", setup, m.now()) // after running games' answers: its clock starts once it is up
 	s.resolved = append(s.resolved, signup.Phase)
 	g.done, g.changed = true, true
 	return nil

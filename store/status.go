@@ -45,13 +45,15 @@ const (
 type SendClass int
 
 const (
-	// SendResults: a phase's results, the opening post, new deadlines.
+	// SendResults: a phase's results, new deadlines.
 	SendResults SendClass = 0
 	// SendAnswers: an answer to a player's own command (a receipt, a
 	// rejection, a count asked for), a GM's notice to one player. Items
 	// queued before classes were kept count as answers.
 	SendAnswers SendClass = 1
-	// SendChores: reminders, prods and sign-up lists.
+	// SendChores: reminders, prods, sign-up lists, and a new game's
+	// opening post (its clock starts only once it is up, so nobody loses
+	// time; a running game's answers go first).
 	SendChores SendClass = 2
 )
 
