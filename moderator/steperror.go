@@ -65,6 +65,7 @@ var modulePackages = []string{
 	"moderator",
 	"multirun",
 	"nations",
+	"nodebb",
 	"parser",
 	"poster",
 	"probe",
