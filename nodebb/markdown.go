@@ -203,8 +203,23 @@ func escape(s string) string {
 	return bulletItem.ReplaceAllString(s, `$1\$2$3`)
 }
 
-// MarkerLine is the marker line of key in Markdown: the plain marker, its
-// characters escaped ("_" would start emphasis).
+// markerLine is the marker line of key in Markdown: the plain marker, as it
+// is where Markdown reads it so (so the board's own copy of the text holds
+// the marker as sent), an underscore escaped only where it could open or
+// close emphasis (not between two letters or digits).
 func markerLine(key string) string {
-	return escape(forum.MarkerPrefix + key)
+	var b strings.Builder
+	b.WriteString(forum.MarkerPrefix)
+	for i := 0; i < len(key); i++ {
+		ch := key[i]
+		if ch == '_' && (i == 0 || i == len(key)-1 || !alnum(key[i-1]) || !alnum(key[i+1])) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
+}
+
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

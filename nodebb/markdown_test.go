@@ -23,7 +23,9 @@ func TestMarkdown(t *testing.T) {
 			t.Errorf("Markdown(%q)\n got %q\nwant %q", c.bb, got, c.md)
 		}
 	}
-	if got, want := markerLine("g_1/day-1/3"), `forumgm·g\_1/day-1/3`; got != want {
-		t.Errorf("markerLine = %q, want %q", got, want)
+	for key, want := range map[string]string{"g_1/day-1/3": `forumgm·g_1/day-1/3`, "g/_x_/1": `forumgm·g/\_x\_/1`, "_a": `forumgm·\_a`} {
+		if got := markerLine(key); got != want {
+			t.Errorf("markerLine(%q) = %q, want %q", key, got, want)
+		}
 	}
 }

@@ -83,7 +83,7 @@ func (c *Client) write(ctx context.Context, what, rel string, body any, chat boo
 			continue
 		}
 		switch {
-		case r.status == http.StatusOK:
+		case r.status == http.StatusOK || r.status == http.StatusAccepted:
 			c.flood.submitted(r.sent)
 			var env envelope
 			if err := json.Unmarshal(r.body, &env); err != nil {
@@ -93,7 +93,8 @@ func (c *Client) write(ctx context.Context, what, rel string, body any, chat boo
 			var q struct {
 				Queued bool `json:"queued"`
 			}
-			if json.Unmarshal(env.Response, &q) == nil && q.Queued {
+			if r.status == http.StatusAccepted || json.Unmarshal(env.Response, &q) == nil && q.Queued {
+				// Taken, but into the queue: 202 Accepted, or 200 with "queued".
 				return "", fmt.Errorf("%s: %w: %w", what, forum.ErrPermanent, ErrQueued)
 			}
 			got, err := id(env.Response)
