@@ -1,0 +1,439 @@
+//go:build linux
+
+package nodebbtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
+	_ "github.com/forumgm/forumgm/games"
+	"github.com/forumgm/forumgm/internal/realboardtest"
+	"github.com/forumgm/forumgm/journal"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/nodebb"
+	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/rules/resistance"
+	"github.com/forumgm/forumgm/simplayers"
+	"github.com/forumgm/forumgm/store"
+)
+
+// TestNations plays a whole game of Nations on a real NodeBB board: the
+// moderator as `forumgm run` runs it (forumconn's sessions, the nodebb
+// client, a SQLite store), the simulated players posting in the topic and
+// chatting their orders to the bot through their own sessions. The game
+// ends by its rules, the journal replays to the same result, and every
+// post and chat the bot queued is on the board exactly once.
+func TestNations(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("plays a whole game on the real clock (minutes)")
+	}
+	g, _ := rules.Lookup("nations")
+	demo := g.(rules.Demo).DemoTable(1)
+	res := playGame(t, "nations", demo, 7, 6*time.Minute)
+	t.Logf("nations on NodeBB: %s", res)
+}
+
+// TestResistanceSix plays The Resistance with six players, each holding a
+// Double Vote card (the plot cards of five and six players), to its end on
+// a real NodeBB board, as TestNations does; cards are played and accepted.
+func TestResistanceSix(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("plays a whole game on the real clock (minutes)")
+	}
+	g, _ := rules.Lookup("resistance")
+	demo := g.(rules.Demo).DemoTable(1)
+	demo.Players = demo.Players[:6]
+	res := playGame(t, "resistance", demo, 11, 10*time.Minute)
+	played := 0
+	for _, c := range res.commands {
+		if c.Kind == resistance.KindPlay && c.Status == store.CommandAccepted {
+			played++
+		}
+	}
+	if played == 0 {
+		t.Errorf("no card was played and accepted")
+	}
+	t.Logf("resistance (6) on NodeBB: %d cards played; %s", played, res)
+}
+
+type gameResult struct {
+	played            time.Duration
+	moves, posts, pms int
+	winners           []string
+	commands          []store.CommandRow
+}
+
+func (r gameResult) String() string {
+	acc, rej := 0, 0
+	for _, c := range r.commands {
+		switch c.Status {
+		case store.CommandAccepted:
+			acc++
+		case store.CommandRejected:
+			rej++
+		}
+	}
+	return fmt.Sprintf("finished in %.0fs; winners %v; %d player moves; commands %d accepted, %d rejected; bot: %d posts, %d chats, each once",
+		r.played.Seconds(), r.winners, r.moves, acc, rej, r.posts, r.pms)
+}
+
+// playGame sets the demo table's game up on a fresh board with the bot an
+// administrator (exempt from delays, as a GM's bot usually is) and plays it
+// to its end within limit, checking it as TestNations says.
+func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit time.Duration) gameResult {
+	ctx := context.Background()
+	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: demo.Players, Subject: demo.Title, BotAdmin: true,
+		Opening: "Sign-ups are closed. The game starts below; forumgm is your GM."})
+	eng, _ := rules.Lookup(kind)
+	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Setup: demo.Setup, Seed: seed, Start: time.Now().UTC()}
+	zero := 0.0
+	fc := forumConfig(t, b)
+	fc.FloodSeconds = &zero
+	fc.DeadlineUnitSeconds = &zero // NodeBB stamps to the millisecond
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "forumgm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "nodebbtest"}
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board,
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	var ps []store.Player
+	for _, a := range b.Players {
+		ps = append(ps, store.Player{Slot: a.Name, ForumName: a.Name, ForumUserID: a.IDString()})
+	}
+	gm, err := m.Create(ctx, kind+"-nodebb", kind, gc, fc, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); m.Run(runCtx) }()
+	stopped := false
+	halt := func() {
+		if !stopped {
+			stopped = true
+			stop()
+			<-done
+		}
+	}
+	t.Cleanup(halt)
+	row := func() *store.Game {
+		var g *store.Game
+		if err := db.View(ctx, func(tx *store.Tx) error {
+			var err error
+			g, err = tx.GameByID(gm.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	outbox := func() []store.OutboxItem {
+		var out []store.OutboxItem
+		if err := db.View(ctx, func(tx *store.Tx) error {
+			var err error
+			out, err = tx.Outbox(gm.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	drained := func() bool {
+		for _, it := range outbox() {
+			if it.State == store.OutboxPending || it.State == store.OutboxSending {
+				return false
+			}
+		}
+		return true
+	}
+	pl := newPlayers(t, b)
+	sim := &simplayers.Table{Game: eng, Seed: seed}
+	t0 := time.Now()
+	end := t0.Add(limit)
+	moves := 0
+	for {
+		r := row()
+		st, err := eng.Decode(r.State)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == moderator.Finished || r.Status == moderator.Ended {
+			if drained() {
+				break
+			}
+		} else {
+			if time.Now().After(end) {
+				t.Fatalf("the game did not finish within %v (status %s, phase %s)", limit, r.Status, eng.Status(st).Phase)
+			}
+			sent, err := sim.Act(ctx, st, pl)
+			if err != nil {
+				t.Errorf("simulated players: %v", err)
+			}
+			moves += len(sent)
+		}
+		if time.Now().After(end.Add(time.Minute)) {
+			t.Fatalf("the outbox did not drain within a minute after the game ended")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	for _, err := range pl.close() {
+		t.Errorf("a player's move failed on the board: %v", err)
+	}
+	res := gameResult{played: time.Since(t0), moves: moves}
+	halt()
+
+	r := row()
+	st, _ := eng.Decode(r.State)
+	final := eng.Status(st)
+	if r.Status != moderator.Finished || !final.Finished {
+		t.Errorf("game status %s, finished %v; want finished", r.Status, final.Finished)
+	}
+	res.winners = final.Winners
+	var j []journal.Entry
+	var cmds []store.CommandRow
+	db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		if j, err = tx.Journal(gm.ID); err != nil {
+			return err
+		}
+		cmds, err = tx.Commands(gm.ID, store.CommandFilter{})
+		return err
+	})
+	res.commands = cmds
+	replayed, err := journal.Replay(eng, gc.Rules(), j, journal.Strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := eng.Status(replayed); !reflect.DeepEqual(rs.Winners, final.Winners) || !reflect.DeepEqual(rs.Scores, final.Scores) {
+		t.Errorf("the journal replays to winners %v scores %v; the game says %v %v", rs.Winners, rs.Scores, final.Winners, final.Scores)
+	}
+	acc := 0
+	for _, c := range cmds {
+		if c.Status == store.CommandAccepted {
+			acc++
+		}
+		if strings.Contains(c.Reason, "after its phase") {
+			t.Errorf("%s's %q rejected as late (%s)", c.Player, c.Text, c.Reason)
+		}
+	}
+	if acc == 0 {
+		t.Errorf("no command was accepted")
+	}
+	res.posts, res.pms = checkExactlyOnce(t, b, outbox())
+	// The last bot post announces the result: it names every winner.
+	posts := b.Query(t, `SELECT data->>'content' AS content FROM legacy_hash WHERE _key LIKE 'post:%' AND data->>'tid' = $1 AND data->>'uid' = $2 ORDER BY (data->>'pid')::int`,
+		b.ThreadIDString(), b.Bot.IDString())
+	if len(posts) == 0 {
+		t.Fatal("no bot post in the topic")
+	}
+	last := posts[len(posts)-1]["content"].(string)
+	for _, w := range final.Winners {
+		if !strings.Contains(last, w) {
+			t.Errorf("the bot's last post does not name the winner %s:\n%s", w, last)
+		}
+	}
+	return res
+}
+
+// checkExactlyOnce checks every outbox item against the board's own
+// database: sent; a post once in the topic; a PM once among the board's
+// chat messages, from the bot, in the recipient's one-to-one room with
+// it; and nothing marked on the board that the outbox does not hold.
+func checkExactlyOnce(t *testing.T, b *realboardtest.NodeBBBoard, box []store.OutboxItem) (posts, pms int) {
+	unescape := strings.NewReplacer(`\`, ``)
+	type msg struct{ room, from string }
+	inTopic := map[string]int{}
+	for _, r := range b.Query(t, `SELECT data->>'content' AS content FROM legacy_hash WHERE _key LIKE 'post:%' AND data->>'tid' = $1`, b.ThreadIDString()) {
+		for _, k := range forum.Markers(unescape.Replace(r["content"].(string))) {
+			inTopic[k]++
+		}
+	}
+	chats := map[string][]msg{}
+	for _, r := range b.Query(t, `SELECT data->>'content' AS content, data->>'roomId' AS room, data->>'fromuid' AS fromuid FROM legacy_hash WHERE _key LIKE 'message:%'`) {
+		for _, k := range forum.Markers(unescape.Replace(r["content"].(string))) {
+			chats[k] = append(chats[k], msg{fmt.Sprint(r["room"]), fmt.Sprint(r["fromuid"])})
+		}
+	}
+	rooms := map[string]string{} // recipient uid → their room with the bot
+	roomOf := func(uid string) string {
+		if r, ok := rooms[uid]; ok {
+			return r
+		}
+		for _, a := range b.Players {
+			if a.IDString() == uid {
+				u := user(t, b, a)
+				var got struct {
+					RoomID any `json:"roomId"`
+				}
+				if err := u.API(context.Background(), "GET", "api/v3/users/"+b.Bot.IDString()+"/chat", nil, &got); err != nil {
+					t.Fatal(err)
+				}
+				rooms[uid] = fmt.Sprint(got.RoomID)
+			}
+		}
+		return rooms[uid]
+	}
+	want := map[string]bool{}
+	for _, it := range box {
+		key := strings.TrimPrefix(it.Marker, forum.MarkerPrefix)
+		want[key] = true
+		switch {
+		case it.State == store.OutboxSplit:
+			continue
+		case it.State == store.OutboxLapsed:
+			want[key] = false
+			continue
+		case it.State != store.OutboxSent:
+			t.Errorf("outbox %s (%s to %q) is %s: %s", it.Marker, it.Kind, it.RecipientName, it.State, it.LastError)
+			continue
+		}
+		switch it.Kind {
+		case "post":
+			posts++
+			if inTopic[key] != 1 {
+				t.Errorf("post %s is in the topic %d times, want once", key, inTopic[key])
+			}
+		case "pm":
+			pms++
+			ms := chats[key]
+			if len(ms) != 1 {
+				t.Errorf("PM %s is on the board %d times, want once", key, len(ms))
+				continue
+			}
+			if ms[0].from != b.Bot.IDString() || ms[0].room != roomOf(it.RecipientID) {
+				t.Errorf("PM %s to %s is from user %s in room %s, want from the bot in room %s", key, it.RecipientName, ms[0].from, ms[0].room, roomOf(it.RecipientID))
+			}
+		}
+	}
+	for k, n := range inTopic {
+		if !want[k] {
+			t.Errorf("the topic has %d posts marked %s that the outbox does not hold", n, k)
+		}
+	}
+	for k, ms := range chats {
+		if !want[k] {
+			t.Errorf("the board has %d chat messages marked %s that the outbox does not hold", len(ms), k)
+		}
+	}
+	return posts, pms
+}
+
+// players send simulated players' moves through their own sessions, each
+// from a queue of their own (one player's wait holds up only that player):
+// posts as Markdown, PMs as chats to the bot. They wait out the board's
+// post and chat delays, as people do.
+type players struct {
+	t      testing.TB
+	b      *realboardtest.NodeBBBoard
+	mu     sync.Mutex
+	queues map[string]chan move
+	wg     sync.WaitGroup
+	errs   []error
+}
+
+type move struct {
+	text    string
+	private bool
+}
+
+func newPlayers(t testing.TB, b *realboardtest.NodeBBBoard) *players {
+	return &players{t: t, b: b, queues: map[string]chan move{}}
+}
+
+func (ps *players) Post(ctx context.Context, name, text string) error {
+	return ps.enqueue(ctx, name, move{text: text})
+}
+
+func (ps *players) PM(ctx context.Context, name, text string) error {
+	return ps.enqueue(ctx, name, move{text: text, private: true})
+}
+
+func (ps *players) enqueue(ctx context.Context, name string, mv move) error {
+	var acct *realboardtest.Account
+	for _, a := range ps.b.Players {
+		if strings.EqualFold(a.Name, name) {
+			acct = &a
+		}
+	}
+	if acct == nil {
+		return errors.New("no account for " + name)
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	q, ok := ps.queues[acct.Name]
+	if !ok {
+		q = make(chan move, 64)
+		ps.queues[acct.Name] = q
+		ps.wg.Add(1)
+		go func(a realboardtest.Account) {
+			defer ps.wg.Done()
+			for mv := range q {
+				if err := ps.send(ctx, a, mv); err != nil && ctx.Err() == nil {
+					ps.mu.Lock()
+					ps.errs = append(ps.errs, fmt.Errorf("%s's %q: %w", a.Name, mv.text, err))
+					ps.mu.Unlock()
+				}
+			}
+		}(*acct)
+	}
+	select {
+	case q <- mv:
+		return nil
+	default:
+		return errors.New(name + " is too far behind")
+	}
+}
+
+func (ps *players) send(ctx context.Context, a realboardtest.Account, mv move) error {
+	u, err := ps.b.Session(ctx, a)
+	if err != nil {
+		return err
+	}
+	text := nodebb.Markdown(mv.text)
+	if !mv.private && len(text) < 12 {
+		// NodeBB refuses a post under 8 characters ("**YES**"); a
+		// person writes a word more.
+		text += "\n\nMy move."
+	}
+	for attempt := 0; ; attempt++ {
+		if mv.private {
+			_, err = u.Chat(ctx, ps.b.Bot, text)
+		} else {
+			_, err = u.Post(ctx, text)
+		}
+		var ae *realboardtest.APIError
+		if err == nil || !errors.As(err, &ae) || attempt == 30 ||
+			forum.Mentions(ae.Message, []string{"once every", "too many messages", "please wait"}) == "" {
+			return err
+		}
+		time.Sleep(time.Second) // the board's delay: again, as a person would
+	}
+}
+
+// close waits for the queued moves and returns the players' failures.
+func (ps *players) close() []error {
+	ps.mu.Lock()
+	for _, q := range ps.queues {
+		close(q)
+	}
+	ps.queues = map[string]chan move{}
+	ps.mu.Unlock()
+	ps.wg.Wait()
+	return ps.errs
+}
