@@ -48,8 +48,9 @@ type apiTopic struct {
 		CurrentPage int `json:"currentPage"`
 	} `json:"pagination"`
 	Privileges struct {
-		Reply bool `json:"topics:reply"`
-		Read  bool `json:"topics:read"`
+		Reply      bool `json:"topics:reply"`
+		Read       bool `json:"topics:read"`
+		AdminOrMod bool `json:"isAdminOrMod"`
 	} `json:"privileges"`
 }
 
