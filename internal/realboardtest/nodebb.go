@@ -127,6 +127,11 @@ func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	if _, err := exec.LookPath("npm"); err != nil {
 		unavailableNodeBB(t, "no npm on PATH (apt-get install npm)")
 	}
+	if v, err := exec.Command(node, "-p", "process.versions.node").Output(); err != nil {
+		unavailableNodeBB(t, "node does not run: %v", err)
+	} else if major, _ := strconv.Atoi(strings.Split(strings.TrimSpace(string(v)), ".")[0]); major < 20 {
+		unavailableNodeBB(t, "node %s is older than NodeBB 4.10.3 needs (20 or newer)", strings.TrimSpace(string(v)))
+	}
 	dir, err := EnginesDir()
 	if err != nil {
 		unavailableNodeBB(t, "%v", err)
@@ -185,7 +190,9 @@ func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 		Admin: Account{Name: nodebbAdmin, Password: password(nodebbAdmin), ID: 1}, user: map[string]*NodeBBUser{}}
 	u, _ := url.Parse(dsn)
 	pgPort, _ := strconv.Atoi(u.Port())
-	conf := map[string]any{"url": strings.TrimSuffix(b.URL, "/"), "port": port, "bind_address": "127.0.0.1",
+	// bcrypt_rounds 4 (12 by default): a test board's accounts are made
+	// and logged in at once, several boards side by side.
+	conf := map[string]any{"url": strings.TrimSuffix(b.URL, "/"), "port": port, "bind_address": "127.0.0.1", "bcrypt_rounds": 4,
 		"secret": "realboard-" + strconv.Itoa(port), "database": "postgres",
 		"postgres": map[string]any{"host": u.Hostname(), "port": pgPort, "username": u.User.Username(), "password": "",
 			"database": strings.TrimPrefix(u.Path, "/"), "ssl": false}}
