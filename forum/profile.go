@@ -46,6 +46,10 @@ type Profile struct {
 	// MaxMessageBytes is the longest post or PM body the board takes, in
 	// bytes of BBCode (0: no limit known). Longer messages go out in parts.
 	MaxMessageBytes int `yaml:"max_message_bytes"`
+	// MaxPMBytes is the longest PM body the board takes where PMs have a
+	// lower limit than posts (NodeBB's chat messages: 1,000 characters),
+	// in the same bytes (0: MaxMessageBytes).
+	MaxPMBytes int `yaml:"max_pm_bytes"`
 	// TimeZone in which the board renders textual times for the bot
 	// account (its profile setting): an IANA name ("America/New_York") or a
 	// fixed offset ("UTC-5", "+05:30", as MyBB's offsets are). Default UTC;
@@ -945,11 +949,12 @@ func nodeBB() Profile {
 		PostsPerPage: 20,
 		// postDelay: 10 s between two posts by a member.
 		FloodSeconds: 10,
-		// A chat message holds at most 1,000 characters (maximumChatMessageLength)
-		// and a post 32,767: every message is cut to fit a chat, with
-		// room for its subject line and marker (forum.SplitMessage keeps
-		// SplitReserve/2 of it free).
-		MaxMessageBytes: 850,
+		// A post holds at most 32,767 characters (maximumPostLength), a
+		// chat message 1,000 (maximumChatMessageLength): a PM is cut to fit
+		// a chat, with room for its subject line, the Markdown's escapes
+		// and its marker (forum.SplitMessage keeps SplitReserve/2 free).
+		MaxMessageBytes: 30000,
+		MaxPMBytes:      850,
 		MaxSubjectChars: 100,
 		TimeZone:        "UTC",
 		URLs: URLs{

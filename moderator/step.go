@@ -178,12 +178,15 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
 	}
 	roster := s.l.state.Roster()
-	limit := s.l.site.MaxMessageBytes // the profile's (a GM's file may set it)
-	if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
-		// The board refused a message as too long: its own limit.
-		limit = learned
-	}
 	for _, o := range r.Out {
+		limit := s.l.site.MaxMessageBytes // the profile's (a GM's file may set it)
+		if pm := s.l.site.MaxPMBytes; !o.Public() && pm > 0 && (limit <= 0 || pm < limit) {
+			limit = pm // PMs take less than posts on this board
+		}
+		if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
+			// The board refused a message as too long: its own limit.
+			limit = learned
+		}
 		// Longer than the board takes (a receipt for a 3,000-line PM): in
 		// parts, each its own outbox item and marker, so each is sent
 		// exactly once and the board never refuses one for its length.

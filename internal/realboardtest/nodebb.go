@@ -60,6 +60,8 @@ var nodebbSettings = map[string]any{
 type NodeBBOptions struct {
 	Bot     string   // [GMBot]
 	Players []string // [Alice, Bob, Carol]
+	// Others are more accounts, not players ([]).
+	Others []string
 	// Subject and Opening are the game thread's title and its opening
 	// post (Markdown), made by the board's admin.
 	Subject, Opening string
@@ -80,6 +82,7 @@ type NodeBBBoard struct {
 	Admin         Account
 	Bot           Account
 	Players       []Account
+	Others        []Account
 
 	dsn  string
 	conf string
@@ -221,6 +224,13 @@ func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 			t.Fatalf("realboardtest: registering %s: %v\n%s", name, err, b.ServerLog())
 		}
 		b.Players = append(b.Players, a)
+	}
+	for _, name := range opt.Others {
+		a, err := b.register(ctx, name)
+		if err != nil {
+			t.Fatalf("realboardtest: registering %s: %v\n%s", name, err, b.ServerLog())
+		}
+		b.Others = append(b.Others, a)
 	}
 	if opt.BotAdmin {
 		b.MakeAdmin(t, b.Bot)

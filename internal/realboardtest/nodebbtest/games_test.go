@@ -42,8 +42,33 @@ func TestNations(t *testing.T) {
 	}
 	g, _ := rules.Lookup("nations")
 	demo := g.(rules.Demo).DemoTable(1)
-	res := playGame(t, "nations", demo, 7, 6*time.Minute)
+	res := playGame(t, "nations", demo, 7, 6*time.Minute, gameOpts{restartAfter: 6, outsider: true})
 	t.Logf("nations on NodeBB: %s", res)
+}
+
+// TestProtest plays a whole game of Protest on a real NodeBB board, as
+// TestNations does (its map goes out in a code block).
+func TestProtest(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("plays a whole game on the real clock (minutes)")
+	}
+	g, _ := rules.Lookup("protest")
+	demo := g.(rules.Demo).DemoTable(1)
+	res := playGame(t, "protest", demo, 5, 8*time.Minute, gameOpts{})
+	t.Logf("protest on NodeBB: %s", res)
+}
+
+// gameOpts are what happens to a game besides its play.
+type gameOpts struct {
+	// restartAfter: once the players have made this many moves, the
+	// moderator is stopped (whatever it was sending), NodeBB is killed
+	// (SIGKILL) and started again, and a new moderator (a restarted
+	// forumgm run) goes on (0: never).
+	restartAfter int
+	// outsider: an account that is not a player chats the bot an order
+	// mid-game; it is recorded and ignored.
+	outsider bool
 }
 
 // TestResistanceSix plays The Resistance with six players, each holding a
@@ -57,7 +82,7 @@ func TestResistanceSix(t *testing.T) {
 	g, _ := rules.Lookup("resistance")
 	demo := g.(rules.Demo).DemoTable(1)
 	demo.Players = demo.Players[:6]
-	res := playGame(t, "resistance", demo, 11, 10*time.Minute)
+	res := playGame(t, "resistance", demo, 11, 10*time.Minute, gameOpts{})
 	played := 0
 	for _, c := range res.commands {
 		if c.Kind == resistance.KindPlay && c.Status == store.CommandAccepted {
@@ -94,9 +119,13 @@ func (r gameResult) String() string {
 // playGame sets the demo table's game up on a fresh board with the bot an
 // administrator (exempt from delays, as a GM's bot usually is) and plays it
 // to its end within limit, checking it as TestNations says.
-func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit time.Duration) gameResult {
+func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit time.Duration, o gameOpts) gameResult {
 	ctx := context.Background()
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: demo.Players, Subject: demo.Title, BotAdmin: true,
+	var others []string
+	if o.outsider {
+		others = []string{"Mallory"}
+	}
+	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: demo.Players, Others: others, Subject: demo.Title, BotAdmin: true,
 		Opening: "Sign-ups are closed. The game starts below; forumgm is your GM."})
 	eng, _ := rules.Lookup(kind)
 	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Setup: demo.Setup, Seed: seed, Start: time.Now().UTC()}
@@ -109,9 +138,12 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "nodebbtest"}
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board,
-		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	newModerator := func() *moderator.Moderator {
+		ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "nodebbtest"}
+		return &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board,
+			Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	}
+	m := newModerator()
 	var ps []store.Player
 	for _, a := range b.Players {
 		ps = append(ps, store.Player{Slot: a.Name, ForumName: a.Name, ForumUserID: a.IDString()})
@@ -120,9 +152,15 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); m.Run(runCtx) }()
+	var stop context.CancelFunc
+	var done chan struct{}
+	run := func() {
+		var runCtx context.Context
+		runCtx, stop = context.WithCancel(ctx)
+		done = make(chan struct{})
+		go func(m *moderator.Moderator, done chan struct{}) { defer close(done); m.Run(runCtx) }(m, done)
+	}
+	run()
 	stopped := false
 	halt := func() {
 		if !stopped {
@@ -131,7 +169,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 			<-done
 		}
 	}
-	t.Cleanup(halt)
+	t.Cleanup(func() { halt() })
 	row := func() *store.Game {
 		var g *store.Game
 		if err := db.View(ctx, func(tx *store.Tx) error {
@@ -167,7 +205,22 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	t0 := time.Now()
 	end := t0.Add(limit)
 	moves := 0
+	restarted, outsiderPM := false, 0
 	for {
+		if o.restartAfter > 0 && !restarted && moves >= o.restartAfter {
+			restarted = true
+			halt()
+			b.Restart(t)
+			t.Logf("after %d moves: the moderator stopped, NodeBB killed and started again, a new moderator", moves)
+			m, stopped = newModerator(), false
+			run()
+		}
+		if o.outsider && outsiderPM == 0 && moves >= 2 {
+			u := user(t, b, b.Others[0])
+			if outsiderPM, err = u.Chat(ctx, b.Bot, "INVADE "+b.Players[0].Name); err != nil {
+				t.Fatal(err)
+			}
+		}
 		r := row()
 		st, err := eng.Decode(r.State)
 		if err != nil {
@@ -236,6 +289,30 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 		t.Errorf("no command was accepted")
 	}
 	res.posts, res.pms = checkExactlyOnce(t, b, outbox())
+	if o.restartAfter > 0 && !restarted {
+		t.Errorf("the game ended before the players' %d moves: nothing was restarted", o.restartAfter)
+	}
+	if o.outsider {
+		var msg *store.Message
+		db.View(ctx, func(tx *store.Tx) error {
+			var err error
+			msg, err = tx.MessageByForumID(gm.ID, forum.KindPM, fmt.Sprint(outsiderPM))
+			return err
+		})
+		switch {
+		case outsiderPM == 0:
+			t.Errorf("the outsider's chat was never sent")
+		case msg == nil:
+			t.Errorf("the outsider's chat %d was not read", outsiderPM)
+		case msg.Status != store.MessageIgnored || !strings.EqualFold(msg.AuthorName, "Mallory"):
+			t.Errorf("the outsider's chat: from %s, %s; want from Mallory, ignored", msg.AuthorName, msg.Status)
+		}
+		for _, c := range cmds {
+			if strings.EqualFold(c.Player, "Mallory") {
+				t.Errorf("a command of the outsider's: %+v", c)
+			}
+		}
+	}
 	// The last bot post announces the result: it names every winner.
 	posts := b.Query(t, `SELECT data->>'content' AS content FROM legacy_hash WHERE _key LIKE 'post:%' AND data->>'tid' = $1 AND data->>'uid' = $2 ORDER BY (data->>'pid')::int`,
 		b.ThreadIDString(), b.Bot.IDString())
@@ -418,11 +495,16 @@ func (ps *players) send(ctx context.Context, a realboardtest.Account, mv move) e
 			_, err = u.Post(ctx, text)
 		}
 		var ae *realboardtest.APIError
-		if err == nil || !errors.As(err, &ae) || attempt == 30 ||
-			forum.Mentions(ae.Message, []string{"once every", "too many messages", "please wait"}) == "" {
+		switch {
+		case err == nil || attempt == 30:
 			return err
+		case errors.As(err, &ae) && forum.Mentions(ae.Message, []string{"once every", "too many messages", "please wait"}) == "":
+			return err // refused: a person reads why and moves on
 		}
-		time.Sleep(time.Second) // the board's delay: again, as a person would
+		// The board's delay, or the board away (restarting): again in a
+		// second, as a person would. A post whose answer was lost may be
+		// posted twice: a person's double post, read as such.
+		time.Sleep(time.Second)
 	}
 }
 
