@@ -965,14 +965,23 @@ func nodeBB() Profile {
 			Login:     "login",
 			Member:    "api/user/username/{name}",
 		},
+		// The server-rendered topic page (Harmony), for `forumgm parse` of
+		// a saved page; the bot itself reads the topic's JSON.
 		Selectors: Selectors{
-			Post:    `li[component="post"]`,
-			Body:    `[component="post/content"]`,
-			Bold:    BoldSelector,
-			Quote:   QuoteSelector,
-			Spoiler: SpoilerSelector,
-			Code:    CodeSelector,
-			Strike:  StrikeSelector,
+			Post:           `li[component="post"]`,
+			PostIDAttr:     "data-pid",
+			PostIDRegexp:   `^(\d+)$`,
+			Author:         `a[data-username][data-uid]`,
+			AuthorIDAttr:   "data-uid",
+			AuthorIDRegexp: `^(\d+)$`,
+			Time:           `meta[itemprop="datePublished"]`,
+			TimeAttr:       "content",
+			Body:           `[component="post/content"]`,
+			Bold:           BoldSelector,
+			Quote:          QuoteSelector,
+			Spoiler:        SpoilerSelector,
+			Code:           CodeSelector,
+			Strike:         StrikeSelector,
 		},
 		// src/posts and src/messaging: "You can only post once every %1
 		// second(s)", "You have sent too many messages, please wait awhile."
