@@ -70,32 +70,38 @@ const (
 const pmSlack = 5 * time.Second
 
 // rooms lists the bot's rooms, newest activity first, while keep says a
-// room may hold what is wanted (it stops at the first that may not).
-func (c *Client) rooms(ctx context.Context, keep func(apiRoom) bool) ([]apiRoom, error) {
+// room may hold what is wanted (it stops at the first that may not), and
+// the board's clock when it answered the first page (zero: unknown).
+func (c *Client) rooms(ctx context.Context, keep func(apiRoom) bool) ([]apiRoom, time.Time, error) {
 	var out []apiRoom
+	var boardAt time.Time
 	for p := 0; p < maxRoomPages; p++ {
 		var list struct {
 			Rooms     []apiRoom `json:"rooms"`
 			NextStart int       `json:"nextStart"`
 		}
 		start := p * roomsPerPage
-		if err := c.getJSON(ctx, fmt.Sprintf("api/v3/chats?start=%d&stop=%d", start, start+roomsPerPage-1), &list); err != nil {
-			return nil, err
+		at, err := c.getJSONDated(ctx, fmt.Sprintf("api/v3/chats?start=%d&stop=%d", start, start+roomsPerPage-1), &list)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if p == 0 {
+			boardAt = at
 		}
 		for _, r := range list.Rooms {
 			if r.Teaser == nil {
 				continue // no messages yet
 			}
 			if !keep(r) {
-				return out, nil
+				return out, boardAt, nil
 			}
 			out = append(out, r)
 		}
 		if len(list.Rooms) < roomsPerPage {
-			return out, nil
+			return out, boardAt, nil
 		}
 	}
-	return out, nil
+	return out, boardAt, nil
 }
 
 // messages reads a room's messages newest page first while more says the
@@ -135,14 +141,31 @@ func (c *Client) messages(ctx context.Context, room string, more func(oldest api
 	return slices.CompactFunc(all, func(a, b apiMessage) bool { return a.id() == b.id() }), nil
 }
 
+// pmCursor is how far the chats are read: every message up to (At, Last)
+// in (time, id) order. Not by id alone: ids are given as messages are
+// made, and a message may be stored a moment after one with a higher id
+// in another room was read.
 type pmCursor struct {
-	Last int64 `json:"last"` // the newest message id read
-	At   int64 `json:"at"`   // its time, ms
+	Last int64 `json:"last"` // the id of the last message read
+	At   int64 `json:"at"`   // its time on the board's clock, ms
 }
+
+// after says whether m comes after the cursor.
+func (cur pmCursor) after(m apiMessage) bool {
+	return m.Timestamp > cur.At || m.Timestamp == cur.At && m.id() > cur.Last
+}
+
+// settle is how long a chat message may take to be stored after its time
+// is taken: a read takes only messages older than this on the board's clock
+// when its room list was asked for, so none stored later is passed over;
+// the newer ones are the next read's.
+const settle = 3 * time.Second
 
 // NewPMs returns the chat messages sent to the bot after the cursor, oldest
 // first (forum.BoardReader): the rooms with activity since the cursor, and
-// their messages newer than it. The bot's own messages are not PMs to it.
+// their messages after it, up to settle before the board's time of the room
+// list (Inbox.ListedAt is that moment on the bot's clock: the read holds
+// every message sent before it). The bot's own messages are not PMs to it.
 func (c *Client) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
 	var cur pmCursor
 	if len(cursor) > 0 {
@@ -156,28 +179,32 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error)
 	}
 	listed := c.opt.Clock.Now()
 	since := cur.At - pmSlack.Milliseconds()
-	rooms, err := c.rooms(ctx, func(r apiRoom) bool { return cur.At == 0 || r.Teaser.Timestamp >= since })
+	rooms, boardAt, err := c.rooms(ctx, func(r apiRoom) bool { return cur.At == 0 || r.Teaser.Timestamp >= since })
 	if err != nil {
 		return forum.Inbox{}, err
+	}
+	// The board's Date is to the second (its clock is up to a second
+	// past it): a second more is left to the next read. Without a Date,
+	// the bot's clock stands for the board's.
+	cutoff, complete := boardAt.Add(-settle), listed.Add(-settle-time.Second)
+	if boardAt.IsZero() {
+		cutoff, complete = listed.Add(-settle-time.Second), listed.Add(-settle-time.Second)
 	}
 	var out []forum.PrivateMessage
 	next := cur
 	for _, r := range rooms {
-		ms, err := c.messages(ctx, r.RoomID.String(), func(oldest apiMessage) bool { return oldest.id() > cur.Last })
+		ms, err := c.messages(ctx, r.RoomID.String(), func(oldest apiMessage) bool { return cur.after(oldest) })
 		if err != nil {
 			// A partial read must not look complete.
 			return forum.Inbox{}, fmt.Errorf("reading chat room %s: %w", r.RoomID, err)
 		}
 		for _, m := range ms {
 			id := m.id()
-			if id <= cur.Last {
-				continue
+			if !cur.after(m) || m.Timestamp > cutoff.UnixMilli() {
+				continue // read before, or the next read's
 			}
-			if id > next.Last {
-				next.Last = id
-			}
-			if m.Timestamp > next.At {
-				next.At = m.Timestamp
+			if next.after(m) {
+				next = pmCursor{Last: id, At: m.Timestamp}
 			}
 			if m.FromUID.String() == uid || m.System || m.Deleted {
 				continue
@@ -188,9 +215,14 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error)
 				Time: at, Stamp: forum.ExactStamp(at, at.Format(time.RFC3339Nano)), BodyHTML: m.Content})
 		}
 	}
-	slices.SortFunc(out, func(a, b forum.PrivateMessage) int { return forum.CompareIDs(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b forum.PrivateMessage) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return forum.CompareIDs(a.ID, b.ID)
+	})
 	b, _ := json.Marshal(next)
-	return forum.Inbox{PMs: out, Next: b, ListedAt: listed}, nil
+	return forum.Inbox{PMs: out, Next: b, ListedAt: complete}, nil
 }
 
 // roomCache keeps the one-to-one room of each recipient once found.
@@ -331,7 +363,7 @@ func (c *Client) FindSentPM(ctx context.Context, key string, since time.Time) (s
 	if !since.IsZero() {
 		from = since.Add(-time.Minute)
 	}
-	rooms, err := c.rooms(ctx, func(r apiRoom) bool { return from.IsZero() || r.Teaser.Timestamp >= from.UnixMilli() })
+	rooms, _, err := c.rooms(ctx, func(r apiRoom) bool { return from.IsZero() || r.Teaser.Timestamp >= from.UnixMilli() })
 	if err != nil {
 		return "", false, err
 	}

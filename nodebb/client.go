@@ -377,10 +377,24 @@ func (c *Client) call(ctx context.Context, method, rel string, body any, submit 
 
 // getJSON reads an API page as the bot into out.
 func (c *Client) getJSON(ctx context.Context, rel string, out any) error {
+	_, err := c.getJSONDated(ctx, rel, out)
+	return err
+}
+
+// getJSONDated is getJSON that also returns the board's clock when it
+// answered, from its Date header (to the second; zero when there is none).
+func (c *Client) getJSONDated(ctx context.Context, rel string, out any) (time.Time, error) {
 	r, err := c.call(ctx, http.MethodGet, rel, nil, false)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
+	date, _ := http.ParseTime(r.header.Get("Date"))
+	return date, decodeAnswer(rel, r, out)
+}
+
+// decodeAnswer reads a 200 answer into out (the write API's response, or
+// the page's JSON); any other status is an error.
+func decodeAnswer(rel string, r *response, out any) error {
 	if r.status != http.StatusOK {
 		return statusErr(rel, r)
 	}
