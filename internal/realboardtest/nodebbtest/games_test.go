@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,11 +70,19 @@ type gameOpts struct {
 	// outsider: an account that is not a player chats the bot an order
 	// mid-game; it is recorded and ignored.
 	outsider bool
+	// countGap sets counts on request with this gap (0: the default);
+	// askCounts makes one player move in so many ask for a count.
+	countGap  time.Duration
+	askCounts int
 }
 
 // TestResistanceSix plays The Resistance with six players, each holding a
 // Double Vote card (the plot cards of five and six players), to its end on
 // a real NodeBB board, as TestNations does; cards are played and accepted.
+// The players now and then ask for a count (a bold VOTECOUNT in one move in
+// three): every request is answered (by a count or by its phase's close),
+// counts are posted, and within a phase the counts in the topic are the
+// gap apart at least by the board's own times.
 func TestResistanceSix(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -82,17 +91,51 @@ func TestResistanceSix(t *testing.T) {
 	g, _ := rules.Lookup("resistance")
 	demo := g.(rules.Demo).DemoTable(1)
 	demo.Players = demo.Players[:6]
-	res := playGame(t, "resistance", demo, 11, 10*time.Minute, gameOpts{})
-	played := 0
+	const gap = 10 * time.Second
+	res := playGame(t, "resistance", demo, 11, 10*time.Minute, gameOpts{countGap: gap, askCounts: 3})
+	played, asked := 0, 0
 	for _, c := range res.commands {
-		if c.Kind == resistance.KindPlay && c.Status == store.CommandAccepted {
+		switch {
+		case c.Kind == resistance.KindPlay && c.Status == store.CommandAccepted:
 			played++
+		case c.Kind == "count":
+			asked++
+			if !strings.HasPrefix(c.Reason, "answered by ") {
+				t.Errorf("%s's request for a count in %s: %q", c.Player, c.Phase, c.Reason)
+			}
 		}
 	}
 	if played == 0 {
 		t.Errorf("no card was played and accepted")
 	}
-	t.Logf("resistance (6) on NodeBB: %d cards played; %s", played, res)
+	// The counts in the topic, by phase, with the board's times.
+	byPhase := map[string][]time.Time{}
+	counts := 0
+	for _, it := range res.outbox {
+		if it.Kind != forum.KindPost || !strings.Contains(it.Body, "— count ") || it.State != store.OutboxSent {
+			continue
+		}
+		counts++
+		key := strings.TrimPrefix(it.Marker, forum.MarkerPrefix)
+		phase := strings.Split(key, "/")[1]
+		for _, r := range res.board.Query(t, `SELECT data->>'timestamp' AS at FROM legacy_hash WHERE _key = $1`, "post:"+it.ForumID) {
+			var ms int64
+			fmt.Sscan(fmt.Sprint(r["at"]), &ms)
+			byPhase[phase] = append(byPhase[phase], time.UnixMilli(ms))
+		}
+	}
+	if asked == 0 || counts == 0 {
+		t.Errorf("%d requests for a count, %d counts in the topic: want some of each", asked, counts)
+	}
+	for phase, ats := range byPhase {
+		slices.SortFunc(ats, time.Time.Compare)
+		for i := 1; i < len(ats); i++ {
+			if d := ats[i].Sub(ats[i-1]); d < gap {
+				t.Errorf("%s: counts %d and %d are %v apart on the board, less than the gap %v", phase, i, i+1, d, gap)
+			}
+		}
+	}
+	t.Logf("resistance (6) on NodeBB: %d cards played; %d requests for a count, %d counts; %s", played, asked, counts, res)
 }
 
 type gameResult struct {
@@ -100,6 +143,8 @@ type gameResult struct {
 	moves, posts, pms int
 	winners           []string
 	commands          []store.CommandRow
+	outbox            []store.OutboxItem
+	board             *realboardtest.NodeBBBoard
 }
 
 func (r gameResult) String() string {
@@ -129,6 +174,9 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 		Opening: "Sign-ups are closed. The game starts below; forumgm is your GM."})
 	eng, _ := rules.Lookup(kind)
 	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Setup: demo.Setup, Seed: seed, Start: time.Now().UTC()}
+	if o.countGap > 0 {
+		gc.Counts = &gameconfig.Counts{Gap: o.countGap.String()}
+	}
 	zero := 0.0
 	fc := forumConfig(t, b)
 	fc.FloodSeconds = &zero
@@ -201,7 +249,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 		return true
 	}
 	pl := newPlayers(t, b)
-	sim := &simplayers.Table{Game: eng, Seed: seed}
+	sim := &simplayers.Table{Game: eng, Seed: seed, AskCounts: o.askCounts}
 	t0 := time.Now()
 	end := t0.Add(limit)
 	moves := 0
@@ -288,7 +336,8 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	if acc == 0 {
 		t.Errorf("no command was accepted")
 	}
-	res.posts, res.pms = checkExactlyOnce(t, b, outbox())
+	res.outbox, res.board = outbox(), b
+	res.posts, res.pms = checkExactlyOnce(t, b, res.outbox)
 	if o.restartAfter > 0 && !restarted {
 		t.Errorf("the game ended before the players' %d moves: nothing was restarted", o.restartAfter)
 	}
