@@ -13,6 +13,10 @@ import (
 	"github.com/forumgm/forumgm/scraper"
 )
 
+// alreadyPosting is NodeBB's refusal of a write while another of the
+// account's is under way ([[error:already-posting]]).
+var alreadyPosting = []string{"You are already posting", "already-posting"}
+
 // Attempts is how many times a write is submitted in one send, a marker
 // check before each one after the first.
 const Attempts = 3
@@ -117,6 +121,12 @@ func (c *Client) write(ctx context.Context, what, rel string, body any, chat boo
 		default:
 			// A refusal (400 with the board's words): not taken.
 			said := refusalText(r.body)
+			if forum.Mentions(said, alreadyPosting) != "" {
+				// Another post or chat of the account's is under way
+				// (NodeBB locks a member's posting while one is): not
+				// taken, and nothing learned; again in a moment.
+				return "", &forum.FloodError{Until: clk.Now().Add(time.Second), Uncertain: uncertain}
+			}
 			if forum.Mentions(said, c.prof.FloodText) != "" {
 				return "", &forum.FloodError{Until: c.flood.refused(said, chat, clk.Now()), Uncertain: uncertain}
 			}

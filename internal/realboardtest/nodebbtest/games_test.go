@@ -4,6 +4,7 @@ package nodebbtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,6 +48,23 @@ func TestNations(t *testing.T) {
 	t.Logf("nations on NodeBB: %s", res)
 }
 
+// TestSignups fills a game of The Resistance (five players) by sign-ups
+// in its topic on a real NodeBB board and plays it to its end, as
+// TestNations does: no player and no user id is given; the players are
+// read from their /in posts with the user ids NodeBB gave them, and their
+// roles reach them by chat.
+func TestSignups(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("fills and plays a whole game on the real clock (minutes)")
+	}
+	g, _ := rules.Lookup("resistance")
+	demo := g.(rules.Demo).DemoTable(2)
+	demo.Players = demo.Players[:5]
+	res := playGame(t, "resistance", demo, 3, 8*time.Minute, gameOpts{signups: true})
+	t.Logf("resistance by sign-ups on NodeBB: %s", res)
+}
+
 // TestProtest plays a whole game of Protest on a real NodeBB board, as
 // TestNations does (its map goes out in a code block).
 func TestProtest(t *testing.T) {
@@ -74,6 +92,10 @@ type gameOpts struct {
 	// askCounts makes one player move in so many ask for a count.
 	countGap  time.Duration
 	askCounts int
+	// signups fills the game by sign-ups in its topic (no players given):
+	// the demo table's players post /in, one twice, one leaves with /out
+	// and comes back, and the host (the GM's account) is refused.
+	signups bool
 }
 
 // TestResistanceSix plays The Resistance with six players, each holding a
@@ -170,12 +192,20 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	if o.outsider {
 		others = []string{"Mallory"}
 	}
+	const host = "TheHost"
+	if o.signups {
+		others = append(others, host)
+	}
 	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: demo.Players, Others: others, Subject: demo.Title, BotAdmin: true,
 		Opening: "Sign-ups are closed. The game starts below; forumgm is your GM."})
 	eng, _ := rules.Lookup(kind)
 	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Setup: demo.Setup, Seed: seed, Start: time.Now().UTC()}
 	if o.countGap > 0 {
 		gc.Counts = &gameconfig.Counts{Gap: o.countGap.String()}
+	}
+	if o.signups {
+		gc.Players = nil
+		gc.Signups = &gameconfig.Signups{Min: len(demo.Players), Max: len(demo.Players), Close: "10m", GM: gameconfig.Names{host}}
 	}
 	zero := 0.0
 	fc := forumConfig(t, b)
@@ -194,7 +224,9 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	m := newModerator()
 	var ps []store.Player
 	for _, a := range b.Players {
-		ps = append(ps, store.Player{Slot: a.Name, ForumName: a.Name, ForumUserID: a.IDString()})
+		if !o.signups {
+			ps = append(ps, store.Player{Slot: a.Name, ForumName: a.Name, ForumUserID: a.IDString()})
+		}
 	}
 	gm, err := m.Create(ctx, kind+"-nodebb", kind, gc, fc, ps)
 	if err != nil {
@@ -251,6 +283,14 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	pl := newPlayers(t, b)
 	sim := &simplayers.Table{Game: eng, Seed: seed, AskCounts: o.askCounts}
 	t0 := time.Now()
+	if o.signups {
+		signUp(t, b, host, row, outbox, db, gm.ID)
+		var cfg gameconfig.GameConfig
+		if err := json.Unmarshal(row().Config, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		gc = cfg // the players as signed up: the journal replays with them
+	}
 	end := t0.Add(limit)
 	moves := 0
 	restarted, outsiderPM := false, 0
@@ -567,4 +607,114 @@ func (ps *players) close() []error {
 	ps.mu.Unlock()
 	ps.wg.Wait()
 	return ps.errs
+}
+
+// signUp fills a game by sign-ups in its topic, one post at a time, each
+// read before the next (the order is the story): the first player posts
+// /in twice, the host (the GM's account) is refused, one inside a quote
+// does not count but his own does, the second leaves with /out and comes
+// back once the others are in; the game starts with exactly the demo
+// table's players, with the user ids the board gave them, read from their
+// posts (the roles go out by chat to them).
+func signUp(t *testing.T, b *realboardtest.NodeBBBoard, host string, row func() *store.Game, outbox func() []store.OutboxItem, db *store.DB, game int64) {
+	ctx := context.Background()
+	waitFor(t, "the call for players in the topic", time.Minute, func() bool {
+		box := outbox()
+		return len(box) > 0 && box[0].State == store.OutboxSent
+	})
+	commands := func() []store.CommandRow {
+		var cs []store.CommandRow
+		db.View(ctx, func(tx *store.Tx) error {
+			var err error
+			cs, err = tx.Commands(game, store.CommandFilter{})
+			return err
+		})
+		return cs
+	}
+	seats := b.Players
+	post := func(who realboardtest.Account, bbcode string) {
+		t.Helper()
+		n := len(commands())
+		if _, err := user(t, b, who).Post(ctx, nodebb.Markdown(bbcode)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, who.Name+"'s "+bbcode+" read", time.Minute, func() bool { return len(commands()) > n })
+	}
+	var hostAcct realboardtest.Account
+	for _, a := range b.Others {
+		if a.Name == host {
+			hostAcct = a
+		}
+	}
+	// A post needs 8 characters on NodeBB: each says a word more.
+	post(seats[0], "I'm in: [b]/in[/b]")
+	post(hostAcct, "I'd play too: [b]/in[/b]")
+	post(seats[0], "Just to be sure: [b]/in[/b]")
+	post(seats[1], "Me too: [b]/in[/b]")
+	post(seats[2], "[quote][b]/in[/b][/quote] me too, [b]/in[/b]")
+	post(seats[1], "Sorry, busy: [b]/out[/b]")
+	for _, p := range seats[3:] {
+		post(p, "Count me in. [b]/IN![/b]")
+	}
+	post(seats[1], "Free after all: [b]/in[/b]")
+	waitFor(t, "the game to start", 2*time.Minute, func() bool { return row().Status != moderator.Signups })
+	if st := row().Status; st != moderator.Running {
+		t.Fatalf("after the sign-ups: %s", st)
+	}
+	waitFor(t, "the opening post in the topic", time.Minute, func() bool {
+		for _, it := range outbox() {
+			if it.Kind == forum.KindPost && strings.Contains(it.Marker, "/setup/") {
+				return it.State == store.OutboxSent
+			}
+		}
+		return false
+	})
+	var players []store.Player
+	db.View(ctx, func(tx *store.Tx) error { var err error; players, err = tx.Players(game); return err })
+	if len(players) != len(seats) {
+		t.Fatalf("players %+v, want %d", players, len(seats))
+	}
+	for _, p := range players {
+		found := false
+		for _, a := range seats {
+			found = found || p.ForumName == a.Name && p.ForumUserID == a.IDString()
+		}
+		if !found {
+			t.Errorf("player %+v: want one of the demo table's, with the board's user id", p)
+		}
+	}
+	var comeback []string
+	reasons := map[string]bool{}
+	for _, c := range commands() {
+		if c.Player == seats[1].Name && c.Status == store.CommandAccepted {
+			comeback = append(comeback, c.Kind)
+		}
+		if c.Status == store.CommandRejected {
+			reasons[c.Player+": "+c.Reason] = true
+		}
+	}
+	if strings.Join(comeback, " ") != "in out in" {
+		t.Errorf("%s's sign-up commands taken: %v, want in, out, in", seats[1].Name, comeback)
+	}
+	for _, want := range []string{host + ": the GM runs the game", seats[0].Name + ": already signed up"} {
+		found := false
+		for r := range reasons {
+			found = found || strings.HasPrefix(r, want)
+		}
+		if !found {
+			t.Errorf("no rejection %q among %v", want, reasons)
+		}
+	}
+}
+
+// waitFor polls cond until it holds or the time is up.
+func waitFor(t testing.TB, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("gave up after %v waiting for %s", limit, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
