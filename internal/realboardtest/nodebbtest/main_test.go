@@ -13,10 +13,11 @@ import (
 	"github.com/forumgm/forumgm/internal/pgtest"
 )
 
-// TestMain runs up to 6 tests at once (partest.Default: the games wait on
+// TestMain runs up to 8 tests at once (partest.Default: the games wait on
 // the real clock; each board is a Node.js process of about 200 MB) and
-// stops the throwaway PostgreSQL server the boards use.
+// stops the throwaway PostgreSQL server the boards use. The whole games
+// (games_test.go, first by file name) start first: they are the longest.
 func TestMain(m *testing.M) {
-	partest.Default(6)
+	partest.Default(8)
 	pgtest.Main(m)
 }
