@@ -26,6 +26,7 @@ import (
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/retry"
 	"github.com/forumgm/forumgm/scraper"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	Log      *slog.Logger
 	// Timeout bounds one request [30s].
 	Timeout time.Duration
+	// LoginBackoff is the least wait after the board refused the bot's
+	// name or password before it is tried again, doubling while refused,
+	// at most a day [5m]: boards lock an account after a few failures.
+	LoginBackoff time.Duration
 }
 
 // UserAgent is the bot's User-Agent on NodeBB. Not the scraper's: NodeBB
@@ -63,6 +68,11 @@ type Client struct {
 	opt   Options
 	hc    *http.Client
 	pacer *scraper.Pacer
+
+	loginMu   sync.Mutex // one login at a time
+	loginFail time.Time  // the board's last refusal of the name or password
+	loginWait time.Duration
+	loginBo   *retry.Backoff
 
 	mu       sync.Mutex // the session: login, token, uid
 	loggedIn bool
@@ -88,6 +98,9 @@ func New(base string, prof forum.Profile, creds forum.Credentials, opt Options) 
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 30 * time.Second
+	}
+	if opt.LoginBackoff <= 0 {
+		opt.LoginBackoff = 5 * time.Minute
 	}
 	if opt.UserAgent == "" {
 		opt.UserAgent = UserAgent("")
@@ -215,8 +228,13 @@ func (c *Client) request(ctx context.Context, method, rel string, body any, subm
 	return &response{status: resp.StatusCode, body: b, header: resp.Header, sent: sent}, nil
 }
 
-// login logs in unless a login newer than gen already did.
+// login logs in unless a login newer than gen already did (the callers
+// that found the session gone together wait for one login). After the
+// board refused the name or password, no login is tried before the
+// backoff's wait (scraper.ErrLogin says until when).
 func (c *Client) login(ctx context.Context, gen uint64) error {
+	c.loginMu.Lock()
+	defer c.loginMu.Unlock()
 	c.mu.Lock()
 	if c.gen != gen && c.loggedIn {
 		c.mu.Unlock()
@@ -224,6 +242,26 @@ func (c *Client) login(ctx context.Context, gen uint64) error {
 	}
 	c.loggedIn, c.csrf = false, ""
 	c.mu.Unlock()
+	now := c.opt.Clock.Now()
+	if !c.loginFail.IsZero() && now.Before(c.loginFail.Add(c.loginWait)) {
+		return fmt.Errorf("%w: the board refused the last attempt; next attempt after %s", scraper.ErrLogin, c.loginFail.Add(c.loginWait).UTC().Format(time.RFC3339))
+	}
+	err := c.loginNow(ctx)
+	switch {
+	case errors.Is(err, scraper.ErrLoginRefused):
+		c.loginFail = c.opt.Clock.Now()
+		if c.loginBo == nil {
+			c.loginBo = retry.New(c.opt.LoginBackoff, 24*time.Hour)
+		}
+		c.loginWait = c.loginBo.Next()
+	case err == nil:
+		c.loginFail, c.loginWait, c.loginBo = time.Time{}, 0, nil
+	}
+	return err
+}
+
+// loginNow logs in: the session's token, the login form, a fresh token.
+func (c *Client) loginNow(ctx context.Context) error {
 	pw := c.creds.Password
 	if c.opt.Password != nil {
 		p, err := c.opt.Password()
