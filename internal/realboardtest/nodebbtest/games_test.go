@@ -274,7 +274,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	}
 	drained := func() bool {
 		for _, it := range outbox() {
-			if it.State == store.OutboxPending || it.State == store.OutboxSending {
+			if it.State.Unsent() {
 				return false
 			}
 		}

@@ -127,7 +127,7 @@ func TestReminders(t *testing.T) {
 			return false
 		}
 		for _, it := range outbox() {
-			if it.State == store.OutboxPending || it.State == store.OutboxSending {
+			if it.State.Unsent() {
 				return false
 			}
 		}
