@@ -436,24 +436,22 @@ func checkExactlyOnce(t *testing.T, b *realboardtest.NodeBBBoard, box []store.Ou
 			chats[k] = append(chats[k], msg{fmt.Sprint(r["room"]), fmt.Sprint(r["fromuid"])})
 		}
 	}
-	rooms := map[string]string{} // recipient uid → their room with the bot
-	roomOf := func(uid string) string {
-		if r, ok := rooms[uid]; ok {
-			return r
+	// A room's members, from the board's database: a PM goes to a room of
+	// the bot and its recipient alone. (Not necessarily the one the
+	// recipient's own lookup finds: a player opening a room at the moment
+	// the bot opens one makes two, both theirs.)
+	members := func(room string) string {
+		var uids []string
+		for _, r := range b.Query(t, `SELECT value FROM legacy_zset WHERE _key = $1 ORDER BY value`, "chat:room:"+room+":uids") {
+			uids = append(uids, fmt.Sprint(r["value"]))
 		}
-		for _, a := range b.Players {
-			if a.IDString() == uid {
-				u := user(t, b, a)
-				var got struct {
-					RoomID any `json:"roomId"`
-				}
-				if err := u.API(context.Background(), "GET", "api/v3/users/"+b.Bot.IDString()+"/chat", nil, &got); err != nil {
-					t.Fatal(err)
-				}
-				rooms[uid] = fmt.Sprint(got.RoomID)
-			}
-		}
-		return rooms[uid]
+		slices.Sort(uids)
+		return strings.Join(uids, ",")
+	}
+	pair := func(x, y string) string {
+		p := []string{x, y}
+		slices.Sort(p)
+		return strings.Join(p, ",")
 	}
 	want := map[string]bool{}
 	for _, it := range box {
@@ -482,8 +480,8 @@ func checkExactlyOnce(t *testing.T, b *realboardtest.NodeBBBoard, box []store.Ou
 				t.Errorf("PM %s is on the board %d times, want once", key, len(ms))
 				continue
 			}
-			if ms[0].from != b.Bot.IDString() || ms[0].room != roomOf(it.RecipientID) {
-				t.Errorf("PM %s to %s is from user %s in room %s, want from the bot in room %s", key, it.RecipientName, ms[0].from, ms[0].room, roomOf(it.RecipientID))
+			if m := members(ms[0].room); ms[0].from != b.Bot.IDString() || m != pair(b.Bot.IDString(), it.RecipientID) {
+				t.Errorf("PM %s to %s (%s) is from user %s in room %s of users %s, want from the bot in a room of the bot and the recipient", key, it.RecipientName, it.RecipientID, ms[0].from, ms[0].room, m)
 			}
 		}
 	}
