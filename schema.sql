@@ -1,9 +1,8 @@
 -- schema.sql: the tables of a fresh forumgm database on SQLite, after every
--- migration in store/migrations/sqlite (0001_schema.sql to
--- 0014_games_changed.sql). The migrations are the source: this file is
--- generated from them, and `go test ./store` fails when it is stale or makes a
--- database other than theirs. Do not edit it; after adding a migration,
--- regenerate it with
+-- migration in store/migrations/sqlite (0001_schema.sql to 0016_flavor.sql).
+-- The migrations are the source: this file is generated from them, and `go
+-- test ./store` fails when it is stale or makes a database other than theirs.
+-- Do not edit it; after adding a migration, regenerate it with
 --   go test ./store -run TestSchemaFiles -update
 -- A table, column or index a later migration added is marked with that
 -- migration; a column it added is shown in its table.
@@ -191,26 +190,26 @@ CREATE INDEX events_game ON events (game_id, id);
 -- Posts and PMs waiting to go out, and what became of them. marker is a
 -- unique token put in every post so a retry can first look for it.
 CREATE TABLE outbox (
-    id             INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id        BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
-    kind           TEXT    NOT NULL,
-    recipient      TEXT    NOT NULL DEFAULT '',
-    recipient_name TEXT    NOT NULL DEFAULT '',
-    recipient_id   TEXT    NOT NULL DEFAULT '',
-    subject        TEXT    NOT NULL DEFAULT '',
-    body           TEXT    NOT NULL,
-    marker         TEXT    NOT NULL UNIQUE,
+    id             INTEGER  PRIMARY KEY AUTOINCREMENT,
+    game_id        BIGINT   NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    kind           TEXT     NOT NULL,
+    recipient      TEXT     NOT NULL DEFAULT '',
+    recipient_name TEXT     NOT NULL DEFAULT '',
+    recipient_id   TEXT     NOT NULL DEFAULT '',
+    subject        TEXT     NOT NULL DEFAULT '',
+    body           TEXT     NOT NULL,
+    marker         TEXT     NOT NULL UNIQUE,
     not_before     BIGINT,
-    state          TEXT    NOT NULL,
-    attempts       INTEGER NOT NULL DEFAULT 0,
-    forum_id       TEXT    NOT NULL DEFAULT '',
-    last_error     TEXT    NOT NULL DEFAULT '',
-    created_at     BIGINT  NOT NULL,
+    state          TEXT     NOT NULL,
+    attempts       INTEGER  NOT NULL DEFAULT 0,
+    forum_id       TEXT     NOT NULL DEFAULT '',
+    last_error     TEXT     NOT NULL DEFAULT '',
+    created_at     BIGINT   NOT NULL,
     sent_at        BIGINT,
     -- Added by 0004_leases.sql.
     -- The lease epoch under which an item was last claimed for sending (0:
     -- never, or claimed outside a lease).
-    lease_epoch    BIGINT  NOT NULL DEFAULT 0,
+    lease_epoch    BIGINT   NOT NULL DEFAULT 0,
     -- Added by 0006_message_limit.sql.
     -- An outbox item that is a part of a longer one the board refused: the
     -- first item's id, so the parts go out in that item's place.
@@ -223,7 +222,14 @@ CREATE TABLE outbox (
     -- item's marker missing from the board proves nothing, and whoever holds
     -- the game (another runner after a handover included) waits before any
     -- resend.
-    claimed_until  BIGINT  NOT NULL DEFAULT 0
+    claimed_until  BIGINT   NOT NULL DEFAULT 0,
+    -- Added by 0015_outbox_class.sql.
+    -- Migration 15: what an outbox item is to the players waiting for it, for
+    -- the order a bot account's sends go out in across its games: 0 a phase's
+    -- results and new deadlines, 1 an answer to a player's own command
+    -- (a receipt, a rejection, a count asked for), 2 reminders, prods and
+    -- sign-up lists. Items queued before it count as answers.
+    class          SMALLINT NOT NULL DEFAULT 1
 );
 CREATE INDEX outbox_game_state ON outbox (game_id, state, id);
 
@@ -328,4 +334,21 @@ CREATE TABLE step_errors (
 -- none changed, without listing the games' revisions.
 CREATE TABLE games_version (
     n BIGINT NOT NULL
+);
+
+-- Added by 0016_flavor.sql.
+-- Migration 16: the GM's flavor for a phase's resolution (docs/gm-words.md),
+-- written ahead of its deadline and replaceable until the phase resolves:
+--   phase      the phase id it opens the update of;
+--   recipient  "" for the thread's update, else a player's slot: the
+--              opening of that player's private results (a PM);
+--   text       the GM's BBCode;
+--   at         when it was last written.
+CREATE TABLE flavors (
+    game_id   BIGINT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    phase     TEXT   NOT NULL,
+    recipient TEXT   NOT NULL DEFAULT '',
+    text      TEXT   NOT NULL,
+    at        BIGINT NOT NULL,
+    PRIMARY KEY (game_id, phase, recipient)
 );

@@ -16,7 +16,7 @@ import (
 
 // Test kits (fakes, harnesses, real boards and databases for tests) are for
 // tests only. A kit is named so: a package path with an element ending in
-// "test" (store/storetest, internal/realboardtest/realgames, and a future
+// "test" (store/storetest, realboardtest/realgames, and a future
 // forum/forumtest by the same rule), or one of the older kits listed here.
 var olderKits = map[string]string{
 	"internal/htmlcheck":  "well-nested HTML for tests",
@@ -52,10 +52,10 @@ func TestIsKit(t *testing.T) {
 	t.Parallel()
 	for rel, want := range map[string]bool{
 		"store/storetest":                   true,
-		"internal/pgtest":                   true,
-		"internal/realboardtest":            true,
-		"internal/realboardtest/realgames":  true,
-		"internal/realboardtest/smftest":    true,
+		"store/pgtest":                      true,
+		"realboardtest":                     true,
+		"realboardtest/realgames":           true,
+		"realboardtest/smftest":             true,
 		"forum/forumtest":                   true,
 		"forum/forumtest/deeper":            true,
 		"internal/htmlcheck":                true,
@@ -160,8 +160,8 @@ func TestKitsStayInTests(t *testing.T) {
 	}
 	// The rule must see the kits there are, or it checks nothing.
 	for _, want := range []string{
-		"store/storetest", "internal/pgtest", "forumsim/simtest", "internal/realboardtest",
-		"internal/realboardtest/boardtest", "internal/browsertest", "internal/gametest",
+		"store/storetest", "store/pgtest", "forumsim/simtest", "realboardtest",
+		"realboardtest/boardtest", "webdesk/browsertest", "replay/gametest",
 		"internal/htmlcheck", "internal/benchratio", "scraper/fakemybb",
 	} {
 		if pkgs[want] == nil || !isKit(want) {

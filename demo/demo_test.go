@@ -13,8 +13,8 @@ import (
 	"github.com/forumgm/forumgm/forumsim"
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/internal/partest"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 )
 
 // TestMain runs the package's whole games side by side (partest.Default):

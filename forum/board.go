@@ -36,8 +36,12 @@ type BoardReader interface {
 	ReadThread(ctx context.Context, thread string, cursor []byte, page func(ThreadPage) error) error
 	// NewPMs returns the inbox PMs newer than the cursor, oldest first,
 	// and the new cursor, from an inbox list the account's games may share
-	// (Inbox.ListedAt says when it was asked for).
-	NewPMs(ctx context.Context, cursor []byte) (Inbox, error)
+	// (Inbox.ListedAt says when it was asked for). It leaves out unread
+	// the PMs whose inbox list entry shows a sender skip says is for
+	// another game (their pages are not asked for; the cursor still passes
+	// them); nil skips none. A sender the list does not show is never
+	// skipped. Many games sharing one inbox each read only their own PMs.
+	NewPMs(ctx context.Context, cursor []byte, skip func(from Author) bool) (Inbox, error)
 	// Member looks an account up on the board by name: found is false
 	// when there is none. The name comes back as the board writes it, with
 	// the user id when the board shows one.
@@ -52,15 +56,6 @@ type BoardReader interface {
 	// when the board has none; a mark with an empty Sign when the list
 	// does not show the thread.
 	Mark(ctx context.Context, forumID, thread string) (ThreadMark, error)
-}
-
-// InboxSkipper is a BoardReader whose inbox read can leave PMs out unread:
-// NewPMsExcept is NewPMs without the PMs whose inbox list entry shows a
-// sender skip says is for another game (their pages are not asked for;
-// the cursor still passes them). A sender the list does not show is never
-// skipped. Many games sharing one inbox each read only their own PMs.
-type InboxSkipper interface {
-	NewPMsExcept(ctx context.Context, cursor []byte, skip func(from Author) bool) (Inbox, error)
 }
 
 // ThreadPage is one page of a thread read.

@@ -17,9 +17,21 @@ const MarkerPrefix = "forumgm·"
 // A key holds nothing BBCode or a board would rewrite.
 const markerKey = `[A-Za-z0-9._:/-]{1,120}`
 
+// markerDot is the marker's middle dot (U+00B7) as boards may show it
+// back: itself; as a numeric or named reference the board printed as text
+// (a board that escapes the "&" of what a browser sent as "&#183;"); as its
+// UTF-8 bytes read as ISO-8859-1 or windows-1252 ("Â·", once or twice
+// over), which a board in a legacy charset shows for a "·" submitted in
+// UTF-8; as U+FFFD or "?", where a charset conversion lost it. The word
+// "forumgm" before it and the key after it are ASCII, which no charset
+// changes, and the key must match whole: no variant makes one marker read
+// as another.
+const markerDot = `(?:·|&(?:amp;)?(?:#0*183|#[xX]0*[bB]7|middot);|Â·|Ã‚Â·|\x{FFFD}|\?)`
+
 var (
 	markerKeyRe = regexp.MustCompile(`^` + markerKey + `$`)
-	markerRe    = regexp.MustCompile(MarkerPrefix + `(` + markerKey + `)`)
+	markerRe    = regexp.MustCompile(`forumgm` + markerDot + `(` + markerKey + `)`)
+	markerStart = regexp.MustCompile(`^forumgm` + markerDot)
 )
 
 // ValidMarkerKey says whether key may be used in a marker.
@@ -87,10 +99,11 @@ var (
 func IsMarkerLine(line string) bool {
 	line = strings.TrimSpace(line)
 	line = trailingTags.ReplaceAllString(leadingTags.ReplaceAllString(line, ""), "")
-	return strings.HasPrefix(strings.TrimSpace(line), MarkerPrefix)
+	return markerStart.MatchString(strings.TrimSpace(line))
 }
 
-// Markers returns the marker keys in a text or rendered body, in order.
+// Markers returns the marker keys in a text or rendered body, in order,
+// whatever a board's charset made of the marker's middle dot (markerDot).
 func Markers(text string) []string {
 	var out []string
 	for _, m := range markerRe.FindAllStringSubmatch(text, -1) {

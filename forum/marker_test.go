@@ -111,3 +111,85 @@ func TestMarkerMarkup(t *testing.T) {
 		t.Errorf("a profile with a bad marker_markup validates: %v", err)
 	}
 }
+
+// TestMarkersWhateverTheCharset (issue 44): a board in a legacy charset
+// may show the marker's middle dot as a reference printed as text, or
+// mangled (the "Â·" of a "·" submitted in UTF-8 to an ISO-8859-1 board);
+// the marker is still found, with its whole key, and never as another.
+func TestMarkersWhateverTheCharset(t *testing.T) {
+	t.Parallel()
+	const key = "nations.k3x9/r2/7"
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"the dot", "forumgm·" + key, []string{key}},
+		{"decimal reference shown as text", "forumgm&#183;" + key, []string{key}},
+		{"zero-padded reference", "forumgm&#0183;" + key, []string{key}},
+		{"hex reference", "forumgm&#xB7;" + key, []string{key}},
+		{"hex reference, lower case", "forumgm&#xb7;" + key, []string{key}},
+		{"named reference", "forumgm&middot;" + key, []string{key}},
+		{"escaped twice, in HTML source", "forumgm&amp;#183;" + key, []string{key}},
+		{"UTF-8 read as ISO-8859-1", "forumgmÂ·" + key, []string{key}},
+		{"mangled twice", "forumgmÃ‚Â·" + key, []string{key}},
+		{"lost to U+FFFD", "forumgm\uFFFD" + key, []string{key}},
+		{"lost to ?", "forumgm?" + key, []string{key}},
+		{"in a rendered line", `<span style="font-size:85%">forumgmÂ·` + key + `</span>`, []string{key}},
+		{"no dot at all", "forumgm" + key, nil},
+		{"another character", "forumgm*" + key, nil},
+		{"another reference", "forumgm&#184;" + key, nil},
+		{"a space", "forumgm " + key, nil},
+		{"two markers", "forumgm&#183;a/b/1 forumgmÂ·a/b/12", []string{"a/b/1", "a/b/12"}},
+	} {
+		got := Markers(tc.text)
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: Markers(%q) = %q, want %q", tc.name, tc.text, got, tc.want)
+		}
+		if tc.want != nil {
+			if !HasMarker(tc.text, key) && tc.want[0] == key {
+				t.Errorf("%s: HasMarker is false", tc.name)
+			}
+			if HasMarker(tc.text, key[:len(key)-1]) {
+				t.Errorf("%s: a shorter key matches", tc.name)
+			}
+		}
+	}
+	for _, line := range []string{"forumgm&#183;g/x/1", "[size=85]forumgmÂ·g/x/1[/size]", " forumgm?g/x/1"} {
+		if !IsMarkerLine(line) {
+			t.Errorf("IsMarkerLine(%q) is false", line)
+		}
+	}
+	if IsMarkerLine("forumgm rocks") || IsMarkerLine("VOTE: forumgmÂ·g/x/1") {
+		t.Error("IsMarkerLine takes a command for a marker")
+	}
+}
+
+// FuzzMarkers: whatever text surrounds it, a marker line is found with its
+// key, whichever form of the dot a board gave it, and every key found is
+// a valid one.
+func FuzzMarkers(f *testing.F) {
+	f.Add("Round 2 opens.", "g.1/r/2", uint8(0))
+	f.Add("Zoë — Łukasz… 🎲", "nations.k3x9/r2/7", uint8(7))
+	f.Add("forumgmÂ·", "a", uint8(9))
+	dots := []string{"·", "&#183;", "&#xB7;", "&middot;", "&amp;#183;", "Â·", "Ã‚Â·", "\uFFFD", "?"}
+	f.Fuzz(func(t *testing.T, text, key string, dot uint8) {
+		for _, k := range Markers(text) {
+			if !ValidMarkerKey(k) {
+				t.Fatalf("Markers(%q) gave the invalid key %q", text, k)
+			}
+		}
+		if !ValidMarkerKey(key) {
+			return
+		}
+		body := text + "\n\nforumgm" + dots[int(dot)%len(dots)] + key + "\n"
+		found := false
+		for _, k := range Markers(body) {
+			if k == key {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("Markers(%q) lost %q", body, key)
+		}
+	})
+}

@@ -63,6 +63,12 @@ type Profile struct {
 	// relative times are widened by it. Pages that show the board's own
 	// current time (Selectors.PageTime) do not need it.
 	ClockSkewSeconds int `yaml:"clock_skew_seconds"`
+	// Charset is the charset the board's pages and forms are in, for a
+	// board that does not declare it or declares it wrong ("ISO-8859-1",
+	// "windows-1252"). Empty: each page's own declaration (its HTTP
+	// Content-Type, <meta charset>, <meta http-equiv>), as a browser reads
+	// it, and each form submitted in its page's charset.
+	Charset string `yaml:"charset"`
 
 	URLs      URLs      `yaml:"urls"`
 	Selectors Selectors `yaml:"selectors"`

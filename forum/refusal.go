@@ -35,6 +35,14 @@ func (e *TooLongError) Is(target error) bool { return target == ErrPermanent }
 // resend before a check has answered.
 var ErrUnconfirmed = errors.New("sent, but not confirmed yet")
 
+// ErrSaidSent: the board answered a submission with its own page saying it
+// took the message, but the message's marker was not found after it (or
+// could not be looked for). Always with ErrUnconfirmed. The message is
+// never sent again by itself: the GM is told, and may `forumgm retry` it
+// after looking. (Resending it cost duplicates on a board whose charset
+// garbled the marker: the board took every copy.)
+var ErrSaidSent = errors.New("the board said it took it")
+
 // ErrNotSubmitted: a send's time ran out before anything of it reached the
 // board (its form, or its submission's turn, came too late). It is no
 // attempt: the message goes back to the queue, with no check needed.

@@ -4,21 +4,34 @@ import "context"
 
 type submitKey struct{}
 
-// WithSubmit returns ctx carrying f, the sender's hook for the moment a
-// submission leaves: a port calls it (Submitting) just before it writes a
-// request that may post or send something, after every wait (the form's
-// age, the board's pacer, a flood interval). The moderator records there
-// that the board may be taking the message from then on, so a send killed
-// before its request left leaves nothing uncertain behind it.
-func WithSubmit(ctx context.Context, f func() error) context.Context {
+// SubmitHook is a sender's hook for the moment a submission leaves: a port
+// calls it (Submitting) just before it writes a request that may post or
+// send something, after every wait (the form's age, the board's pacer, a
+// flood interval), and calls the ended it returned once that request has
+// ended (answered, failed or timed out). The moderator records there that
+// the board may be taking the message from then on, so a send killed
+// before its request left leaves nothing uncertain behind it; and a clean
+// stop lets a request already on its way end (its answer recorded) rather
+// than cut it off.
+type SubmitHook func() (ended func(), err error)
+
+// WithSubmit returns ctx carrying f (nil: none).
+func WithSubmit(ctx context.Context, f SubmitHook) context.Context {
 	return context.WithValue(ctx, submitKey{}, f)
 }
 
 // Submitting runs ctx's submission hook, if it has one. An error means the
-// request must not be made (the port reports it as not submitted).
-func Submitting(ctx context.Context) error {
-	if f, ok := ctx.Value(submitKey{}).(func() error); ok && f != nil {
-		return f()
+// request must not be made (the port reports it as not submitted). ended
+// is never nil: call it once the request has ended.
+func Submitting(ctx context.Context) (ended func(), err error) {
+	if f, ok := ctx.Value(submitKey{}).(SubmitHook); ok && f != nil {
+		ended, err = f()
+		if err != nil {
+			return func() {}, err
+		}
+		if ended != nil {
+			return ended, nil
+		}
 	}
-	return nil
+	return func() {}, nil
 }

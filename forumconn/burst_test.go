@@ -29,12 +29,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,6 +57,9 @@ type burstResult struct {
 	boardCPU               time.Duration // the in-process board's (cpusplit_test.go)
 	burst                  time.Duration // its length: every receipt sent
 	rss                    float64
+	// The bot's requests for forms and submissions per message landed:
+	// the opening posts, then the receipts.
+	openPerSend, burstPerSend float64
 }
 
 // topicLink finds the topics a topic-list page shows.
@@ -74,19 +79,33 @@ func (c *capture) Write(p []byte) (int, error) { c.body.Write(p); return c.Respo
 // poll reads the thread (forum: off). A game counts as read when its
 // thread is or a list page showing it is.
 func runBurst(b *testing.B, n int, signal bool) burstResult {
+	return runBurstLock(b, n, signal, false)
+}
+
+// runBurstLock is runBurst on a board with phpBB's tokens (lock false:
+// forms of one kind made in one second go together) or with a posting
+// lock (a form's token is taken once).
+func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	// phpBB 3.3.10's tokens (TokensAgain): forms of one kind made in one
 	// second go together, as on the real board.
-	sim := forumsim.New(forumsim.Options{FloodInterval: -1, NoPostReview: true, PostsPerPage: 25, TokensAgain: true})
+	sim := forumsim.New(forumsim.Options{FloodInterval: -1, NoPostReview: true, PostsPerPage: 25, TokensAgain: !lock})
 	bot, _ := sim.AddUser("GM Bot", "s3cret", true)
 	fo := sim.AddForum("Games", "")
 	var mu sync.Mutex
 	last := map[string]time.Time{} // by topic: its last read
 	gap := time.Duration(0)
 	watch := false
+	var sends atomic.Int64 // the bot's form pages and submissions
 	srv := serveBoard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if q := r.URL.Query(); strings.HasPrefix(r.UserAgent(), "forumgm/") && (q.Get("mode") == "reply" || q.Get("mode") == "compose") {
+			sends.Add(1)
+			if os.Getenv("BURST_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "%s %s %s\n", time.Now().Format("05.000"), r.Method, r.URL.RequestURI())
+			}
+		}
 		seen := func(t string, now time.Time) {
 			mu.Lock()
 			if l, ok := last[t]; ok && watch {
@@ -119,6 +138,9 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "bench"}
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Pool: &moderator.Pool{Workers: 8, Stagger: 10 * time.Millisecond},
 		Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) { return ss.Connect(site) }}
+	if os.Getenv("BURST_DEBUG") != "" {
+		m.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	zero := 0.0
 	anns, bens := make([]int, n), make([]int, n)
 	for i := 0; i < n; i++ {
@@ -159,6 +181,8 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 	wait("every game open", func() bool { return botPosts(sim) >= n })
 	var r burstResult
 	r.opened = time.Since(start)
+	r.openPerSend = float64(sends.Load()) / float64(botPosts(sim))
+	sent0 := sends.Load()
 	time.Sleep(burstPoll) // a quiet cycle
 	cpu0 := cpuTime()
 	split := startCPUSplit()
@@ -181,6 +205,7 @@ func runBurst(b *testing.B, n int, signal bool) burstResult {
 	r.answer = time.Since(asked)
 	wait("every receipt", func() bool { return len(sim.Sent(bot)) >= n+1 })
 	r.burst = time.Since(t0)
+	r.burstPerSend = float64(sends.Load()-sent0) / float64(len(sim.Sent(bot)))
 	time.Sleep(burstPoll * 2) // and after it
 	r.cpu = cpuTime() - cpu0
 	if share, ok := split.boardShare(); ok {
@@ -211,18 +236,21 @@ func botPosts(sim *forumsim.Server) int {
 func BenchmarkBurst(b *testing.B) {
 	var base time.Duration
 	for _, c := range []struct {
-		n      int
-		signal bool
-	}{{10, true}, {200, true}, {1000, true}, {1000, false}} {
+		n            int
+		signal, lock bool
+	}{{10, true, false}, {200, true, false}, {200, true, true}, {1000, true, false}, {1000, false, false}} {
 		name := fmt.Sprintf("games=%d", c.n)
 		if !c.signal {
 			name += "/no-signal"
+		}
+		if c.lock {
+			name += "/posting-lock"
 		}
 		n := c.n
 		b.Run(name, func(b *testing.B) {
 			var r burstResult
 			for i := 0; i < b.N; i++ {
-				r = runBurst(b, n, c.signal)
+				r = runBurstLock(b, n, c.signal, c.lock)
 			}
 			if n == 10 {
 				base = r.answer
@@ -239,6 +267,8 @@ func BenchmarkBurst(b *testing.B) {
 				b.ReportMetric(float64(r.answer)/float64(base), "answer-vs-10")
 			}
 			b.ReportMetric(secs(r.answer), "answer-s")
+			b.ReportMetric(r.openPerSend/2, "open-requests-per-send-vs-target")
+			b.ReportMetric(r.burstPerSend/2, "answer-requests-per-send-vs-target")
 			b.ReportMetric(secs(r.burst), "burst-s")
 		})
 	}

@@ -74,17 +74,12 @@ type pmCursor struct {
 }
 
 // NewPMs returns the inbox PMs newer than the cursor, oldest first
-// (forum.BoardReader): from the account's latest inbox list when it is
-// recent enough (Sessions.InboxAge: one list serves the games polling
-// within it), else from a list asked for after the call (always, for a
-// connection of its own), with the time the list was asked for.
-func (c *Conn) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
-	return c.NewPMsExcept(ctx, cursor, nil)
-}
-
-// NewPMsExcept is NewPMs without the PMs whose list entry skip refuses
-// (forum.InboxSkipper); nil skips none.
-func (c *Conn) NewPMsExcept(ctx context.Context, cursor []byte, skip func(from forum.Author) bool) (forum.Inbox, error) {
+// (forum.BoardReader), without those whose list entry skip refuses (nil:
+// none): from the account's latest inbox list when it is recent enough
+// (Sessions.InboxAge: one list serves the games polling within it), else
+// from a list asked for after the call (always, for a connection of its
+// own), with the time the list was asked for.
+func (c *Conn) NewPMs(ctx context.Context, cursor []byte, skip func(from forum.Author) bool) (forum.Inbox, error) {
 	var cur pmCursor
 	if len(cursor) > 0 {
 		if err := json.Unmarshal(cursor, &cur); err != nil {

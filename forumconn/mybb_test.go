@@ -11,12 +11,12 @@ import (
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/scraper/fakemybb"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 

@@ -88,7 +88,7 @@ func TestSessionsShared(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			box, err := c.NewPMs(ctx, nil)
+			box, err := c.NewPMs(ctx, nil, nil)
 			if err != nil || len(box.PMs) != 1 || box.PMs[0].Subject != "[a] orders" {
 				t.Errorf("NewPMs: %d PMs, %v", len(box.PMs), err)
 			}
@@ -108,7 +108,7 @@ func TestSessionsShared(t *testing.T) {
 	// old, and is told when it was asked for (its read is complete up to
 	// then only).
 	before := clk.Now()
-	box, err := conns[1].NewPMs(ctx, nil)
+	box, err := conns[1].NewPMs(ctx, nil, nil)
 	if err != nil || len(box.PMs) != 1 {
 		t.Fatalf("NewPMs within InboxAge: %d PMs, %v", len(box.PMs), err)
 	}
@@ -119,7 +119,7 @@ func TestSessionsShared(t *testing.T) {
 	// again: its read must hold every PM that arrived before it began.
 	clk.Advance(time.Minute + time.Second)
 	before = clk.Now()
-	if box, err = conns[0].NewPMs(ctx, nil); err != nil {
+	if box, err = conns[0].NewPMs(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := inboxReads.Load(); n != 2 || box.ListedAt.Before(before) {
@@ -137,10 +137,10 @@ func siteOf(t testing.TB, fc gameconfig.ForumConfig) *gameconfig.Site {
 	return site
 }
 
-// NewPMsExcept leaves out the PMs whose inbox list entry shows a sender
+// NewPMs with a skip leaves out the PMs whose inbox list entry shows a sender
 // skip refuses, without opening them, and its cursor passes them: the next
 // read does not see them again. The others are read, in order.
-func TestNewPMsExceptSkipsUnopened(t *testing.T) {
+func TestNewPMsSkipsUnopened(t *testing.T) {
 	t.Setenv("FORUMGM_SKIP_PW", "s3cret")
 	sim := forumsim.New(forumsim.Options{Clock: clock.Real{}})
 	bot, _ := sim.AddUser("GMBot", "s3cret", true)
@@ -172,7 +172,7 @@ func TestNewPMsExceptSkipsUnopened(t *testing.T) {
 	}
 	ctx := context.Background()
 	var asked []string
-	box, err := c.NewPMsExcept(ctx, nil, func(from forum.Author) bool {
+	box, err := c.NewPMs(ctx, nil, func(from forum.Author) bool {
 		asked = append(asked, from.Name)
 		return from.Name == "Ann"
 	})
@@ -192,7 +192,7 @@ func TestNewPMsExceptSkipsUnopened(t *testing.T) {
 	if n := opens.Load(); n != 2 {
 		t.Errorf("%d PMs opened, want Ben's 2", n)
 	}
-	again, err := c.NewPMs(ctx, box.Next)
+	again, err := c.NewPMs(ctx, box.Next, nil)
 	if err != nil || len(again.PMs) != 0 {
 		t.Errorf("after the cursor: %d PMs, %v; want none", len(again.PMs), err)
 	}

@@ -75,6 +75,10 @@ type FaultRule struct {
 	// request URI, such as "posting.php" or "mode=reply"; empty: any)
 	// pick the requests.
 	Method, Path string
+	// Agent (a substring of the request's User-Agent; empty: any) picks
+	// one client's requests: the bot's ("forumgm/") apart from the
+	// simulated players' on the same board.
+	Agent string
 	// Rate is the chance (0 to 1) a matching request gets the fault,
 	// drawn from the fault seed; 0 means every matching request.
 	Rate float64
@@ -222,7 +226,7 @@ func (r FaultRule) validate() error {
 }
 
 // ParseFaultRule reads the `forumgm sim --fault` form:
-// kind[,rate=0.1][,count=3][,skip=1][,method=POST][,path=mode=reply]
+// kind[,rate=0.1][,count=3][,skip=1][,method=POST][,path=mode=reply][,agent=forumgm/]
 // [,status=502][,retry=30s][,delay=2s].
 func ParseFaultRule(spec string) (FaultRule, error) {
 	parts := strings.Split(spec, ",")
@@ -246,6 +250,8 @@ func ParseFaultRule(spec string) (FaultRule, error) {
 			r.Method = strings.ToUpper(v)
 		case "path":
 			r.Path = v
+		case "agent":
+			r.Agent = v
 		case "retry":
 			r.RetryAfter, err = time.ParseDuration(v)
 		case "delay":
@@ -283,6 +289,9 @@ func (s *Server) pick(r *http.Request) (*FaultRule, bool) {
 			continue
 		}
 		if rule.Path != "" && !strings.Contains(r.URL.RequestURI(), rule.Path) {
+			continue
+		}
+		if rule.Agent != "" && !strings.Contains(r.UserAgent(), rule.Agent) {
 			continue
 		}
 		rule.seen++

@@ -96,6 +96,11 @@ func TestFaultKinds(t *testing.T) {
 				t.Errorf("status %d, %d posts; want 500 and 3", a.status, posts(e))
 			}
 		}},
+		{"agent: the client it names", FaultRule{Kind: Fault5xx, Agent: "Go-http-client/"}, view, func(t *testing.T, e env, a rawAnswer) {
+			if a.status != 503 {
+				t.Errorf("status %d, want 503", a.status)
+			}
+		}},
 		{"429 in seconds", FaultRule{Kind: Fault429, RetryAfter: 90 * time.Second}, view, func(t *testing.T, e env, a rawAnswer) {
 			if a.status != 429 || a.header.Get("Retry-After") != "90" {
 				t.Errorf("status %d, Retry-After %q", a.status, a.header.Get("Retry-After"))
@@ -228,6 +233,24 @@ func TestFaultKinds(t *testing.T) {
 				t.Errorf("a scheduled fault of count 1 fired again")
 			}
 		})
+	}
+}
+
+// TestFaultAgent: a rule naming one client's User-Agent leaves another
+// client's requests alone (the simulated players' beside the bot's).
+func TestFaultAgent(t *testing.T) {
+	b := newBoard(t, Options{FloodInterval: -1})
+	c := b.client()
+	tid := b.thread(3)
+	c.login("Alice")
+	if err := b.s.AddFault(FaultRule{Kind: Fault5xx, Agent: "forumgm/"}); err != nil {
+		t.Fatal(err)
+	}
+	if a := c.raw("GET", fmt.Sprintf("viewtopic.php?t=%d", tid), nil); a.err != nil || a.status != 200 {
+		t.Errorf("status %d (%v) for a client the rule does not name, want 200", a.status, a.err)
+	}
+	if n := b.s.Faults().Total; n != 0 {
+		t.Errorf("%d faults, want none", n)
 	}
 }
 
@@ -370,6 +393,7 @@ func TestParseFaultRule(t *testing.T) {
 		{"lost,count=2,skip=1,status=504", FaultRule{Kind: FaultLost, Count: 2, Skip: 1, Status: 504}, ""},
 		{"slow,delay=3s", FaultRule{Kind: FaultSlow, Delay: 3 * time.Second}, ""},
 		{"slow-apply,method=post,delay=4s", FaultRule{Kind: FaultSlowApply, Method: "POST", Delay: 4 * time.Second}, ""},
+		{"slow-apply,method=post,path=mode=compose,agent=forumgm/,delay=7s", FaultRule{Kind: FaultSlowApply, Method: "POST", Path: "mode=compose", Agent: "forumgm/", Delay: 7 * time.Second}, ""},
 		{"meltdown", FaultRule{}, "unknown fault kind"},
 		{"down", FaultRule{}, "unknown fault kind"},
 		{"5xx,rate=2", FaultRule{}, "not within 0 to 1"},

@@ -58,7 +58,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, fx reqFaults) {
 			http.Error(w, "bad form", http.StatusBadRequest)
 			return
 		}
+	} else {
+		_ = r.ParseForm() // as FormValue would: a malformed query reads as far as it goes
 	}
+	s.decodeForm(r) // a legacy board reads query and form as its charset's bytes
 	se := s.session(w, r)
 	switch path.Base(r.URL.Path) {
 	case "/", ".", "index.php":

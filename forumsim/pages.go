@@ -46,7 +46,7 @@ type pageOpts struct {
 // page writes a full prosilver-like page around body.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title, body string, po pageOpts) {
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html dir=\"ltr\" lang=\"en-gb\">\n<head>\n<meta charset=\"utf-8\" />\n")
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html dir=\"ltr\" lang=\"en-gb\">\n<head>\n<meta charset=\"%s\" />\n", s.metaCharset())
 	b.WriteString(`<meta http-equiv="X-UA-Compatible" content="IE=edge">` + "\n")
 	if po.refresh != "" {
 		fmt.Fprintf(&b, "<meta http-equiv=\"refresh\" content=\"3; url=%s\" />\n", e(po.refresh))
@@ -100,14 +100,18 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 	b.WriteString("</div></div>\n</div>\n\n<div id=\"page-body\" class=\"page-body\" role=\"main\">\n")
 	b.WriteString(body)
 	b.WriteString("\n</div>\n\n<div id=\"page-footer\" class=\"page-footer\" role=\"contentinfo\"><div class=\"copyright\">Powered by forumgm's phpBB simulator</div></div>\n</div>\n</body>\n</html>\n")
-	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	if s.opt.CharsetInMeta {
+		w.Header().Set("Content-Type", "text/html")
+	} else {
+		w.Header().Set("Content-Type", "text/html; charset="+s.charsetLabel())
+	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	status := po.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(b.String()))
+	_, _ = w.Write(s.encodePage(b.String()))
 }
 
 // message is trigger_error: a panel#message with the text in a <p>.

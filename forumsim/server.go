@@ -74,6 +74,13 @@ type Options struct {
 	// NoSize: the board's BBCode has no [size] (as FluxBB 1.5's has
 	// none): the tag shows as typed.
 	NoSize bool
+	// Charset serves the board in a legacy charset (CharsetLatin1,
+	// CharsetCP1252; empty: UTF-8), as charset.go describes: pages
+	// declared and sent in it, forms read as its bytes, numeric references
+	// kept. CharsetInMeta declares it in the page's <meta> only (its
+	// Content-Type names no charset).
+	Charset       string
+	CharsetInMeta bool
 }
 
 // User is a board member.
@@ -258,7 +265,7 @@ func (s *Server) PostsPerPage() int {
 func (s *Server) AddUser(name, password string, exempt bool) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name = strings.TrimSpace(name)
+	name = s.boardText(strings.TrimSpace(name))
 	if name == "" {
 		return 0, errors.New("forumsim: empty username")
 	}
@@ -273,6 +280,7 @@ func (s *Server) AddUser(name, password string, exempt bool) (int, error) {
 }
 
 func (s *Server) userByName(name string) *User {
+	name = s.boardText(name)
 	for _, u := range s.users {
 		if strings.EqualFold(u.Name, strings.TrimSpace(name)) {
 			return u
@@ -389,7 +397,7 @@ func (s *Server) AddTopic(forumID, authorID int, title, text string) (topicID, p
 		return 0, 0, err
 	}
 	s.nextID.topic++
-	t := &Topic{ID: s.nextID.topic, ForumID: forumID, Title: title}
+	t := &Topic{ID: s.nextID.topic, ForumID: forumID, Title: s.boardText(title)}
 	s.topics[t.ID] = t
 	p := s.addPost(t, u.ID, u.Name, title, text)
 	return t.ID, p.ID, nil
@@ -423,6 +431,7 @@ func (s *Server) GuestPost(topicID int, name, text string) (int, error) {
 
 func (s *Server) addPost(t *Topic, uid int, name, subject, text string) *Post {
 	s.nextID.post++
+	subject, text = s.boardText(subject), s.boardText(text)
 	p := &Post{ID: s.nextID.post, TopicID: t.ID, ForumID: t.ForumID, AuthorID: uid,
 		AuthorName: name, Subject: subject, Source: text, HTML: s.render(text), Time: s.now()}
 	s.posts[p.ID] = p
@@ -456,6 +465,7 @@ func (s *Server) Edit(postID, editorID int, text, reason string) error {
 func (s *Server) edit(p *Post, ed *User, text, reason string) {
 	t := s.topics[p.TopicID]
 	last := t.posts[len(t.posts)-1] == p.ID
+	text = s.boardText(text)
 	p.Source = text
 	p.HTML = s.render(text)
 	p.Edited++
@@ -570,6 +580,7 @@ func (s *Server) SendPM(fromID int, to []int, subject, text string) (int, error)
 
 func (s *Server) addPM(from *User, to []int, subject, text string) *PM {
 	s.nextID.pm++
+	subject, text = s.boardText(subject), s.boardText(text)
 	m := &PM{ID: s.nextID.pm, FromID: from.ID, FromName: from.Name, To: append([]int(nil), to...),
 		Subject: subject, Source: text, HTML: s.render(text), Time: s.now(), Unread: map[int]bool{}}
 	for _, id := range to {

@@ -34,6 +34,11 @@ type GameConfig struct {
 	// confirmed on the board (the moderator then moves Start to when it
 	// went up): a thread post with a larger id belongs to the game.
 	OpeningPost string `json:"opening_post,omitempty"`
+	// OpeningFound: the opening post was found on the board by its marker
+	// (its send's answer lost) before the bot had read it, so when it
+	// went up is known only at the earliest (the read before); the clock
+	// starts again at the post's own stamp when a read records it.
+	OpeningFound bool `json:"opening_found,omitempty"`
 	// PublicURL is the web desk's address as players reach it
 	// (https://desk.example.org), set when the GM opens the game's public
 	// page: posts that show a map then carry its picture, served by the
@@ -59,6 +64,9 @@ type GameConfig struct {
 	// in sign-ups; the moderator sets Players (in sign-up order) and Start
 	// when they close and the game starts.
 	Signups *Signups `json:"signups,omitempty"`
+	// Style is the game's house style, its shared file read in
+	// (docs/gm-words.md; nil: none).
+	Style *Style `json:"style,omitempty"`
 }
 
 // SigningUp says whether the game is still taking sign-ups (it has no
@@ -114,6 +122,13 @@ type ForumConfig struct {
 	// minute stamp straddles a deadline; 0 turns rounding off, for phases
 	// of seconds as in the demo).
 	DeadlineUnitSeconds *float64 `json:"deadline_unit_seconds,omitempty" yaml:"deadline_unit_seconds,omitempty"`
+	// LateSeconds is how long after forumgm stopped waiting for a post or
+	// PM (its request timed out, or a clean stop let it end) the board may
+	// still take it: a slow proxy in between, a board that finishes a
+	// submission whose client hung up [5]. Until then, a missing marker
+	// proves nothing, and no one sends the message again
+	// (docs/exactly-once.md).
+	LateSeconds *float64 `json:"late_seconds,omitempty" yaml:"late_seconds,omitempty"`
 	// RequestsPerSecond caps requests to the board (default 1).
 	RequestsPerSecond float64 `json:"requests_per_second,omitempty" yaml:"requests_per_second,omitempty"`
 	// TimeZone is the bot account's time zone on the board (its profile
@@ -158,6 +173,11 @@ func (f ForumConfig) Check() error {
 			return err
 		}
 	}
+	if f.LateSeconds != nil {
+		if err := checkNumber("late_seconds", *f.LateSeconds, 0, 600, true); err != nil {
+			return err
+		}
+	}
 	if f.DeadlineUnitSeconds != nil {
 		if err := checkNumber("deadline_unit_seconds", *f.DeadlineUnitSeconds, 0, 86400, true); err != nil {
 			return err
@@ -175,6 +195,19 @@ func checkNumber(name string, v, lo, hi float64, zeroOK bool) error {
 		return nil
 	}
 	return fmt.Errorf("forum %s: must be %v to %v, not %v", name, lo, hi, v)
+}
+
+// DefaultLate is how late a board may take a submission after forumgm
+// stopped waiting for it, unless late_seconds says otherwise.
+const DefaultLate = 5 * time.Second
+
+// Late is how long after forumgm stopped waiting for a submission the
+// board may still take it (late_seconds).
+func (f ForumConfig) Late() time.Duration {
+	if f.LateSeconds == nil {
+		return DefaultLate
+	}
+	return time.Duration(*f.LateSeconds * float64(time.Second))
 }
 
 // Poll is the polling interval.

@@ -45,6 +45,8 @@ type GameFile struct {
 	// Signups, instead of Players: the bot calls for players in the
 	// thread and starts the game with those who sign up (docs/signups.md).
 	Signups *Signups `yaml:"signups,omitempty"`
+	// Style: the game's house style for its thread posts (docs/gm-words.md).
+	Style *Style `yaml:"style,omitempty"`
 }
 
 // PlayerSpec is a player: a forum user name, or {name, id} with the forum
@@ -220,6 +222,11 @@ func (gf *GameFile) Check(dir string) []FieldError {
 	if err := gf.Reminders.Check(); err != nil {
 		badErr("reminders", err)
 	}
+	if err := gf.Style.resolve(dir); err != nil {
+		badErr("style", err)
+	} else if err := gf.Style.Check(gf.Forum.Engine); err != nil {
+		badErr("style", err)
+	}
 	if gf.PublicURL != "" {
 		u, err := CheckPublicURL(gf.PublicURL)
 		if err != nil {
@@ -261,7 +268,7 @@ func FileOf(name, kind string, gc GameConfig, fc ForumConfig, players []store.Pl
 	for _, p := range players {
 		gf.Players = append(gf.Players, PlayerSpec{Name: p.ForumName, ID: p.ForumUserID})
 	}
-	gf.Counts, gf.Reminders = gc.Counts, gc.Reminders
+	gf.Counts, gf.Reminders, gf.Style = gc.Counts, gc.Reminders, gc.Style
 	if len(gf.Players) == 0 {
 		gf.Signups = gc.Signups // still taking sign-ups: the file takes them again
 	}
@@ -317,7 +324,7 @@ func isUserID(s string) bool {
 // gets a fresh random one, recorded with it.
 func (gf *GameFile) Configs(now time.Time) (GameConfig, ForumConfig, []store.Player) {
 	gc := GameConfig{Aliases: gf.Aliases, Options: gf.Options, Setup: gf.Setup, Start: now.UTC(), PublicURL: gf.PublicURL, Deadlines: gf.Deadlines,
-		Counts: gf.Counts, Reminders: gf.Reminders, Signups: gf.Signups}
+		Counts: gf.Counts, Reminders: gf.Reminders, Signups: gf.Signups, Style: gf.Style}
 	if gf.Start != nil {
 		gc.Start = gf.Start.UTC()
 	}

@@ -98,6 +98,8 @@ func TestGameFileErrors(t *testing.T) {
 		{"full read negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, full_read_seconds: -5}\nplayers: [a]\n", "full_read_seconds"},
 		{"flood inf", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: .inf}\nplayers: [a]\n", "flood_seconds"},
 		{"flood negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, flood_seconds: -1}\nplayers: [a]\n", "flood_seconds"},
+		{"late inf", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, late_seconds: .inf}\nplayers: [a]\n", "late_seconds"},
+		{"late over ten minutes", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, late_seconds: 601}\nplayers: [a]\n", "late_seconds"},
 		{"deadline unit negative", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, deadline_unit_seconds: -60}\nplayers: [a]\n", "deadline_unit_seconds"},
 		{"deadline unit over a day", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, deadline_unit_seconds: 90000}\nplayers: [a]\n", "deadline_unit_seconds"},
 		{"rate huge", "name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, engine: mybb, password_env: P, requests_per_second: 1e300}\nplayers: [a]\n", "requests_per_second"},

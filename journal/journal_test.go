@@ -12,10 +12,10 @@ import (
 
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 

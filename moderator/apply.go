@@ -229,7 +229,7 @@ func applyMessage(s *step, msg store.Message) (bool, error) {
 	r := referee.Message(l.game, l.state, src, segs)
 	l.state = r.State
 	s.outcomes(msg, slot, phase, r)
-	s.emit(phase, r, msg.Time)
+	s.emit(store.SendAnswers, phase, r, msg.Time)
 	// "Everyone has acted" closes the phase at this message.
 	if l.row.Status == Running {
 		if err := settleAfter(s, stamp.Earliest); err != nil {
@@ -286,7 +286,7 @@ func (s *step) refuse(msg store.Message, slot, phase string, r referee.Step, rea
 			Channel: string(channelOf(msg.Kind)), Text: "(the whole " + msg.Kind.Name() + ")", Status: status, Reason: reason, Time: msg.Time})
 	}
 	s.outcomes(msg, slot, phase, r)
-	s.emit(phase, r, msg.Time)
+	s.emit(store.SendAnswers, phase, r, msg.Time)
 	s.setMessage(msg.ID, store.MessageProcessed)
 }
 

@@ -281,7 +281,7 @@ func (m *Moderator) postCount(tx *store.Tx, s *step, b *gameconfig.BetweenState,
 		text += "\n" + note
 	}
 	from := len(s.ch.Outbox)
-	s.emit(st.Phase, referee.Step{Events: []rules.Event{{Kind: eventCount, Text: text}}, Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, t)
+	s.emit(store.SendAnswers, st.Phase, referee.Step{Events: []rules.Event{{Kind: eventCount, Text: text}}, Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, t)
 	b.CountAt, b.CountSum, b.Asked, b.CountKey = t, digest(body), false, ""
 	if n := len(s.ch.Outbox); n > from {
 		b.CountKey = s.ch.Outbox[n-1].Marker // a count in parts: its last
@@ -373,7 +373,7 @@ func (m *Moderator) remind(s *step, b *gameconfig.BetweenState, st rules.Status,
 // they are sent (closeOff).
 func (s *step) emitLapsing(phase string, r referee.Step, at time.Time) {
 	from := len(s.ch.Outbox)
-	s.emit(phase, r, at)
+	s.emit(store.SendChores, phase, r, at)
 	for i := from; i < len(s.ch.Outbox); i++ {
 		s.ch.Outbox[i].Marker += lapseSuffix
 	}
@@ -422,7 +422,7 @@ func (m *Moderator) prod(tx *store.Tx, s *step, b *gameconfig.BetweenState, st r
 	}
 	m.setProdCheck(l.row.ID, next)
 	if len(r.Out) > 0 {
-		s.emit(st.Phase, r, t)
+		s.emit(store.SendChores, st.Phase, r, t)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func active(l *loaded) error {
 // control that changes the game is said in the thread, once (the outbox and
 // its marker see to that), in the same step as the change.
 func (m *Moderator) announce(s *step, text string) {
-	s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, m.now())
+	s.emit(store.SendResults, s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, m.now())
 }
 
 // deadlineLine is the current phase's deadline as phase posts state it.
@@ -210,7 +210,7 @@ func (m *Moderator) Replace(ctx context.Context, name, old, newName, forumID str
 			return err
 		}
 		if brief := handover(evs, slot, left, m.now()); brief != "" {
-			s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: slot, Subject: s.l.game.Name() + ": your place in the game", Text: brief}}}, m.now())
+			s.emit(store.SendAnswers, s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: slot, Subject: s.l.game.Name() + ": your place in the game", Text: brief}}}, m.now())
 		}
 		return nil
 	})
@@ -321,7 +321,7 @@ func (m *Moderator) End(ctx context.Context, name string) error {
 		s.l.row.Status = Ended
 		s.journal(now, journal.End{})
 		s.closings = append(s.closings, closing{phase: phase, title: title})
-		s.emit(phase, r, now)
+		s.emit(store.SendResults, phase, r, now)
 		return nil
 	})
 }

@@ -52,7 +52,7 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 		// opening post states it.
 		openDeadline(s, gc.Start, m.now())
 		setup.State = s.l.state
-		s.emit("setup", setup, m.now())
+		s.emit(store.SendResults, "setup", setup, m.now())
 		return m.commit(tx, s)
 	})
 	if err != nil {

@@ -22,6 +22,7 @@ type Health struct {
 	LastSent  time.Time `json:"last_sent,omitzero"`   // the newest post or PM sent
 	Retrying  int       `json:"retrying"`             // tried, not yet known sent
 	Failed    int       `json:"failed"`               // given up; 'retry' sends them again
+	Taken     int       `json:"taken"`                // the board said it took them; markers not found
 	LastError string    `json:"last_error,omitempty"` // the newest send error of an unsent item
 }
 
@@ -130,7 +131,9 @@ func health(msgs []store.Message, items []store.OutboxItem) Health {
 			continue // never to go, or gone as its parts
 		case store.OutboxFailed:
 			h.Failed++
-		case store.OutboxSending, store.OutboxUnconfirmed:
+		case store.OutboxTaken:
+			h.Taken++
+		case store.OutboxSending, store.OutboxUnconfirmed, store.OutboxUnknown:
 			h.Retrying++
 		}
 		if it.LastError != "" && !it.CreatedAt.Before(errAt) {

@@ -55,6 +55,17 @@ type loaded struct {
 	// new or edited message (news), so process need not look again.
 	unread      []store.Message
 	unreadKnown bool
+	// saved is the game as the tick's last committed step saved it (nil:
+	// none yet): the next step takes its state from here when nothing
+	// else saved the game since (again).
+	saved *savedGame
+}
+
+// savedGame is a game's state as a step saved it, at its revision.
+type savedGame struct {
+	revision int64
+	forum    []byte
+	state    rules.State
 }
 
 // tickEnd is what a tick's last step left: the game's status and deadline,
@@ -99,6 +110,32 @@ func decodeGame(g *store.Game) (*loaded, error) {
 	return l, nil
 }
 
+// again is the game as a step loaded it (g, read under the step's lock)
+// decoded: its state taken from l, the tick's view, when g is the same
+// revision l was decoded from or its last step saved (a quiet tick then
+// decodes the game once), else decoded afresh. Its config is always decoded afresh: a step may
+// change it in place and then fail. States are never changed in place
+// (rules.Game).
+func (l *loaded) again(g *store.Game) (n *loaded, decoded bool, err error) {
+	have := savedGame{revision: l.row.Revision, forum: l.row.Forum, state: l.state}
+	if l.saved != nil {
+		have = *l.saved
+	}
+	if have.state == nil || have.revision != g.Revision || l.row.Kind != g.Kind || !bytes.Equal(have.forum, g.Forum) || l.cfg.SigningUp() {
+		n, err = decodeGame(g)
+		return n, true, err
+	}
+	n = &loaded{row: g, game: l.game, forum: l.forum, state: have.state}
+	if err := json.Unmarshal(g.Config, &n.cfg); err != nil {
+		return nil, false, fmt.Errorf("game %s: config: %w", g.Name, err)
+	}
+	if n.cfg.SigningUp() {
+		n, err = decodeGame(g)
+		return n, true, err
+	}
+	return n, false, nil
+}
+
 // markerName is the game's part of every marker: its name and a token drawn
 // when it was created, so a game re-created under the same name in the same
 // thread never mistakes its predecessor's posts for its own.
@@ -134,6 +171,7 @@ func (m *Moderator) viewForRead(ctx context.Context, id int64) (*loaded, error) 
 		if l, err = decodeGame(g); err != nil {
 			return err
 		}
+		m.decodes.Add(1)
 		if l.active() && l.state != nil {
 			if l.sibs, l.sibsAt, err = m.siblingsAt(tx, l); err != nil {
 				return err

@@ -147,7 +147,7 @@ func extendForOutage(s *step, dl time.Time, final bool) bool {
 	text := fmt.Sprintf("[b]The board could not be read[/b] from %s to %s; the deadline of %s moves to %s (%s later), so nobody loses a turn to the outage.",
 		rules.When(o.OutageFrom, zone), rules.When(o.OutageTo, zone), rules.Esc(st.Title), rules.WhenUTC(nd, zone),
 		strings.TrimPrefix(rules.Until(nd.Sub(st.Deadline)), "in "))
-	s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, o.OutageTo)
+	s.emit(store.SendResults, s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, o.OutageTo)
 	return true
 }
 

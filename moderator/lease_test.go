@@ -12,8 +12,8 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 
@@ -177,7 +177,9 @@ type slowReply struct {
 // Reply is slow once its request has left (after the sender's hook): the
 // board takes its time over a submission already on its way.
 func (b slowReply) Reply(ctx context.Context, thread, body, key string) (string, error) {
-	if err := forum.Submitting(ctx); err != nil {
+	ended, err := forum.Submitting(ctx)
+	defer ended()
+	if err != nil {
 		return "", fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
 	}
 	b.hold()

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/forumgm/forumgm/clock"
@@ -88,6 +89,10 @@ type Moderator struct {
 	// retryAt: by outbox item, when a send that went wrong may be tried
 	// again (its lane waits; the others go on). Lost on restart, harmlessly.
 	retryAt map[int64]time.Time
+	takenAt map[int64]time.Time // when a taken item is looked for again (send.go)
+	// decodes counts the games a tick decoded (its view, its steps): a
+	// quiet tick decodes its game once.
+	decodes atomic.Int64
 	// backfilling: the games whose last read stopped before the thread's
 	// end (read.go, readSlice); polls: what each game's polls saw (poll.go).
 	backfilling map[int64]bool

@@ -17,10 +17,10 @@ import (
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
 	_ "github.com/forumgm/forumgm/games"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 
@@ -60,7 +60,10 @@ type outcome struct {
 // simulated players decide (and their moves are recorded); otherwise the
 // recorded moves are replayed at the same iterations. crash is the chance of
 // a crash at each crash point.
-func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, seed uint64) outcome {
+//
+// gm, when given, is what the GM does at each iteration before the tick
+// (words_test.go: announcements and flavor in flight through the crashes).
+func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, seed uint64, gm ...func(ctx context.Context, m *Moderator, name string, st rules.Status, iter int)) outcome {
 	t.Helper()
 	ctx := context.Background()
 	fg := fastGames[gi]
@@ -120,6 +123,9 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 					ff.Post(ctx, in.Player, in.Text)
 				}
 			}
+		}
+		for _, f := range gm {
+			f(ctx, m, "g-"+fg.kind, eng.Status(st), iter)
 		}
 		if crash > 0 && opened && rng.Float64() < crash/3 {
 			ff.Lose = 1

@@ -16,7 +16,7 @@ import (
 // post announced stands). The new deadline is journalled like a GM's,
 // so a rebuild has it. Nothing moves once a phase has closed, nor for a
 // game whose planned start is later than the post.
-func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem) error {
+func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem, found bool) error {
 	if it.Kind != forum.KindPost || it.ForumID == "" {
 		return nil
 	}
@@ -47,40 +47,58 @@ func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem)
 	if lr := s.l.row.LastRead; !lr.IsZero() && lr.Before(posted) {
 		posted = lr
 	}
+	stamped := false
 	if msg, err := tx.MessageByForumID(it.GameID, forum.KindPost, it.ForumID); err == nil && msg.Stamp.Known() {
-		posted = msg.Stamp.Earliest
+		posted, stamped = msg.Stamp.Earliest, true
 	}
 	posted = posted.Truncate(time.Second)
 	cfg := s.l.cfg
 	cfg.OpeningPost = it.ForumID
-	shift := posted.Sub(cfg.Start)
-	moved := shift > 0 && s.closed == ""
-	if moved {
-		cfg.Start = posted
-	}
+	// Found by its marker, not yet read: it went up at some time since
+	// its last submission, which may be long after the read before (a
+	// crash loop's wait); the read that records it restarts the clock.
+	cfg.OpeningFound = found && !stamped
 	s.l.cfg = cfg
 	s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
-	if moved {
-		dl := s.l.game.Status(s.l.state).Deadline
-		// The state as the new Start sets it up (what a rebuild will do),
-		// then the deadline moved by the delay.
-		if err := rebuild(tx, s, nil); err != nil {
-			return err
-		}
-		_, sched := scheduled(s, posted)
-		switch {
-		case dl.IsZero():
-		case sched:
-			// The slot the opening post announced stands: players read
-			// a clock time, which a late post does not move.
-			if !s.l.game.Status(s.l.state).Deadline.Equal(dl) {
-				m.setDeadline(s, dl)
-			}
-		default:
-			m.setDeadline(s, dl.Add(shift))
-		}
-		s.opened = posted
-		m.log().Info("the opening post is up: the game's clock starts now", "game", s.l.row.Name, "post", it.ForumID, "late_by", shift)
+	if err := m.startClock(tx, s, it.ForumID, posted); err != nil {
+		return err
 	}
 	return m.commit(tx, s)
+}
+
+// startClock starts the game's clock at posted, when its opening post went
+// up, if that is later than the start it has and no phase has closed
+// since: the start moves there, the state is rebuilt as the new start sets
+// it up, and the deadline moves by the delay (a slot a schedule announced
+// stands). The settings are saved with the step.
+func (m *Moderator) startClock(tx *store.Tx, s *step, postID string, posted time.Time) error {
+	cfg := s.l.cfg
+	shift := posted.Sub(cfg.Start)
+	if shift <= 0 || s.closed != "" {
+		return nil
+	}
+	cfg.Start = posted
+	s.l.cfg = cfg
+	s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
+	dl := s.l.game.Status(s.l.state).Deadline
+	// The state as the new Start sets it up (what a rebuild will do),
+	// then the deadline moved by the delay.
+	if err := rebuild(tx, s, nil); err != nil {
+		return err
+	}
+	_, sched := scheduled(s, posted)
+	switch {
+	case dl.IsZero():
+	case sched:
+		// The slot the opening post announced stands: players read
+		// a clock time, which a late post does not move.
+		if !s.l.game.Status(s.l.state).Deadline.Equal(dl) {
+			m.setDeadline(s, dl)
+		}
+	default:
+		m.setDeadline(s, dl.Add(shift))
+	}
+	s.opened = posted
+	m.log().Info("the opening post is up: the game's clock starts now", "game", s.l.row.Name, "post", postID, "late_by", shift)
+	return nil
 }

@@ -101,6 +101,17 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 					return err
 				}
 			}
+			if !r.opened.IsZero() {
+				// Its time as the board stamped it: the clock restarts
+				// there if it had started earlier.
+				cfg := s.l.cfg
+				cfg.OpeningFound = false
+				s.l.cfg = cfg
+				s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
+				if err := m.startClock(tx, s, s.l.cfg.OpeningPost, r.opened); err != nil {
+					return err
+				}
+			}
 			if err := m.deletions(tx, s, th); err != nil {
 				return err
 			}
@@ -278,13 +289,12 @@ func (m *Moderator) recordPending(tx *store.Tx, s *step, l *loaded) error {
 // have changed since (store.Tx.GamesVersion), the PMs are read again
 // unfiltered, so a PM is never passed by on an old roster.
 func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) (forum.Inbox, error) {
-	sk, ok := f.(forum.InboxSkipper)
-	if !ok || l.sibs == nil || len(l.sibs.games) < 2 {
-		return f.NewPMs(ctx, l.row.PMCursor)
+	if l.sibs == nil || len(l.sibs.games) < 2 {
+		return f.NewPMs(ctx, l.row.PMCursor, nil)
 	}
 	roster, ix, id := l.state.Roster(), l.sibs, l.row.ID
 	skipped := false
-	box, err := sk.NewPMsExcept(ctx, l.row.PMCursor, func(from forum.Author) bool {
+	box, err := f.NewPMs(ctx, l.row.PMCursor, func(from forum.Author) bool {
 		if _, mine := roster.Author(from.Name); mine {
 			return false
 		}
@@ -300,7 +310,7 @@ func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) 
 		return forum.Inbox{}, storeError{err}
 	}
 	if now != l.sibsAt {
-		return f.NewPMs(ctx, l.row.PMCursor)
+		return f.NewPMs(ctx, l.row.PMCursor, nil)
 	}
 	return box, nil
 }
@@ -381,6 +391,11 @@ type intake struct {
 	// take (forum.UnreadableBody): recorded as such, flagged to the GM.
 	unreadable []string
 	news       int // messages new or edited
+	// opened is when the game's opening post went up, at the earliest,
+	// when this read recorded it first and the post had been found on the
+	// board by its marker before (zero: not so): the game's clock started
+	// at a guess then (openingPosted, gameconfig's OpeningFound).
+	opened time.Time
 }
 
 // observe records one post or PM. It is the store's one upsert per message:
@@ -401,6 +416,9 @@ func (r *intake) observe(kind forum.MessageKind, forumID string, a forum.Author,
 	}
 	if ch != store.Unchanged {
 		r.news++
+	}
+	if ch == store.New && kind == forum.KindPost && r.s.l.cfg.OpeningFound && forumID == r.s.l.cfg.OpeningPost && st.Known() {
+		r.opened = st.Earliest.Truncate(time.Second)
 	}
 	if ch != store.Unchanged && forum.IsUnreadable(body) {
 		r.unreadable = append(r.unreadable, string(kind)+" "+forumID+" by "+a.Name)
@@ -610,6 +628,6 @@ func askWhichGame(r *intake, also []*sibling, slot string, pm forum.PrivateMessa
 	s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Player: slot, Channel: string(rules.Private),
 		Text: "(" + pm.Subject + ")", Status: store.CommandRejected, Reason: reason, Time: msg.Time, Phase: phase})
 	s.setMessage(msg.ID, store.MessageIgnored)
-	s.emit(phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
+	s.emit(store.SendAnswers, phase, referee.Step{Out: []referee.Outgoing{{To: slot, Subject: "which game?", Text: "Your PM “" + rules.Esc(pm.Subject) + "” was not read: " + reason + "."}}}, msg.Time)
 	return nil
 }

@@ -30,6 +30,9 @@ type GameReport struct {
 	Pending int            `json:"outbox_pending"`
 	Failed  int            `json:"outbox_failed"`
 	Sent    int            `json:"outbox_sent"`
+	// Taken are messages the board said it took whose markers were not
+	// found on it: never sent again by themselves (`retry` does).
+	Taken int `json:"outbox_taken"`
 	// Flood is the bot account's flood control as `forumgm run` last
 	// learned it (unknown until it has posted).
 	Flood forum.FloodStatus `json:"flood"`
@@ -153,6 +156,8 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 					r.Sent++
 				case store.OutboxFailed:
 					r.Failed++
+				case store.OutboxTaken:
+					r.Taken++
 				case store.OutboxSplit, store.OutboxLapsed:
 					// replaced by its parts, counted instead; or never to go
 				default:

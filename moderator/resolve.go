@@ -113,7 +113,8 @@ func resolve(s *step, at time.Time) {
 	}
 	s.resolved = append(s.resolved, phase)
 	s.closings = append(s.closings, closing{phase: phase, title: s.closed})
-	s.emit(phase, r, at)
+	r = s.withFlavor(phase, s.closed, r)
+	s.emit(store.SendResults, phase, r, at)
 }
 
 // rebuild recomputes the state from the seed and the journal, leaving out

@@ -107,7 +107,7 @@ func giveGrace(s *step, dl time.Time) bool {
 	}
 	text := fmt.Sprintf("[b]Time is up for %s[/b], but not everyone has acted: still waiting for %s. It stays open for them until %s (a grace period of %s) and closes as soon as everyone has acted.",
 		rules.Esc(st.Title), joinNames(names), rules.WhenUTC(nd, s.l.zone()), strings.TrimPrefix(rules.Until(g), "in "))
-	s.emit(s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, dl)
+	s.emit(store.SendResults, s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, dl)
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
@@ -27,12 +28,13 @@ import (
 // while the others go first on the next ticks. The first trouble is
 // returned once the rest has gone.
 func (m *Moderator) drain(ctx context.Context, l *loaded, f forum.BoardSender) error {
-	return m.drainEach(ctx, l, f, func(send func() error) error { return send() })
+	return m.drainEach(ctx, l, f, func(_ *store.OutboxItem, send func() error) error { return send() })
 }
 
 // drainEach is drain with each item's try run through each (Send: on one of
-// the account's send lanes, given back between two items).
-func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSender, each func(func() error) error) error {
+// the account's send lanes, given back between two items, taken in the
+// item's class).
+func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSender, each func(*store.OutboxItem, func() error) error) error {
 	max := m.MaxAttempts
 	if max <= 0 {
 		max = 20
@@ -49,9 +51,12 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 		if it == nil {
+			if err := m.recheckTaken(ctx, f, l); err != nil && first == nil {
+				first = err
+			}
 			return first
 		}
-		err = each(func() error { return m.sendItem(ctx, f, l, it, max) })
+		err = each(it, func() error { return m.sendItem(ctx, f, l, it, max) })
 		var tr *troubleError
 		switch {
 		case err == nil:
@@ -75,6 +80,55 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 	}
 }
 
+// takenRecheck is how often an item the board said it took, whose marker
+// was not found, is looked for again (takenPerDrain at a time): found, it
+// is sent; never resent.
+const (
+	takenRecheck  = 5 * time.Minute
+	takenPerDrain = 3
+)
+
+// recheckTaken looks again for the markers of the game's taken items that
+// are due, once the rest has gone: a marker check that failed, or a board
+// slow to list the message, no longer needs the GM.
+func (m *Moderator) recheckTaken(ctx context.Context, f forum.BoardSender, l *loaded) error {
+	var taken []store.OutboxItem
+	if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { taken, err = tx.Taken(l.row.ID); return err }); err != nil {
+		return fmt.Errorf("send %s: %w", l.row.Name, err)
+	}
+	n := 0
+	for i := range taken {
+		it := &taken[i]
+		m.mu.Lock()
+		at := m.takenAt[it.ID]
+		m.mu.Unlock()
+		if at.After(m.now()) || n >= takenPerDrain {
+			continue
+		}
+		n++
+		m.recheckAt(it.ID)
+		fid, found, err := m.find(ctx, f, l, it)
+		if err != nil || !found {
+			continue
+		}
+		m.log().Info("found on the board a message it said it took", "game", l.row.Name, "marker", it.Marker)
+		if err := m.markFound(ctx, l, it, store.OutboxSent, fid, "", true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recheckAt puts off the next look for taken item id's marker.
+func (m *Moderator) recheckAt(id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.takenAt == nil {
+		m.takenAt = map[int64]time.Time{}
+	}
+	m.takenAt[id] = m.now().Add(takenRecheck)
+}
+
 // troubleError is one item's trouble (an unclear or failed send, a failed
 // marker check): its lane waits, the others do not.
 type troubleError struct {
@@ -89,7 +143,9 @@ func (e *troubleError) Unwrap() error { return e.err }
 // when an earlier try may have sent it, given up after max attempts, cut
 // into parts when longer than the board is known to take, or sent.
 func (m *Moderator) sendItem(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem, max int) error {
-	if it.State == store.OutboxSending || it.State == store.OutboxUnconfirmed {
+	if it.State != store.OutboxPending {
+		// Sending, unconfirmed or unknown: an earlier try may be on the
+		// board, or on its way to it.
 		if at := m.settleAt(it.ID); at.After(m.now()) {
 			return &troubleError{err: fmt.Errorf("%s: the board may still be taking its last submission, until %s", it.Marker, at.UTC().Format(time.RFC3339)), waiting: true}
 		}
@@ -289,13 +345,17 @@ func (m *Moderator) confirm(ctx context.Context, f forum.BoardSender, l *loaded,
 	}
 	m.log().Info("found an earlier send already on the forum", "game", l.row.Name, "marker", it.Marker)
 	m.clearBackOff(it.ID)
-	return true, m.mark(ctx, l, it, store.OutboxSent, fid, "")
+	return true, m.markFound(ctx, l, it, store.OutboxSent, fid, "", true)
 }
 
 // sendOne makes one attempt at an item: claimed (marked sending) first,
 // sent after. Under a lease the claim is fenced and the send given up once
 // the fence's budget is spent, so it is over before any other runner can
-// take the game (and look for the item's marker).
+// take the game (and look for the item's marker). A stop (the runner's, or
+// the game given back) ends the attempt at once while nothing of it has
+// left; once a request of it is on its way, that request ends by itself
+// (bounded by the send's own deadline) and what became of it is recorded
+// before the game is let go.
 func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) error {
 	if err := m.claim(ctx, it); errors.Is(err, store.ErrLeaseShort) || errors.Is(err, store.ErrClaimed) {
 		m.log().Info("not sending now", "game", l.row.Name, "marker", it.Marker, "why", err)
@@ -306,21 +366,17 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	if err := m.crash("before-send"); err != nil {
 		return err
 	}
-	sendCtx := ctx
+	sendCtx, rec := ctx, ctx
+	var sub *submission
 	if fe := store.FenceFrom(ctx); fe != nil && fe.Budget > 0 {
+		sub = m.submit(ctx, it, fe.Budget, l.forum.Late())
+		defer sub.close()
+		sendCtx = sub.ctx
+		// What became of it is recorded even after a stop, within
+		// recordLimit: the lease is let go only after that.
 		var cancel context.CancelFunc
-		sendCtx, cancel = context.WithTimeout(ctx, fe.Budget)
+		rec, cancel = context.WithTimeout(context.WithoutCancel(ctx), recordLimit)
 		defer cancel()
-		// The uncertain window opens as each request of it leaves, not at
-		// the claim: a runner killed while the form aged or the pacer held
-		// the request leaves nothing for its successor to wait out.
-		claimed := *it
-		sendCtx = forum.WithSubmit(sendCtx, func() error {
-			if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.SubmitOutbox(&claimed) }); err != nil {
-				return fmt.Errorf("recording %s as on its way: %w", it.Marker, err)
-			}
-			return m.crash("submitting")
-		})
 	}
 	var fid string
 	var err error
@@ -328,6 +384,9 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		fid, err = f.Reply(sendCtx, l.forum.Thread, it.Body, it.Marker)
 	} else {
 		fid, err = f.SendPM(sendCtx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
+	}
+	if cerr := sub.crash(); cerr != nil {
+		return cerr
 	}
 	var fe *forum.FloodError
 	if errors.As(err, &fe) {
@@ -340,7 +399,7 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		if fe.Uncertain {
 			state = store.OutboxSending
 		}
-		if merr := m.mark(ctx, l, it, state, "", fe.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, state, "", fe.Error()); merr != nil {
 			return merr
 		}
 		m.setFloodUntil(l.row.ID, fe.Until)
@@ -348,11 +407,11 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		return errNotYet
 	}
 	if errors.Is(err, forum.ErrNotSubmitted) {
-		// Its deadline came before anything of it reached the board (a
-		// board slower than the sends under way): no attempt, and nothing
-		// to check for; it goes again on the next drain, with a new budget.
+		// Its deadline (or a stop) came before anything of it reached
+		// the board: no attempt, and nothing to check for; it goes again
+		// on the next drain, with a new budget.
 		it.Attempts--
-		if merr := m.mark(ctx, l, it, store.OutboxPending, "", err.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, store.OutboxPending, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.log().Info("not sent in time: it goes again later", "game", l.row.Name, "marker", it.Marker, "err", err)
@@ -360,12 +419,24 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	}
 	var tl *forum.TooLongError
 	if errors.As(err, &tl) {
-		return m.tooLong(ctx, l, it, tl)
+		return m.tooLong(rec, l, it, tl)
+	}
+	if errors.Is(err, forum.ErrSaidSent) {
+		// The board said it took it: never sent again by itself (a
+		// board whose pages garble the marker took every copy). The
+		// messages after it go on; the GM decides.
+		if merr := m.mark(rec, l, it, store.OutboxTaken, "", err.Error()); merr != nil {
+			return merr
+		}
+		m.recheckAt(it.ID) // just looked for
+		m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
+			"game", l.row.Name, "marker", it.Marker, "err", err)
+		return nil
 	}
 	if errors.Is(err, forum.ErrUnconfirmed) {
 		// It may well be on the forum: a later tick checks for its
 		// marker again, and only a check that answers can lead to a resend.
-		if merr := m.mark(ctx, l, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, store.OutboxUnconfirmed, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.backOff(it)
@@ -375,17 +446,22 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		// The board refused it for good (an unknown recipient, a locked
 		// topic): retrying will not help, and it must not hold up the
 		// game's other messages. The GM sees it and can `retry` it.
-		if merr := m.mark(ctx, l, it, store.OutboxFailed, "", err.Error()); merr != nil {
+		if merr := m.mark(rec, l, it, store.OutboxFailed, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.log().Error("the forum refused a message; later ones go on", "game", l.row.Name, "marker", it.Marker, "err", err)
 		return nil
 	}
 	if err != nil {
-		// Stays sending: whether it went out is unknown until the marker
-		// check on the next try.
-		it.LastError = err.Error()
-		if merr := m.mark(ctx, l, it, store.OutboxSending, "", it.LastError); merr != nil {
+		// Whether it went out is unknown until the marker check on the
+		// next try: "unknown" when a request of it left (timed out, cut
+		// off), else it stays sending. Never failed for it.
+		state := store.OutboxSending
+		if sub.left() {
+			state = store.OutboxUnknown
+			m.log().Warn("a message's request ended without an answer: it may be on the board; it is looked for before any resend", "game", l.row.Name, "marker", it.Marker, "err", err)
+		}
+		if merr := m.mark(rec, l, it, state, "", err.Error()); merr != nil {
 			return merr
 		}
 		m.backOff(it)
@@ -398,36 +474,137 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	if err := m.crash("after-send"); err != nil {
 		return err
 	}
-	if err := m.mark(ctx, l, it, store.OutboxSent, fid, ""); err != nil {
+	if err := m.mark(rec, l, it, store.OutboxSent, fid, ""); err != nil {
 		return err
 	}
 	m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
 	return nil
 }
 
+// recordLimit bounds recording what became of a send after a stop.
+const recordLimit = 10 * time.Second
+
+// errStopping: the runner is stopping (or giving the game back), so no
+// new request of a send leaves.
+var errStopping = errors.New("stopping: no new submission")
+
+// submission is one attempt's requests under a lease. Its context ends at
+// the fence's budget; a stop ends it at once only while none of its
+// requests is on its way, else as soon as the last one has ended, so a
+// request that has left is never cut off (the board might still take it
+// while its sender records nothing), and none leaves after the stop.
+type submission struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	watch  func() bool
+
+	mu       sync.Mutex
+	stopping bool
+	open     int   // requests on their way
+	gone     bool  // some request has left
+	crashed  error // a test's crash as a request left: nothing more is recorded
+}
+
+// submit starts an attempt's submission for claimed item it: each request
+// of it, just before it leaves, records on the item that the board may be
+// taking it until the attempt's deadline plus late (SubmitOutbox).
+func (m *Moderator) submit(ctx context.Context, it *store.OutboxItem, budget, late time.Duration) *submission {
+	s := &submission{}
+	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
+	s.cancel = cancel
+	deadline, _ := base.Deadline()
+	s.watch = context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.stopping = true
+		if s.open == 0 {
+			s.cancel()
+		}
+	})
+	claimed := *it
+	record := context.WithoutCancel(ctx)
+	s.ctx = forum.WithSubmit(base, func() (func(), error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.stopping {
+			return nil, errStopping
+		}
+		// The window is on the database's clock from now: what is left of
+		// the request's time, then the board's lateness.
+		window := time.Until(deadline) + late
+		if err := m.DB.Tx(record, func(tx *store.Tx) error { return tx.SubmitOutbox(&claimed, window) }); err != nil {
+			return nil, fmt.Errorf("recording %s as on its way: %w", it.Marker, err)
+		}
+		if err := m.crash("submitting"); err != nil {
+			s.crashed = err
+			return nil, err
+		}
+		s.open++
+		s.gone = true
+		return func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.open--
+			if s.stopping && s.open == 0 {
+				s.cancel()
+			}
+		}, nil
+	})
+	return s
+}
+
+// left says whether a request of the attempt left (false for nil).
+func (s *submission) left() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
+}
+
+// crash is the test's crash as a request left (nil for nil).
+func (s *submission) crash() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashed
+}
+
+func (s *submission) close() {
+	s.watch()
+	s.cancel()
+}
+
 // nextDue picks the next item to send. Thread posts go out in order, and so
 // do the PMs to each player; but a post held back (a round report waiting for
 // the next round to open) does not hold up a receipt, nor one player's
 // messages another's, nor a lane held up by a message's trouble (held) any
-// other.
+// other. Of the lanes' first items due, the one of the lowest class goes
+// (results before answers before reminders), the oldest among equals.
 func nextDue(items []store.OutboxItem, now time.Time, held map[string]bool) *store.OutboxItem {
-	blocked := map[string]bool{}
+	seen := map[string]bool{} // lanes whose first unsent item was looked at
+	var best *store.OutboxItem
 	for i := range items {
 		it := &items[i]
 		if !it.State.Unsent() {
 			continue
 		}
 		ln := lane(it)
-		if blocked[ln] || held[ln] {
+		if seen[ln] || held[ln] {
 			continue
 		}
+		seen[ln] = true
 		if it.NotBefore.After(now) {
-			blocked[ln] = true
 			continue
 		}
-		return it
+		if best == nil || it.Class < best.Class {
+			best = it
+		}
 	}
-	return nil
+	return best
 }
 
 // find looks for an item that may already be on the forum: first among the
@@ -453,8 +630,10 @@ func (m *Moderator) find(ctx context.Context, f forum.BoardSender, l *loaded, it
 	return f.FindSentPM(ctx, it.Marker, it.CreatedAt)
 }
 
-// Retry sends failed messages again (all of a game's, or one by marker):
-// each is checked for on the forum first, as any uncertain send is.
+// Retry sends failed messages again (all of a game's, or one by marker),
+// and those the board said it took but whose markers were not found
+// (taken): each is checked for on the forum first, as any uncertain send
+// is.
 func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error) {
 	n := 0
 	err := m.DB.Tx(ctx, func(tx *store.Tx) error {
@@ -468,7 +647,7 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 		}
 		for i := range items {
 			it := &items[i]
-			if it.State != store.OutboxFailed || (marker != "" && it.Marker != marker) {
+			if (it.State != store.OutboxFailed && it.State != store.OutboxTaken) || (marker != "" && it.Marker != marker) {
 				continue
 			}
 			it.State, it.Attempts = store.OutboxSending, 0
@@ -478,7 +657,7 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 			n++
 		}
 		if n == 0 && marker != "" {
-			return fmt.Errorf("no failed message %s in game %s", marker, name)
+			return fmt.Errorf("no failed or unconfirmed (taken) message %s in game %s", marker, name)
 		}
 		return nil
 	})
@@ -489,6 +668,12 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 }
 
 func (m *Moderator) mark(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string) error {
+	return m.markFound(ctx, l, it, state, forumID, lastErr, false)
+}
+
+// markFound is mark, found saying a sent item was found on the board by
+// its marker rather than answered for: when it went up is not known.
+func (m *Moderator) markFound(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string, found bool) error {
 	it.State, it.LastError = state, lastErr
 	if forumID != "" {
 		it.ForumID = forumID
@@ -500,7 +685,7 @@ func (m *Moderator) mark(ctx context.Context, l *loaded, it *store.OutboxItem, s
 		if err := tx.UpdateOutbox(it); err != nil || state != store.OutboxSent {
 			return err
 		}
-		return m.openingPosted(tx, l, it)
+		return m.openingPosted(tx, l, it, found)
 	}); err != nil {
 		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
 	}
@@ -574,7 +759,7 @@ func (m *Moderator) split(ctx context.Context, l *loaded, it *store.OutboxItem, 
 			for j, text := range texts {
 				p := store.OutboxItem{GameID: g.GameID, Kind: g.Kind, Recipient: g.Recipient, RecipientName: g.RecipientName,
 					RecipientID: g.RecipientID, Subject: g.Subject, Body: text, Marker: fmt.Sprintf("%s.p%d", g.Marker, j+1),
-					PartOf: root, NotBefore: g.NotBefore, State: store.OutboxPending}
+					PartOf: root, Class: g.Class, NotBefore: g.NotBefore, State: store.OutboxPending}
 				if len(texts) > 1 {
 					p.Subject = fmt.Sprintf("%s (%d/%d)", g.Subject, j+1, len(texts))
 				}

@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -159,6 +160,7 @@ func TestNextDue(t *testing.T) {
 	item := func(id int64, kind forum.MessageKind, to, state string, nb time.Time) store.OutboxItem {
 		return store.OutboxItem{ID: id, Kind: kind, Recipient: to, State: store.OutboxState(state), NotBefore: nb}
 	}
+	class := func(it store.OutboxItem, c store.SendClass) store.OutboxItem { it.Class = c; return it }
 	tests := []struct {
 		name  string
 		items []store.OutboxItem
@@ -174,6 +176,12 @@ func TestNextDue(t *testing.T) {
 		{"an unconfirmed send is checked first", []store.OutboxItem{item(1, "pm", "A", "unconfirmed", now), item(2, "pm", "A", "pending", now)}, 1},
 		{"split items are passed over", []store.OutboxItem{item(1, "pm", "A", "split", now), item(2, "pm", "A", "pending", now)}, 2},
 		{"a held lane is passed over", []store.OutboxItem{item(1, "pm", "A", "sending", now), item(2, "pm", "A", "pending", now), item(3, "post", "", "pending", now)}, 3},
+		// Classes: of the lanes' first items, results, then answers, then
+		// reminders; the oldest among equals; a lane keeps its order.
+		{"results before an answer", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendAnswers), class(item(2, "post", "", "pending", now), store.SendResults)}, 2},
+		{"an answer before a reminder", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendChores), class(item(2, "pm", "B", "pending", now), store.SendAnswers)}, 2},
+		{"the oldest among equals", []store.OutboxItem{class(item(1, "pm", "A", "pending", now), store.SendAnswers), class(item(2, "pm", "B", "pending", now), store.SendAnswers)}, 1},
+		{"a lane keeps its order", []store.OutboxItem{class(item(1, "post", "", "pending", now), store.SendChores), class(item(2, "post", "", "pending", now), store.SendResults), class(item(3, "pm", "B", "pending", now), store.SendAnswers)}, 3},
 	}
 	for _, tc := range tests {
 		got := nextDue(tc.items, now, map[string]bool{"pm:A": tc.name == "a held lane is passed over"})
@@ -234,5 +242,187 @@ func TestMessagesBeforeTheGameAreIgnored(t *testing.T) {
 				t.Errorf("%s was messaged: %q", who, pm)
 			}
 		}
+	}
+}
+
+// TestATakenMessageIsNeverResent (issue 44, item 1): the board answers the
+// opening post with its own success page, but the post's marker cannot be
+// found (the board garbled it, as one in another charset does). The post
+// is "taken": never sent again by itself, over many ticks past every
+// back-off and recheck, while the game's other messages go out; status
+// counts it for the GM. Only the GM's `retry` sends it again, after one
+// more look for its marker.
+func TestATakenMessageIsNeverResent(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := forumtest.New(clk)
+	ff.SaidSent = 1
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "taken", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opening := func() store.OutboxItem {
+		var it store.OutboxItem
+		db.View(ctx, func(tx *store.Tx) error {
+			items, err := tx.Outbox(g.ID)
+			for _, o := range items {
+				if o.Kind == forum.KindPost && it.ID == 0 {
+					it = o
+				}
+			}
+			return err
+		})
+		return it
+	}
+	for range 30 { // 15 minutes: past every back-off and recheck
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(30 * time.Second)
+	}
+	ff.Post(ctx, "Alice", "[b]PROSPER[/b]") // a command: its receipt still goes out
+	for range 4 {
+		m.Tick(ctx, g.ID)
+		clk.Advance(30 * time.Second)
+	}
+	all := strings.Join(ff.BotPosts(), "\n")
+	if n := strings.Count(all, opening().Marker); n != 1 || !strings.Contains(all, "¿"+opening().Marker) {
+		t.Fatalf("the opening post is on the board %d times; want once, garbled", n)
+	}
+	it := opening()
+	if it.State != store.OutboxTaken || !strings.Contains(it.LastError, "the board said it was sent") {
+		t.Errorf("the opening post is %s (%s); want taken, saying what the board said", it.State, it.LastError)
+	}
+	rs, err := m.Report(ctx, "taken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Taken != 1 {
+		t.Errorf("status counts %d taken messages, want 1", rs[0].Taken)
+	}
+	if len(ff.SentTo()["Alice"]) == 0 && len(ff.BotPosts()) < 2 {
+		t.Errorf("nothing after the taken post went out: it holds the others up")
+	}
+	if n, err := m.Retry(ctx, "taken", it.Marker); err != nil || n != 1 {
+		t.Fatalf("retry: %d %v", n, err)
+	}
+	finds := ff.Finds
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ff.Finds == finds {
+		t.Error("the retried post was sent without a look for its marker")
+	}
+	if it := opening(); it.State != store.OutboxSent {
+		t.Errorf("after the GM's retry: %s (%s), want sent", it.State, it.LastError)
+	}
+}
+
+// TestAQuietTickDecodesTheGameOnce (issue 40): a tick whose read brings
+// nothing new decodes the game once, for its view; its last step takes
+// the state from the view, the same revision. A tick that records a
+// command decodes it again only after a step saved the game.
+func TestAQuietTickDecodesTheGameOnce(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := forumtest.New(clk)
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start}
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+	g, err := m.Create(ctx, "quiet", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the opening post, then its own read
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Second)
+	}
+	before := m.decodes.Load()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.decodes.Load() - before; n != 1 {
+		t.Errorf("a quiet tick decoded the game %d times, want once", n)
+	}
+	ff.Post(ctx, "Alice", "[b]PROSPER[/b]")
+	before = m.decodes.Load()
+	if err := m.Tick(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a tick recording a command decoded the game %d times", m.decodes.Load()-before)
+	st, _ := m.Report(ctx, "quiet")
+	if a := st[0].Activity; len(a) == 0 {
+		t.Fatalf("no activity after Alice's order")
+	}
+}
+
+// notYetBoard is the fake board whose first reply never leaves.
+type notYetBoard struct {
+	*forumtest.Board
+	tried bool
+}
+
+func (b *notYetBoard) Reply(ctx context.Context, thread, body, key string) (string, error) {
+	if !b.tried {
+		b.tried = true
+		return "", fmt.Errorf("%w: the form came too late", forum.ErrNotSubmitted)
+	}
+	return b.Board.Reply(ctx, thread, body, key)
+}
+
+// TestTheClockStartsWhenTheOpeningPostWentUp: the opening post goes up 70 s
+// after the thread was last read, its answer lost, and the game's sender
+// (apart from its reads, as in `forumgm run`) finds it on the board by its
+// marker before any read has recorded it: the clock's start is then only
+// a guess (the last read). The next read records the post with the
+// board's stamp, and the clock starts there: round 1 keeps its whole
+// minute, not resolved at once for a deadline that passed before the post
+// was up (issue 42's crash loop: a game whose opening went up late
+// resolved its first rounds with no orders).
+func TestTheClockStartsWhenTheOpeningPostWentUp(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &notYetBoard{Board: forumtest.New(clk)}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+	zero := 0.0
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
+	g, err := m.Create(ctx, "clock", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx, g.ID); err != nil { // read; the opening's form comes too late
+		t.Fatal(err)
+	}
+	clk.Advance(70 * time.Second)
+	up := clk.Now()
+	ff.Lose = 1
+	acct := fc.Account()
+	m.Send(ctx, g.ID, acct) // it goes up, its answer lost
+	clk.Advance(time.Second)
+	if err := m.Send(ctx, g.ID, acct); err != nil { // found by its marker on the board
+		t.Fatal(err)
+	}
+	if n := len(ff.BotPosts()); n != 1 {
+		t.Fatalf("%d opening posts, want 1", n)
+	}
+	clk.Advance(time.Second)
+	if err := m.Tick(ctx, g.ID); err != nil { // reads it, with the board's stamp
+		t.Fatal(err)
+	}
+	rs, err := m.Report(ctx, "clock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := rs[0].Rules; st.Phase != "round-1" || !st.Deadline.Equal(up.Add(time.Minute)) {
+		t.Errorf("after the opening post went up at %s: phase %s, deadline %s; want round-1 until %s", up.Format("15:04:05"), st.Phase, st.Deadline.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
 	}
 }

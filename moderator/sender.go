@@ -105,8 +105,8 @@ func (m *Moderator) Send(ctx context.Context, id int64, account forum.Account) e
 	if err != nil {
 		return fmt.Errorf("game %s: connecting to the forum: %w", l.row.Name, err)
 	}
-	lane := func(send func() error) error {
-		release, err := m.Pool.lane(ctx, account, lanesFor(f))
+	lane := func(it *store.OutboxItem, send func() error) error {
+		release, err := m.Pool.lane(ctx, account, lanesFor(f), it.Class)
 		if err != nil {
 			return err
 		}
@@ -140,9 +140,13 @@ type lanes struct {
 const DefaultSendLanes = 128
 
 // lane takes one of the account's send lanes, of which there are want (at
-// most SendLanes), waiting for one to be free; release gives it back. A
+// most SendLanes), for an item of class class, waiting for one to be free:
+// across the account's games the lowest class goes first (a phase's
+// results, then answers to players, then reminders), first come first
+// within a class; a game gives its lane back after each item, so a game
+// with a backlog takes turns with the others. release gives it back. A
 // nil pool has no limit.
-func (p *Pool) lane(ctx context.Context, account forum.Account, want int) (release func(), err error) {
+func (p *Pool) lane(ctx context.Context, account forum.Account, want int, class store.SendClass) (release func(), err error) {
 	if p == nil {
 		return func() {}, nil
 	}
@@ -161,5 +165,5 @@ func (p *Pool) lane(ctx context.Context, account forum.Account, want int) (relea
 		p.lanes.by[account] = g
 	}
 	p.lanes.mu.Unlock()
-	return g.Take(ctx, func() int { return min(n, max(want, 1)) })
+	return g.TakeClass(ctx, func() int { return min(n, max(want, 1)) }, int(class))
 }

@@ -66,7 +66,7 @@ func (m *Moderator) createSignups(ctx context.Context, name, kind string, gc gam
 
 // post queues a thread post of the sign-ups.
 func (s *step) post(text string, at time.Time) {
-	s.emit(signup.Phase, referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, at)
+	s.emit(store.SendChores, signup.Phase, referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, at)
 }
 
 // pmTo queues a PM to an account that may not be a player (a PM answered
@@ -316,7 +316,7 @@ func (g *signing) start(st signup.State, at time.Time, why signup.Why) error {
 	s.opened = cfg.Start
 	openDeadline(s, cfg.Start, m.now())
 	setup.State = s.l.state
-	s.emit("setup", setup, m.now())
+	s.emit(store.SendResults, "setup", setup, m.now())
 	s.resolved = append(s.resolved, signup.Phase)
 	g.done, g.changed = true, true
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
@@ -35,6 +36,20 @@ type step struct {
 	// this step acted on it, so its commit clears it.
 	outage     *store.Health
 	outageDone bool
+
+	// tx is the step's transaction, for what a step reads only when it
+	// needs it (the GM's flavor, when a phase resolves); failed is an
+	// error met there, which fails the step at its commit.
+	tx     *store.Tx
+	failed error
+}
+
+// fail makes the step fail at its commit (for code that cannot return an
+// error where it meets one).
+func (s *step) fail(err error) {
+	if s.failed == nil {
+		s.failed = err
+	}
 }
 
 // begin loads and locks a game for a step, in one call. v is the game as
@@ -46,9 +61,12 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := decodeGame(in.Game)
+	l, decoded, err := v.again(in.Game)
 	if err != nil {
 		return nil, err
+	}
+	if decoded {
+		m.decodes.Add(1)
 	}
 	if !bytes.Equal(in.Game.Forum, v.row.Forum) {
 		return nil, fmt.Errorf("game %s: its forum settings changed since it was loaded; the next step takes them", l.row.Name)
@@ -65,7 +83,7 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state)}
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state), tx: tx}
 	if h, err := tx.Health(id); err != nil {
 		return nil, err
 	} else if h.Outage() {
@@ -97,6 +115,11 @@ func (m *Moderator) runStep(ctx context.Context, l *loaded, fn func(tx *store.Tx
 		}
 		return m.commit(tx, s)
 	})
+	if err == nil && s.ch.Game != nil && s.l.state != nil && !s.l.cfg.SigningUp() && !s.l.cfgChanged {
+		// What the next step of the tick would decode (l.again). A
+		// change of settings counts a revision of its own: decoded.
+		l.saved = &savedGame{revision: s.ch.Game.Revision, forum: s.ch.Game.Forum, state: s.l.state}
+	}
 	return s, err
 }
 
@@ -111,6 +134,9 @@ func (s *step) warn(msg string, args ...any) { s.notes = append(s.notes, note{ms
 // commit saves the step in one call. A crash point follows a resolution: a
 // crash there, inside the transaction, must undo all of the step.
 func (m *Moderator) commit(tx *store.Tx, s *step) error {
+	if s.failed != nil {
+		return s.failed
+	}
 	if err := s.finish(); err != nil {
 		return err
 	}
@@ -169,8 +195,9 @@ func (s *step) finish() error {
 	return nil
 }
 
-// emit records a referee step's events and queues its messages.
-func (s *step) emit(phase string, r referee.Step, at time.Time) {
+// emit records a referee step's events and queues its messages, of class
+// class (the order an account's sends go out in across its games).
+func (s *step) emit(class store.SendClass, phase string, r referee.Step, at time.Time) {
 	g := s.l.row
 	r = s.withPicture(r)
 	r = s.withDeadline(phase, r, at)
@@ -178,36 +205,51 @@ func (s *step) emit(phase string, r referee.Step, at time.Time) {
 		s.ch.Events = append(s.ch.Events, store.EventRow{GameID: g.ID, Phase: phase, To: e.To, Kind: e.Kind, Text: e.Text, NotBefore: e.NotBefore, At: at})
 	}
 	roster := s.l.state.Roster()
+	limit := s.l.site.MaxMessageBytes // the profile's (a GM's file may set it)
+	if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
+		// The board refused a message as too long: its own limit.
+		limit = learned
+	}
+	style := s.l.cfg.Style
 	for _, o := range r.Out {
-		limit := s.l.site.MaxMessageBytes // the profile's (a GM's file may set it)
-		if pm := s.l.site.MaxPMBytes; !o.Public() && pm > 0 && (limit <= 0 || pm < limit) {
-			limit = pm // PMs take less than posts on this board
+		// The house style goes around every thread post, each part of a
+		// long one whole, so the parts are cut to leave room for it.
+		styled := o.Public() && !style.Empty()
+		lim := limit
+		if pm := s.l.site.MaxPMBytes; !o.Public() && pm > 0 && (lim <= 0 || pm < lim) {
+			lim = pm // PMs take less than posts on this board
 		}
-		if learned := g.MessageLimit; learned > 0 && (limit <= 0 || learned < limit) {
-			// The board refused a message as too long: its own limit.
-			limit = learned
+		var view gameconfig.StyleView
+		if styled {
+			view = s.styleView()
+			if limit > 0 {
+				lim = max(limit-style.Overhead(view), limit/2)
+			}
 		}
 		// Longer than the board takes (a receipt for a 3,000-line PM): in
 		// parts, each its own outbox item and marker, so each is sent
 		// exactly once and the board never refuses one for its length.
-		parts := forum.SplitMessage(o.Text, limit)
+		parts := forum.SplitMessage(o.Text, lim)
 		for i, text := range parts {
+			if styled {
+				text = style.Apply(text, view)
+			}
 			subject := o.Subject
 			if len(parts) > 1 {
 				subject = fmt.Sprintf("%s (%d/%d)", o.Subject, i+1, len(parts))
 			}
-			s.queue(o, subject, text, roster, phase)
+			s.queue(class, o, subject, text, roster, phase)
 		}
 	}
 }
 
 // queue adds one outbox item for (one part of) a message.
-func (s *step) queue(o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
+func (s *step) queue(class store.SendClass, o referee.Outgoing, subject, text string, roster *rules.Roster, phase string) {
 	g := s.l.row
 	s.queued++
 	it := store.OutboxItem{
 		// The game's name in the subject routes a player's reply to it.
-		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, NotBefore: o.NotBefore, State: store.OutboxPending,
+		GameID: g.ID, Subject: "[" + g.Name + "] " + subject, Body: text, Class: class, NotBefore: o.NotBefore, State: store.OutboxPending,
 		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), phase, s.queued),
 	}
 	if o.Public() {

@@ -3,8 +3,11 @@ package moderator
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 
+	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -42,8 +45,8 @@ var secretParam = regexp.MustCompile(`(?i)\b(sid|s|phpsessid|sessionid|session|m
 // urlPassword is the password of a URL's user info (//user:PASS@host).
 var urlPassword = regexp.MustCompile(`(//[^/@\s:]*):[^/@\s]*@`)
 
-// modulePackages are the names of this module's packages (its test kits
-// and commands apart). An error layer starting with one ("store: ",
+// modulePackages are the names of this module's packages (its test kits,
+// commands and the games under rules/ apart: the registry names those). An error layer starting with one ("store: ",
 // "scraper: ") names where it came from: noise to a GM. The list is derived
 // from the module's directories, not kept by hand: the root package's
 // TestModulePackagesListed fails when it is stale, and
@@ -60,19 +63,15 @@ var modulePackages = []string{
 	"gameconfig",
 	"games",
 	"gate",
-	"hexmap",
 	"journal",
 	"moderator",
 	"multirun",
-	"nations",
 	"nodebb",
 	"parser",
 	"poster",
 	"probe",
-	"protest",
 	"referee",
 	"replay",
-	"resistance",
 	"retry",
 	"rules",
 	"scenario",
@@ -84,8 +83,16 @@ var modulePackages = []string{
 	"webdesk",
 }
 
-// internalPrefix matches a module package's name starting an error layer.
-var internalPrefix = regexp.MustCompile(`(?:^|: )(?:` + strings.Join(modulePackages, "|") + `): `)
+// internalPrefix matches a module package's name, or a registered
+// game's (whose package bears its name), starting an error layer. Built
+// when first used: games register as their packages start.
+var internalPrefix = sync.OnceValue(func() *regexp.Regexp {
+	names := append(slices.Clone(modulePackages), rules.Names()...)
+	for i, n := range names {
+		names[i] = regexp.QuoteMeta(n)
+	}
+	return regexp.MustCompile(`(?:^|: )(?:` + strings.Join(names, "|") + `): `)
+})
 
 // GMError is err as a GM reads it on the desk: see gmMessage; at most 500
 // characters.
@@ -99,7 +106,7 @@ func gmMessage(err error, max int) string {
 	s := strings.Join(strings.Fields(err.Error()), " ")
 	s = secretParam.ReplaceAllString(s, "$1=…")
 	s = urlPassword.ReplaceAllString(s, "$1:…@")
-	s = internalPrefix.ReplaceAllStringFunc(s, func(p string) string {
+	s = internalPrefix().ReplaceAllStringFunc(s, func(p string) string {
 		if strings.HasPrefix(p, ": ") {
 			return ": "
 		}

@@ -80,6 +80,9 @@ func TestGMError(t *testing.T) {
 		{"posting: the board says: flood (form_token=deadbeef, my_post_key=77)", "posting: the board says: flood (form_token=…, my_post_key=…)"},
 		{"login as bot with password=s3cret refused", "login as bot with password=… refused"},
 		{"posts=5 and topics=2", "posts=5 and topics=2"},
+		// A registered game's package, named by the registry, not here.
+		{"apply g1: resistance: no such mission 9", "apply g1: no such mission 9"},
+		{"nations: bad state", "bad state"},
 		{strings.Repeat("x", 600), strings.Repeat("x", 499) + "…"},
 	} {
 		if got := GMError(errors.New(tc.in)); got != tc.want {

@@ -25,7 +25,10 @@ import (
 // the board may still take A's request. Either way the post is on the
 // board once.
 func TestTheWindowOpensWhenTheRequestLeaves(t *testing.T) {
-	const window = 3 * time.Second // the fence's budget: how long a request may still land
+	// How long a request may still land: the rest of the fence's budget,
+	// then the board's lateness (late_seconds).
+	const budget, late = 2 * time.Second, time.Second
+	const window = budget + late
 	for _, tc := range []struct {
 		point   string // where A is killed
 		atLeast time.Duration
@@ -55,7 +58,8 @@ func TestTheWindowOpensWhenTheRequestLeaves(t *testing.T) {
 				}
 				return nil
 			}}
-			fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "t", Bot: "GMbot", PasswordEnv: "X"}
+			lateSec := late.Seconds()
+			fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "t", Bot: "GMbot", PasswordEnv: "X", LateSeconds: &lateSec}
 			g, err := a.Create(ctx, "window", "nations", gameconfig.GameConfig{Players: []string{"A1", "B2"}, Seed: 1, Start: time.Now()}, fc, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +72,7 @@ func TestTheWindowOpensWhenTheRequestLeaves(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				return store.Fence{GameID: g.ID, Owner: owner, Epoch: epoch, Budget: window}
+				return store.Fence{GameID: g.ID, Owner: owner, Epoch: epoch, Budget: budget}
 			}
 			sa := a.startSender(store.WithFence(actx, lease("A")), g.ID, fc.Account())
 			sa.poke()

@@ -165,8 +165,10 @@ const settle = 3 * time.Second
 // first (forum.BoardReader): the rooms with activity since the cursor, and
 // their messages after it, up to settle before the board's time of the room
 // list (Inbox.ListedAt is that moment on the bot's clock: the read holds
-// every message sent before it). The bot's own messages are not PMs to it.
-func (c *Client) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
+// every message sent before it). The bot's own messages are not PMs to it;
+// nor are those whose sender skip says is another game's (the cursor
+// passes them; nil skips none).
+func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum.Author) bool) (forum.Inbox, error) {
 	var cur pmCursor
 	if len(cursor) > 0 {
 		if err := json.Unmarshal(cursor, &cur); err != nil {
@@ -209,9 +211,13 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error)
 			if m.FromUID.String() == uid || m.System || m.Deleted {
 				continue
 			}
+			from := forum.Author{Name: m.FromUser.Username, ID: m.FromUID.String()}
+			if skip != nil && from.Name != "" && skip(from) {
+				continue
+			}
 			at := time.UnixMilli(m.Timestamp).UTC()
 			out = append(out, forum.PrivateMessage{ID: strconv.FormatInt(id, 10), Subject: "chat",
-				From: forum.Author{Name: m.FromUser.Username, ID: m.FromUID.String()},
+				From: from,
 				Time: at, Stamp: forum.ExactStamp(at, at.Format(time.RFC3339Nano)), BodyHTML: m.Content})
 		}
 	}

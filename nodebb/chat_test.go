@@ -81,7 +81,7 @@ func TestNewPMsSettle(t *testing.T) {
 	f.add("1", 5, t0.Add(-20*time.Second), "old order")
 	f.add("2", 11, t0.Add(-time.Second), "just sent")
 	before := time.Now()
-	in, err := c.NewPMs(ctx, nil)
+	in, err := c.NewPMs(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +96,14 @@ func TestNewPMsSettle(t *testing.T) {
 	f.mu.Lock()
 	f.now = t0.Add(5 * time.Second)
 	f.mu.Unlock()
-	in2, err := c.NewPMs(ctx, in.Next)
+	in2, err := c.NewPMs(ctx, in.Next, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(in2.PMs); got != "10 11" {
 		t.Errorf("second read: %s, want 10 11 (time order)", got)
 	}
-	in3, err := c.NewPMs(ctx, in2.Next)
+	in3, err := c.NewPMs(ctx, in2.Next, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

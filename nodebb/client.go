@@ -203,9 +203,11 @@ func (c *Client) request(ctx context.Context, method, rel string, body any, subm
 		return nil, fmt.Errorf("%w: %w", scraper.ErrNotSent, err)
 	}
 	if submit {
-		if err := forum.Submitting(ctx); err != nil {
+		ended, err := forum.Submitting(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %w", scraper.ErrNotSent, err)
 		}
+		defer ended() // once the request has ended: answered, failed or timed out
 	}
 	c.reqMu.Lock()
 	c.requests++

@@ -700,6 +700,10 @@ type Form struct {
 	Action string     // absolute URL
 	Method string     // "POST" or "GET"
 	Values url.Values // hidden and pre-filled fields (tokens)
+	// Charset is the first charset the form's accept-charset names that a
+	// browser knows (canonical, as Charset.Name), "" when it names none:
+	// a browser submits the form in it, else in its page's charset.
+	Charset string
 }
 
 // FindForm extracts the first form matching sel: its action (resolved
@@ -727,6 +731,7 @@ func FindForm(doc *goquery.Document, pageURL, sel string) (Form, error) {
 	if out.Method == "" {
 		out.Method = "GET"
 	}
+	out.Charset = AcceptCharset(attr(f, "accept-charset"))
 	f.Find("input[name], textarea[name], select[name]").Each(func(_ int, s *goquery.Selection) {
 		name := attr(s, "name")
 		switch goquery.NodeName(s) {

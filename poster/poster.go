@@ -324,7 +324,8 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	check func() (string, bool, error), isPost bool) (string, error) {
 	release, err := p.acquire(ctx)
 	if err != nil {
-		return "", err
+		// Ended while it waited for a slot: nothing of it left.
+		return "", fmt.Errorf("%s: %w: waiting for its turn: %w", what, forum.ErrNotSubmitted, err)
 	}
 	defer release()
 	clk := p.Session.Clock()
@@ -372,9 +373,11 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				pace() // its deadline passed waiting for the form
-				if !uncertain {
-					return "", fmt.Errorf("%s: %w: waiting for its form: %w", what, forum.ErrNotSubmitted, err)
-				}
+			}
+			if ctx.Err() != nil && !uncertain {
+				// Its deadline, or a stop, came before anything of it
+				// left: nothing to look for later.
+				return "", fmt.Errorf("%s: %w: waiting for its form: %w", what, forum.ErrNotSubmitted, err)
 			}
 			return "", err
 		}
@@ -419,9 +422,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			return a.id, nil
 		case a.sent:
 			// The board said it took it: never resubmitted, whatever the
-			// marker check said; the caller checks again later.
+			// marker check said (forum.ErrSaidSent).
 			p.taken(at)
-			return "", fmt.Errorf("%s: %w: %w", what, forum.ErrUnconfirmed, a.why)
+			return "", fmt.Errorf("%s: %w (%w): %w", what, forum.ErrUnconfirmed, forum.ErrSaidSent, a.why)
 		case a.tooLong != nil:
 			return "", fmt.Errorf("%s: %w: %w", what, ErrRejected, a.tooLong)
 		case a.rejected != "":

@@ -120,6 +120,7 @@ type prober struct {
 	body  *parser.BodyReader // what the bot reads from a body
 	r     *Report
 	botID string
+	pages []seenPage // for the charset check
 }
 
 // ForGame probes a game's board as `forumgm probe` and `forumgm new` do:
@@ -166,6 +167,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		p.folder(ctx, "pm.sent", "PM sent folder", p.prof.URLs.Sent, "urls.sent")
 		p.form(ctx, "form.reply", "reply form", "forms.reply", p.prof.Forms.Reply, map[string]string{"topic": cfg.Thread})
 		p.form(ctx, "form.pm", "PM form (the bot can send PMs)", "forms.pm", p.prof.Forms.PM, map[string]string{"user": p.botID, "name": cfg.Creds.Username})
+		p.charsets()
 		if cfg.PostTest {
 			p.postTest(ctx)
 		} else {
@@ -175,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		for _, s := range []struct{ id, title string }{
 			{"thread.first", "thread, first page"}, {"thread.last", "thread, last page"},
 			{"pm.inbox", "PM inbox"}, {"pm.sent", "PM sent folder"}, {"form.reply", "reply form"},
-			{"form.pm", "PM form (the bot can send PMs)"},
+			{"form.pm", "PM form (the bot can send PMs)"}, {"charset", "charset of pages and forms"},
 		} {
 			p.add(Check{ID: s.id, Title: s.title, Status: Skipped, Needed: true, Detail: "not tried: the bot is not logged in"})
 		}
@@ -358,6 +360,7 @@ func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.
 		p.add(c)
 		return parser.Thread{}, nil, false
 	}
+	p.saw(title, pg, "")
 	t := p.sess.Parser.ThreadAt(pg.Doc, pg.Fetch())
 	if len(t.Posts) == 0 {
 		c.Status = Fail
@@ -695,6 +698,7 @@ func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, 
 		p.add(c)
 		return
 	}
+	p.saw(strings.TrimSuffix(strings.SplitN(title, " (", 2)[0], " "), pg, p.sess.SubmitCharset(pg.URL, form.Action))
 	var missing []string
 	for _, fld := range []struct{ key, name string }{
 		{key + ".message", f.Message}, {key + ".subject", f.Subject}, {key + ".recipient", f.Recipient},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
@@ -57,9 +58,21 @@ func newSimWith(t *testing.T, opts forumsim.Options, exempt bool) *simBoard {
 
 func (b *simBoard) probe(t *testing.T, prof forum.Profile, postTest bool) *Report {
 	t.Helper()
+	return b.run(t, prof, postTest, nil)
+}
+
+// probeWith probes without posting through a transport that rewrites the
+// board's answers.
+func (b *simBoard) probeWith(t *testing.T, prof forum.Profile, rt http.RoundTripper) *Report {
+	t.Helper()
+	return b.run(t, prof, false, rt)
+}
+
+func (b *simBoard) run(t *testing.T, prof forum.Profile, postTest bool, rt http.RoundTripper) *Report {
+	t.Helper()
 	r, err := Run(context.Background(), Config{URL: b.url, Profile: prof, Thread: b.topic,
 		Creds: forum.Credentials{Username: "GM Bot", Password: "botpw"}, PostTest: postTest,
-		Scraper: scraper.Options{Clock: b.clk, MinInterval: time.Millisecond, Retries: 1}})
+		Scraper: scraper.Options{Clock: b.clk, MinInterval: time.Millisecond, Retries: 1, Transport: rt}})
 	if err != nil {
 		t.Fatal(err)
 	}

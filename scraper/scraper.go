@@ -394,7 +394,18 @@ func (sc *Scraper) Member(ctx context.Context, name string) (forum.Author, bool,
 	if tmpl == "" {
 		return forum.Author{}, false, fmt.Errorf("the board's profile has no member page to look %q up on", name)
 	}
-	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"name": name}))
+	// In the query as a browser writes it from the board's pages: in
+	// their charset (a legacy board looks the name up as its bytes),
+	// known once a page has been read.
+	cs, known := sc.Session.BoardCharset()
+	if !known && !isASCII(name) {
+		if _, err := sc.Session.Fetch(ctx, sc.Session.Profile.URLs.Index); err != nil {
+			return forum.Author{}, false, fmt.Errorf("looking up member %q: %w", name, err)
+		}
+		cs, _ = sc.Session.BoardCharset()
+	}
+	q := parser.EncodeText(name, cs)
+	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"name": q}))
 	if errors.Is(err, ErrNotFound) {
 		return forum.Author{}, false, nil // a board answering "no such user" with a 404
 	}
@@ -433,4 +444,13 @@ func (sc *Scraper) TopicList(ctx context.Context, forumID string, page int) (par
 		l.Marks[i].Listed = pg.Sent
 	}
 	return l, pg.Sent, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -134,8 +134,12 @@ type Page struct {
 	URL    string // final URL after redirects
 	Status int
 	Header http.Header
-	Body   []byte
+	Body   []byte // in UTF-8, decoded from the page's charset
 	Doc    *goquery.Document
+	// Charset is the charset the page came in (and its forms are
+	// submitted in, unless a form names its own): the profile's, else
+	// what the page declares (parser.PageCharset).
+	Charset parser.Charset
 	// Sent and Received are the session clock's time when the request went
 	// out and when the response was in: the board rendered the page in
 	// between, which is what relative times ("9 hours ago") are read against.
@@ -186,6 +190,10 @@ type Session struct {
 	loginBackoff *retry.Backoff
 	requests     atomic.Int64
 	clock        boardClock // the board's clock, from the forms it made
+	// charset is the profile's charset (zero: each page's own); forms,
+	// the charsets of the form pages fetched last (charset.go).
+	charset parser.Charset
+	forms   formCharsets
 }
 
 // NewSession prepares a session; it does not log in until a page needs it
@@ -201,6 +209,11 @@ func NewSession(base string, prof forum.Profile, creds forum.Credentials, opt Op
 		return nil, fmt.Errorf("board URL %q: want http(s)://host/path/", base)
 	}
 	s := &Session{Profile: prof, Parser: x, Base: base, creds: creds, opt: opt, pacer: opt.Pacer}
+	cs, ok := ProfileCharset(prof.Charset)
+	if !ok {
+		return nil, fmt.Errorf("profile %s: charset %q is not a charset browsers know (try ISO-8859-1, windows-1252, UTF-8)", prof.Name, prof.Charset)
+	}
+	s.charset = cs
 	if s.pacer == nil {
 		s.pacer = NewPacer(opt.Clock, opt.MinInterval)
 	}
@@ -238,7 +251,9 @@ func (s *Session) collector() (*colly.Collector, error) {
 	if tr == nil {
 		tr = http.DefaultTransport
 	}
-	c.SetClient(&http.Client{Jar: jar, Timeout: s.opt.Timeout, Transport: tr})
+	// colly would decode only pages whose header names a charset: the
+	// session decodes every page itself (charset.go).
+	c.SetClient(&http.Client{Jar: jar, Timeout: s.opt.Timeout, Transport: rawTransport{tr}})
 	c.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
 		if via[0].Method == http.MethodPost || len(via) >= 10 {
 			return http.ErrUseLastResponse
@@ -255,7 +270,10 @@ func (s *Session) collector() (*colly.Collector, error) {
 		if r.Headers != nil {
 			h = r.Headers.Clone()
 		}
-		s.resp = &Page{URL: r.Request.URL.String(), Status: r.StatusCode, Header: h, Body: r.Body}
+		restoreContentType(h)
+		cs := s.pageCharset(h, r.Body)
+		s.resp = &Page{URL: r.Request.URL.String(), Status: r.StatusCode, Header: h,
+			Body: parser.DecodePage(r.Body, cs.Name), Charset: cs}
 	})
 	return c, nil
 }
@@ -297,10 +315,13 @@ func (s *Session) do(ctx context.Context, method, abs string, body []byte, hdr h
 	}
 	if method == http.MethodPost {
 		// After every wait, just before the bytes leave: the sender
-		// records the submission as on its way (forum.WithSubmit).
-		if err := forum.Submitting(ctx); err != nil {
+		// records the submission as on its way (forum.WithSubmit), and
+		// hears when it has ended.
+		ended, err := forum.Submitting(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 		}
+		defer ended()
 	}
 	s.requests.Add(1)
 	sent := s.opt.Clock.Now()
@@ -360,6 +381,9 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 		return nil, err
 	}
 	pg, err := parsed(s.getLocked(ctx, abs))
+	if pg != nil && pg.Doc != nil {
+		s.forms.note(pg) // the charset its forms go out in
+	}
 	if err == nil && pg != nil {
 		// Before any login check: a closed board shows members (and the
 		// login form) its closed page, and logging in there is no cure.
@@ -372,7 +396,8 @@ func (s *Session) get(ctx context.Context, rel string) (*Page, error) {
 
 // Get fetches a page as the session's account sees it (with its cookies),
 // without the logged-in check of Fetch, nor a login: for what shows no
-// logged-in marker (a board's feed). Page.Body is the raw answer.
+// logged-in marker (a board's feed). Page.Body is the whole answer, in
+// UTF-8 (decoded from the page's charset).
 func (s *Session) Get(ctx context.Context, rel string) (*Page, error) { return s.get(ctx, rel) }
 
 // closedErr is ErrClosed, with the board's words, when doc is the board's
@@ -480,7 +505,9 @@ func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, r
 	if referer != "" {
 		hdr.Set("Referer", referer) // same host: boards check it
 	}
-	pg, err := s.do(ctx, http.MethodPost, abs, []byte(vals.Encode()), hdr)
+	// As a browser sends it from the form's page (charset.go).
+	body := parser.EncodeForm(vals, s.SubmitCharset(referer, abs))
+	pg, err := s.do(ctx, http.MethodPost, abs, []byte(body), hdr)
 	if err != nil {
 		if errors.Is(err, ErrNotSent) {
 			return nil, fmt.Errorf("POST %s: %w", abs, err)

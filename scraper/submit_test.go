@@ -27,10 +27,11 @@ func TestSubmittingRunsJustBeforeAPost(t *testing.T) {
 	}
 	var hooked []time.Time
 	var madeBefore []int32 // POSTs the server had when the hook ran
-	ctx := forum.WithSubmit(context.Background(), func() error {
+	var endedWith []int32  // POSTs the server had answered when the request ended
+	ctx := forum.WithSubmit(context.Background(), func() (func(), error) {
 		hooked = append(hooked, time.Now())
 		madeBefore = append(madeBefore, posts.Load())
-		return nil
+		return func() { endedWith = append(endedWith, posts.Load()) }, nil
 	})
 	if _, err := s.Get(ctx, "index.php"); err != nil {
 		t.Fatal(err)
@@ -45,11 +46,14 @@ func TestSubmittingRunsJustBeforeAPost(t *testing.T) {
 	if len(hooked) != 1 || madeBefore[0] != 0 || posts.Load() != 1 {
 		t.Fatalf("hook ran %d times (POSTs made before it: %v), %d POSTs made; want once, before the one POST", len(hooked), madeBefore, posts.Load())
 	}
+	if len(endedWith) != 1 || endedWith[0] != 1 {
+		t.Errorf("the hook's end ran with %v POSTs answered; want once, after the POST", endedWith)
+	}
 	if waited := hooked[0].Sub(asked); waited < 250*time.Millisecond {
 		t.Errorf("the hook ran %s after the POST was asked for: before the pacer's 300 ms", waited)
 	}
 
-	refuse := forum.WithSubmit(context.Background(), func() error { return errors.New("the lease is lost") })
+	refuse := forum.WithSubmit(context.Background(), func() (func(), error) { return nil, errors.New("the lease is lost") })
 	_, err = s.PostForm(refuse, srv.URL+"/posting.php", url.Values{"message": {"again"}}, "")
 	if !errors.Is(err, ErrNotSent) {
 		t.Errorf("a POST whose hook failed: %v, want ErrNotSent", err)

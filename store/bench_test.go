@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 )
 
 // benchBoth runs op b.N times on a fresh SQLite file and b.N times on a

@@ -237,14 +237,15 @@ func (tx *Tx) ClaimOutbox(it *OutboxItem) error {
 }
 
 // SubmitOutbox records, just before a request of claimed item it is
-// written, that the board may be taking it until the fence's budget has
-// passed (the sender gives up on it by then): a successor finding the item
-// sending waits that out before a missing marker counts (ClaimSettles).
-// Every submission of the attempt (a resubmit after a refusal too) moves it
-// on. The claim must still be this fence's, on a lease not run out; else
+// written, that the board may be taking it for window from now: the rest
+// of the request's time (its send's deadline) plus how late the board may
+// still take it after that. A successor finding the item unsent waits that
+// out before a missing marker counts (ClaimSettles). Every submission of
+// the attempt (a resubmit after a refusal too) moves it on, never back.
+// The claim must still be this fence's, on a lease not run out; else
 // ErrLeaseLost or ErrClaimed, and the request must not be made. Without a
 // fence it records nothing.
-func (tx *Tx) SubmitOutbox(it *OutboxItem) error {
+func (tx *Tx) SubmitOutbox(it *OutboxItem, window time.Duration) error {
 	f := tx.fence
 	if f == nil || f.Budget <= 0 {
 		return nil
@@ -256,7 +257,7 @@ func (tx *Tx) SubmitOutbox(it *OutboxItem) error {
 	until := tx.dbNow() + ` + ?`
 	res, err := tx.exec(`UPDATE outbox SET claimed_until = CASE WHEN claimed_until > `+until+` THEN claimed_until ELSE `+until+` END
 		WHERE id = ? AND state = ? AND attempts = ? AND lease_epoch = ?`,
-		f.Budget.Microseconds(), f.Budget.Microseconds(), it.ID, OutboxSending, it.Attempts, f.Epoch)
+		window.Microseconds(), window.Microseconds(), it.ID, OutboxSending, it.Attempts, f.Epoch)
 	if err != nil {
 		return fmt.Errorf("store: outbox #%d on its way: %w", it.ID, err)
 	}
@@ -294,8 +295,8 @@ func (tx *Tx) LiveRunners() (int, error) {
 }
 
 // ClaimSettles is how long the board may still be taking the latest
-// submission of outbox item id: the fence's budget from its last request's
-// start (SubmitOutbox) not yet run out, on the database's clock (0: it has,
+// submission of outbox item id: the window its last request's start
+// recorded (SubmitOutbox) not yet run out, on the database's clock (0: it has,
 // or no request of it was ever written under a fence). Until
 // then the item's marker missing from the board proves nothing: a request
 // its sender cancelled (a clean stop, a game given back) may still land.

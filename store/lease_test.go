@@ -281,7 +281,8 @@ func TestClaimHoldsOffTakeover(t *testing.T) {
 
 // TestClaimSettles: a fenced claim marks nothing as on its way to the
 // board; SubmitOutbox, just before each request, says how long the board
-// may still be taking it (the fence's budget, on the database's clock), so
+// may still be taking it (the window it is given, here the fence's budget,
+// on the database's clock), so
 // a runner that takes the game over waits that long before a missing
 // marker counts, and one that finds a claim whose request never left
 // waits for nothing. Neither a release, a new claim nor a shorter
@@ -298,7 +299,7 @@ func TestClaimSettles(t *testing.T) {
 		}
 		submit := func(f store.Fence) error {
 			cur := readItem(t, db, g.ID)
-			return db.Tx(store.WithFence(ctx, f), func(tx *store.Tx) error { return tx.SubmitOutbox(&cur) })
+			return db.Tx(store.WithFence(ctx, f), func(tx *store.Tx) error { return tx.SubmitOutbox(&cur, f.Budget) })
 		}
 		if d := settles(); d != 0 {
 			t.Errorf("never claimed: settles in %s, want 0", d)
@@ -336,7 +337,7 @@ func TestClaimSettles(t *testing.T) {
 		f2 := store.Fence{GameID: g2.ID, Owner: "B", Epoch: e2, Budget: 200 * time.Millisecond}
 		must(t, claim(db, f2, readItem(t, db, g2.ID)))
 		cur2 := readItem(t, db, g2.ID)
-		must(t, db.Tx(store.WithFence(ctx, f2), func(tx *store.Tx) error { return tx.SubmitOutbox(&cur2) }))
+		must(t, db.Tx(store.WithFence(ctx, f2), func(tx *store.Tx) error { return tx.SubmitOutbox(&cur2, f2.Budget) }))
 		short := func() time.Duration {
 			var d time.Duration
 			must(t, db.View(ctx, func(tx *store.Tx) error { var err error; d, err = tx.ClaimSettles(it2.ID); return err }))
@@ -352,7 +353,7 @@ func TestClaimSettles(t *testing.T) {
 		// Outside a lease (the GM's one-off commands): nothing recorded.
 		cur := readItem(t, db, g2.ID)
 		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.ClaimOutbox(&cur) }))
-		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.SubmitOutbox(&cur) }))
+		must(t, db.Tx(ctx, func(tx *store.Tx) error { return tx.SubmitOutbox(&cur, time.Minute) }))
 		if d := short(); d != 0 {
 			t.Errorf("claimed and submitted without a fence: settles in %s, want 0", d)
 		}

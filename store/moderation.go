@@ -45,12 +45,26 @@ func (tx *Tx) outboxCount(gameID int64) (int, error) {
 	return n, err
 }
 
+// Taken is a game's items the board said it took whose markers were not
+// found (OutboxTaken), by id: looked for again now and then, never resent.
+func (tx *Tx) Taken(gameID int64) ([]OutboxItem, error) {
+	var rows []outboxRow
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state = ? ORDER BY id`, gameID, OutboxTaken); err != nil {
+		return nil, err
+	}
+	out := make([]OutboxItem, len(rows))
+	for i, r := range rows {
+		out[i] = r.item()
+	}
+	return out, nil
+}
+
 // Unsent is a game's items still to send (pending, or sending or
 // unconfirmed and not yet confirmed), in order: a too-long item's parts in
 // its place.
 func (tx *Tx) Unsent(gameID int64) ([]OutboxItem, error) {
 	var rows []outboxRow
-	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?) ORDER BY COALESCE(part_of, id), id`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed); err != nil {
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?, ?) ORDER BY COALESCE(part_of, id), id`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed, OutboxUnknown); err != nil {
 		return nil, err
 	}
 	out := make([]OutboxItem, len(rows))

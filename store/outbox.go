@@ -22,7 +22,10 @@ type OutboxItem struct {
 	Marker        string            `json:"marker"` // unique across the store
 	// PartOf is the id of the item this one is a part of (0: none): the
 	// board refused that one as too long. Parts go out in its place.
-	PartOf    int64       `json:"part_of,omitempty"`
+	PartOf int64 `json:"part_of,omitempty"`
+	// Class is what it is to the players waiting for it: the order an
+	// account's sends go out in across its games (SendClass).
+	Class     SendClass   `json:"class"`
 	NotBefore time.Time   `json:"not_before"`
 	State     OutboxState `json:"state"`
 	Attempts  int         `json:"attempts"`
@@ -43,6 +46,7 @@ type outboxRow struct {
 	Body          string            `db:"body"`
 	Marker        string            `db:"marker"`
 	PartOf        sql.NullInt64     `db:"part_of"`
+	Class         SendClass         `db:"class"`
 	NotBefore     sql.NullInt64     `db:"not_before"`
 	State         string            `db:"state"`
 	Attempts      int               `db:"attempts"`
@@ -55,11 +59,11 @@ type outboxRow struct {
 func (r outboxRow) item() OutboxItem {
 	return OutboxItem{ID: r.ID, GameID: r.GameID, Kind: r.Kind, Recipient: r.Recipient,
 		RecipientName: r.RecipientName, RecipientID: r.RecipientID, Subject: r.Subject, Body: r.Body,
-		Marker: r.Marker, PartOf: r.PartOf.Int64, NotBefore: timeOfNull(r.NotBefore), State: OutboxState(r.State), Attempts: r.Attempts,
+		Marker: r.Marker, PartOf: r.PartOf.Int64, Class: r.Class, NotBefore: timeOfNull(r.NotBefore), State: OutboxState(r.State), Attempts: r.Attempts,
 		ForumID: r.ForumID, LastError: r.LastError, CreatedAt: timeOfMicros(r.CreatedAt), SentAt: timeOfNull(r.SentAt)}
 }
 
-const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
+const outboxCols = `id, game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, class, not_before, state, attempts, forum_id, last_error, created_at, sent_at`
 
 // enqueue adds items in order and sets their IDs (State OutboxPending and
 // CreatedAt now when empty). A Marker already in the store is ErrExists;
@@ -78,10 +82,10 @@ func (tx *Tx) enqueue(items []OutboxItem) error {
 		if it.CreatedAt.IsZero() {
 			it.CreatedAt = now
 		}
-		id, ok, err := tx.insertID(`INSERT INTO outbox (game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, not_before, state, attempts, forum_id, last_error, created_at, sent_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		id, ok, err := tx.insertID(`INSERT INTO outbox (game_id, kind, recipient, recipient_name, recipient_id, subject, body, marker, part_of, class, not_before, state, attempts, forum_id, last_error, created_at, sent_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (marker) DO NOTHING RETURNING id`,
-			it.GameID, it.Kind, it.Recipient, it.RecipientName, it.RecipientID, it.Subject, it.Body, it.Marker, nullID(it.PartOf),
+			it.GameID, it.Kind, it.Recipient, it.RecipientName, it.RecipientID, it.Subject, it.Body, it.Marker, nullID(it.PartOf), it.Class,
 			sqlTime(it.NotBefore), it.State, it.Attempts, it.ForumID, it.LastError, it.CreatedAt.UnixMicro(), sqlTime(it.SentAt))
 		if err != nil {
 			return err
@@ -100,7 +104,7 @@ func (tx *Tx) enqueue(items []OutboxItem) error {
 // a later one is due. nil, nil when there is nothing to send now.
 func (tx *Tx) NextOutbox(gameID int64, now time.Time) (*OutboxItem, error) {
 	var r outboxRow
-	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?) ORDER BY COALESCE(part_of, id), id LIMIT 1`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed)
+	err := tx.get(&r, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state IN (?, ?, ?, ?) ORDER BY COALESCE(part_of, id), id LIMIT 1`, gameID, OutboxPending, OutboxSending, OutboxUnconfirmed, OutboxUnknown)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 )
 
 // The top-level schema files show the data model: the tables a fresh

@@ -39,6 +39,22 @@ const (
 	CommandVoided     CommandStatus = "voided"     // cancelled by the GM
 )
 
+// SendClass is what an outbox item is to the players waiting for it: a
+// bot account's sends go out lowest class first across its games (each
+// game's own lanes keep their order), first come first within a class.
+type SendClass int
+
+const (
+	// SendResults: a phase's results, the opening post, new deadlines.
+	SendResults SendClass = 0
+	// SendAnswers: an answer to a player's own command (a receipt, a
+	// rejection, a count asked for), a GM's notice to one player. Items
+	// queued before classes were kept count as answers.
+	SendAnswers SendClass = 1
+	// SendChores: reminders, prods and sign-up lists.
+	SendChores SendClass = 2
+)
+
 // OutboxState is where a post or PM to send stands.
 type OutboxState string
 
@@ -52,6 +68,18 @@ const (
 	// checked again later, never resent before a check answers, never
 	// failed for it.
 	OutboxUnconfirmed OutboxState = "unconfirmed"
+	// OutboxUnknown: a request of it left and ended without an answer (it
+	// timed out, or its connection broke): the board may have it, or may
+	// still be taking it. Never failed for that: whoever sends next looks
+	// for its marker first and, finding nothing, waits out the rest of
+	// that request's window (ClaimSettles) before it sends again.
+	OutboxUnknown OutboxState = "unknown"
+	// OutboxTaken: the board answered with its own page saying it took
+	// it, but its marker was not found on the board (forum.ErrSaidSent).
+	// Never sent again by itself, and no longer holding up the messages
+	// after it: the GM is told (status, the desk, the log) and may
+	// `forumgm retry` it after looking at the board.
+	OutboxTaken OutboxState = "taken"
 	// OutboxSplit: the board refused it as too long; it goes out instead as
 	// the items whose PartOf names it.
 	OutboxSplit OutboxState = "split"
@@ -64,5 +92,5 @@ const (
 
 // Unsent tells the states still to be sent or confirmed.
 func (s OutboxState) Unsent() bool {
-	return s == OutboxPending || s == OutboxSending || s == OutboxUnconfirmed
+	return s == OutboxPending || s == OutboxSending || s == OutboxUnconfirmed || s == OutboxUnknown
 }

@@ -85,6 +85,8 @@ type Changes struct {
 	Progress *ProgressChange
 	// Health, when set, is the game's forum health, all of it.
 	Health *Health
+	// Flavors are the GM's flavors written (or, with no text, withdrawn).
+	Flavors []Flavor
 }
 
 // SettingsChange replaces a game's Config and Forum JSON.
@@ -150,7 +152,7 @@ type Retarget struct {
 func (c *Changes) Empty() bool {
 	return len(c.Deleted) == 0 && len(c.CommandStatuses) == 0 && len(c.Commands) == 0 && len(c.Journal) == 0 &&
 		len(c.Events) == 0 && len(c.OutboxUpdates) == 0 && len(c.Outbox) == 0 && c.Lapse == nil && len(c.MessageStatuses) == 0 && c.Players == nil &&
-		c.Retarget == nil && c.Game == nil && c.Settings == nil && c.MessageLimit == nil && c.Progress == nil && c.Health == nil
+		c.Retarget == nil && c.Game == nil && c.Settings == nil && c.MessageLimit == nil && c.Progress == nil && c.Health == nil && len(c.Flavors) == 0
 }
 
 // Save writes a step's changes; under a fence (WithFence) only while the
@@ -252,6 +254,11 @@ func (tx *Tx) Save(c *Changes) error {
 	}
 	if p := c.Progress; p != nil {
 		if err := tx.setThreadProgress(p.GameID, p.Progress); err != nil {
+			return err
+		}
+	}
+	for _, f := range c.Flavors {
+		if err := tx.setFlavor(f); err != nil {
 			return err
 		}
 	}

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 	"github.com/forumgm/forumgm/store/storetest"
 )
 

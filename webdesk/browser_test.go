@@ -11,10 +11,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/forumgm/forumgm/internal/browsertest"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules/protest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/webdesk/browsertest"
 )
 
 // TestDeskInBrowser drives the desk in a real headless Chromium: log in,

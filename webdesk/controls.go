@@ -113,13 +113,13 @@ var controls = map[string]controlDef{
 		fields: []string{"marker"},
 		ask: func(g string, f url.Values) (string, error) {
 			if m := f.Get("marker"); m != "" {
-				return fmt.Sprintf("Send the failed message %s of %s again?", m, g), nil
+				return fmt.Sprintf("Send the message %s of %s again (it is first looked for on the board)?", m, g), nil
 			}
-			return fmt.Sprintf("Send every failed message of %s again?", g), nil
+			return fmt.Sprintf("Send every failed or unconfirmed message of %s again (each is first looked for on the board)?", g), nil
 		},
 		do: func(ctx context.Context, d *Desk, g string, f url.Values) (string, error) {
 			n, err := d.m.Retry(ctx, g, f.Get("marker"))
-			return fmt.Sprintf("%d failed %s will be sent again (each is first looked for on the board).", n, plural(n, "message", "messages")), err
+			return fmt.Sprintf("%d %s will be sent again (each is first looked for on the board).", n, plural(n, "message", "messages")), err
 		},
 	},
 	"count": {

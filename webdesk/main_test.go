@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/forumgm/forumgm/internal/browsertest"
 	"github.com/forumgm/forumgm/internal/partest"
+	"github.com/forumgm/forumgm/webdesk/browsertest"
 )
 
 // TestMain runs the desk's tests side by side (partest.Default): most play

@@ -20,9 +20,9 @@ import (
 	"github.com/forumgm/forumgm/demo"
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/internal/gametest"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/probe"
+	"github.com/forumgm/forumgm/replay/gametest"
 	"github.com/forumgm/forumgm/store"
 )
 

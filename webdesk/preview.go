@@ -18,6 +18,7 @@ type previewPage struct {
 	Preview *moderator.Preview
 	Items   []previewItem
 	Stale   string // the game has left the phase the page was opened for
+	Flavor  flavorForm
 }
 
 type previewItem struct {
@@ -42,6 +43,7 @@ func (d *Desk) previewPage(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	default:
 		p.Preview = pv
+		p.Flavor = d.flavorForm(r.Context(), g.Report.Name, pv.Phase)
 		for i, it := range pv.Messages {
 			p.Items = append(p.Items, previewItem{Kind: string(it.Kind), To: it.RecipientName, Subject: it.Subject, Text: pv.Sent(i)})
 			if it.NotBefore.After(pv.At) {

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/forumgm/forumgm/internal/browsertest"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/webdesk/browsertest"
 )
 
 // browser is a Chromium for one test, with the checks the views tests

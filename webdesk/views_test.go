@@ -15,8 +15,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/forumgm/forumgm/internal/gametest"
 	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/replay/gametest"
 	"github.com/forumgm/forumgm/rules"
 )
 

@@ -239,6 +239,9 @@ func printReport(r moderator.GameReport) {
 		printPhase(r)
 	}
 	fmt.Printf("  outbox:   %d sent, %d waiting, %d failed\n", r.Sent, r.Pending, r.Failed)
+	if r.Taken > 0 {
+		fmt.Printf("  NOT CONFIRMED: %s the board said it took, but whose markers are not on the board: never sent again by themselves; look on the board ('forumgm audit --outbox'), then 'forumgm retry' any that is missing\n", rules.Plural(r.Taken, "message"))
+	}
 	fmt.Printf("  flood:    %s\n", r.Flood)
 	fmt.Printf("  forum:    %s\n", r.HealthText())
 	if r.ThreadRead != nil {
@@ -358,6 +361,9 @@ func auditCommand() *cli.Command {
 						rows = []moderator.AuditRow{}
 					}
 					v := map[string]any{"messages": rows}
+					if v["gm_words"], err = m.GMWords(ctx, c.Args().First()); err != nil {
+						return err
+					}
 					if c.Bool("outbox") {
 						v["outbox"] = out
 					}
@@ -367,6 +373,9 @@ func auditCommand() *cli.Command {
 					fmt.Println("no messages match (players are named as on the forum; phases as 'forumgm status' shows them)")
 				}
 				printAudit(rows)
+				if err := printGMWords(ctx, m, c.Args().First()); err != nil {
+					return err
+				}
 				if c.Bool("outbox") {
 					fmt.Println("\nOUTBOX")
 					for _, it := range out {
@@ -462,6 +471,8 @@ func gmCommands() []*cli.Command {
 		},
 		resolveNowCommand(),
 		previewCommand(),
+		flavorCommand(),
+		sayCommand(),
 		simple("count", "post a count of the current phase in the thread now (who has voted or sent orders; what the game's count shows)", func(ctx context.Context, m *moderator.Moderator, g string) (string, error) {
 			n, err := m.Count(ctx, g)
 			return fmt.Sprintf("count %d of the phase queued; 'forumgm run' posts it", n), err
@@ -493,7 +504,7 @@ func gmCommands() []*cli.Command {
 			},
 		},
 		{
-			Name: "retry", Usage: "send a game's failed messages again (all, or one by its marker from 'audit --outbox')", ArgsUsage: "GAME [MARKER]",
+			Name: "retry", Usage: "send a game's failed messages again, and those the board said it took whose markers are not on it (all, or one by its marker from 'audit --outbox')", ArgsUsage: "GAME [MARKER]",
 			Flags: []cli.Flag{dbFlag},
 			Action: func(c *cli.Context) error {
 				if c.NArg() < 1 || c.NArg() > 2 {
@@ -502,7 +513,7 @@ func gmCommands() []*cli.Command {
 				return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 					n, err := m.Retry(ctx, c.Args().Get(0), c.Args().Get(1))
 					if err == nil {
-						fmt.Printf("%s will be sent again by 'forumgm run' (each is first looked for on the forum)\n", rules.Plural(n, "failed message"))
+						fmt.Printf("%s will be sent again by 'forumgm run' (each is first looked for on the forum)\n", rules.Plural(n, "message"))
 					}
 					return err
 				})

@@ -33,6 +33,8 @@ func simCommand() *cli.Command {
 			&cli.DurationFlag{Name: "down-after", Usage: "with --down-for: how long after the start the downtime begins"},
 			&cli.StringFlag{Name: "theme", Value: "prosilver", Usage: "the board's style: prosilver, or renamed (posts div.topic-entry, authors span.poster-name: needs examples/renamed-theme.profile.yaml)"},
 			&cli.BoolFlag{Name: "no-pms", Usage: "a board without private messages: every PM page answers 404 (no game can run on it: try probe and new)"},
+			&cli.StringFlag{Name: "charset", Usage: "serve the board in a legacy charset, as a PHP board set to it works: ISO-8859-1 or windows-1252 (pages declared and sent in it, forms read as its bytes, &#NNNN; references kept)"},
+			&cli.BoolFlag{Name: "charset-in-meta", Usage: "with --charset: declare it in the pages' <meta> only, not in their Content-Type"},
 			&cli.BoolFlag{Name: "no-size", Usage: "a board whose BBCode has no [size] (as FluxBB's): the tag shows as typed (a profile's marker_markup: \"{marker}\" keeps it from under the bot's posts)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -43,6 +45,11 @@ func simCommand() *cli.Command {
 			theme, ok := forumsim.Themes[c.String("theme")]
 			if !ok {
 				return cli.Exit(fmt.Sprintf("--theme %q: prosilver or renamed", c.String("theme")), 2)
+			}
+			switch c.String("charset") {
+			case "", forumsim.CharsetLatin1, forumsim.CharsetCP1252:
+			default:
+				return cli.Exit(fmt.Sprintf("--charset %q: %s or %s", c.String("charset"), forumsim.CharsetLatin1, forumsim.CharsetCP1252), 2)
 			}
 			flood := c.Duration("flood")
 			if flood <= 0 {
@@ -56,7 +63,8 @@ func simCommand() *cli.Command {
 				}
 				rules = append(rules, r)
 			}
-			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme, NoPMs: c.Bool("no-pms"), NoSize: c.Bool("no-size")})
+			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme, NoPMs: c.Bool("no-pms"), NoSize: c.Bool("no-size"),
+				Charset: c.String("charset"), CharsetInMeta: c.Bool("charset-in-meta")})
 			if err := s.SetFaults(c.Int64("fault-seed"), rules...); err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

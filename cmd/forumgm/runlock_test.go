@@ -47,10 +47,10 @@ func TestCLIOneDaemonPerDatabase(t *testing.T) {
 func TestCLIRetryAndDays(t *testing.T) {
 	s := newGMSession(t)
 	s.ok("new", "--no-probe", absPath(t, "testdata/games/spies.game.yaml"))
-	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 failed messages") {
+	if out := s.ok("retry", "spies-cli"); !strings.Contains(out, "0 messages will be sent again") {
 		t.Errorf("retry: %q", out)
 	}
-	s.fails(1, "no failed message", "retry", "spies-cli", "nope")
+	s.fails(1, "no failed or unconfirmed (taken) message", "retry", "spies-cli", "nope")
 	before := s.status("spies-cli").Rules.Deadline
 	s.ok("extend", "spies-cli", "2d")
 	if after := s.status("spies-cli").Rules.Deadline; after.Sub(before) != 48*time.Hour {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,7 +90,7 @@ type Board struct {
 	// InboxErr, when set, is what reading the inbox fails with (the
 	// thread reads): a profile's inbox URL gone wrong, PMs turned off.
 	InboxErr error
-	// Skipped counts the PMs NewPMsExcept left out.
+	// Skipped counts the PMs NewPMs left out.
 	Skipped int
 	// Reads and Pings record when ReadThread and Ping were called; OnRead,
 	// when set, hears of each read (down: it failed).
@@ -101,6 +102,11 @@ type Board struct {
 	// Unconfirm makes the next n sends go out but come back unconfirmed
 	// (the board's success page, the marker check failed).
 	Unconfirm int
+	// SaidSent makes the next n sends go out with their marker garbled
+	// past recognition (its "·" as "¿", as a board in a charset forumgm
+	// was not told of might keep it), and come back as the board's success
+	// page whose marker was not found (forum.ErrSaidSent).
+	SaidSent int
 	// FindFail makes the next n marker checks fail.
 	FindFail int
 	// Finds counts FindPost calls (the board-side marker search).
@@ -420,14 +426,11 @@ func (b *Board) Mark(_ context.Context, forumID, thread string) (forum.ThreadMar
 }
 
 // NewPMs returns the inbox PMs newer than the cursor (forum.BoardReader).
-func (b *Board) NewPMs(ctx context.Context, cursor []byte) (forum.Inbox, error) {
-	return b.NewPMsExcept(ctx, cursor, nil)
-}
 
-// NewPMsExcept is NewPMs without the PMs whose sender skip refuses, as a
-// real inbox list shows the sender (forum.InboxSkipper); Skipped counts
+// NewPMs is the inbox after the cursor without the PMs whose sender skip
+// refuses, as a real inbox list shows the sender; Skipped counts
 // them.
-func (b *Board) NewPMsExcept(_ context.Context, cursor []byte, skip func(forum.Author) bool) (forum.Inbox, error) {
+func (b *Board) NewPMs(_ context.Context, cursor []byte, skip func(forum.Author) bool) (forum.Inbox, error) {
 	b.Lock()
 	defer b.Unlock()
 	if b.Down {
@@ -484,6 +487,17 @@ func (b *Board) refuseLong(text string) error {
 	return nil
 }
 
+// garble is text as the board keeps it, and the error its send comes back
+// with: with SaidSent, the marker's "·" garbled past recognition, and the
+// board's success page.
+func (b *Board) garble(text string) (string, error) {
+	if b.SaidSent <= 0 {
+		return text, nil
+	}
+	b.SaidSent--
+	return strings.ReplaceAll(text, "·", "¿"), fmt.Errorf("%w (%w): the board said it was sent (This message has been sent successfully.), but its marker was not found", forum.ErrUnconfirmed, forum.ErrSaidSent)
+}
+
 // lost is the error of a send that went out but was not confirmed, if any.
 func (b *Board) lost() error {
 	if b.Unconfirm > 0 {
@@ -499,31 +513,38 @@ func (b *Board) lost() error {
 
 // submitting is the moment a real port's request leaves: the sender's
 // hook runs (forum.Submitting); a hook's error leaves the message
-// unsubmitted, as the real ports report it.
-func (b *Board) submitting(ctx context.Context) error {
-	if err := forum.Submitting(ctx); err != nil {
-		return fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
+// unsubmitted, as the real ports report it. ended is the hook's, for when
+// the request has ended.
+func (b *Board) submitting(ctx context.Context) (ended func(), err error) {
+	ended, err = forum.Submitting(ctx)
+	if err != nil {
+		return ended, fmt.Errorf("%w: %w", forum.ErrNotSubmitted, err)
 	}
-	return nil
+	return ended, nil
 }
 
 // Reply posts as the bot, with the marker line (forum.BoardSender).
 func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) {
 	b.Lock()
 	defer b.Unlock()
-	if err := b.submitting(ctx); err != nil {
+	ended, err := b.submitting(ctx)
+	defer ended()
+	if err != nil {
 		return "", err
 	}
 	if b.Down {
 		return "", ErrDown
 	}
-	text := forum.WithMarker(markup, body, key)
+	text, said := b.garble(forum.WithMarker(markup, body, key))
 	if err := b.refuseLong(text); err != nil {
 		return "", err
 	}
 	id := b.id()
 	st := b.Stamp(b.clk.Now())
 	b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: render(text)})
+	if said != nil {
+		return "", said
+	}
 	if err := b.lost(); err != nil {
 		return "", err
 	}
@@ -534,7 +555,9 @@ func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) 
 func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
 	b.Lock()
 	defer b.Unlock()
-	if err := b.submitting(ctx); err != nil {
+	ended, err := b.submitting(ctx)
+	defer ended()
+	if err != nil {
 		return "", err
 	}
 	if b.Down {
@@ -550,12 +573,15 @@ func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key 
 	if err := b.FailPM[to.Name]; err != nil {
 		return "", err
 	}
-	text := forum.WithMarker(markup, body, key)
+	text, said := b.garble(forum.WithMarker(markup, body, key))
 	if err := b.refuseLong(text); err != nil {
 		return "", err
 	}
 	id := b.id()
 	b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
+	if said != nil {
+		return "", said
+	}
 	if err := b.lost(); err != nil {
 		return "", err
 	}

@@ -78,13 +78,13 @@ func TestInbox(t *testing.T) {
 	ctx := context.Background()
 	b.PM(ctx, "Ann", "PROSPER")
 	b.PMSubject("Bob", "[g] orders", "INVADE Ann")
-	box, err := b.NewPMs(ctx, nil)
+	box, err := b.NewPMs(ctx, nil, nil)
 	if err != nil || len(box.PMs) != 2 || !box.ListedAt.Equal(t0) || box.PMs[1].Subject != "[g] orders" || !box.PMs[0].Stamp.Known() {
 		t.Fatalf("inbox %+v %v", box, err)
 	}
 	b.PMAt("Ann", "DEFEND", t0.Add(-time.Hour))
 	b.ListedAt = t0.Add(-time.Minute)
-	again, err := b.NewPMs(ctx, box.Next)
+	again, err := b.NewPMs(ctx, box.Next, nil)
 	if err != nil || len(again.PMs) != 1 || again.PMs[0].Stamp.Known() || !again.PMs[0].Time.Equal(t0.Add(-time.Hour)) || !again.ListedAt.Equal(b.ListedAt) {
 		t.Errorf("after the cursor: %+v %v", again, err)
 	}

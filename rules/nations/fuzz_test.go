@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm/internal/gametest"
+	"github.com/forumgm/forumgm/replay/gametest"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/nations"
 )

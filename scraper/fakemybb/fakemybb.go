@@ -4,7 +4,7 @@
 // with posthash and flood control (postfloodsecs), private.php inbox, sent
 // folder, read and do_send (pmfloodsecs). It is written from MyBB 1.8's
 // documented pages and forms, not from MyBB's code (the real board is
-// internal/realboardtest's), and keeps only what the client touches. All time comes from a clock so flood waits cost nothing.
+// realboardtest's), and keeps only what the client touches. All time comes from a clock so flood waits cost nothing.
 package fakemybb
 
 import (

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/forumgm/forumgm/internal/pgtest"
 	"github.com/forumgm/forumgm/store"
+	"github.com/forumgm/forumgm/store/pgtest"
 )
 
 // Each runs body in sub-tests "sqlite" (a fresh SQLite file in a temp dir)
