@@ -38,6 +38,12 @@ type Profile struct {
 	// headers place it (FormWaitSeconds until they have).
 	FormWaitSeconds int    `yaml:"form_wait_seconds"`
 	FormTimeField   string `yaml:"form_time_field"`
+	// PostingLock: the board takes a form's token once and makes one a
+	// second for each kind of form and account, so forms fetched in one
+	// second share it and all but one are refused. The bot then fetches
+	// one form of a kind a second, each in its own second. Learned from
+	// the board's first such refusal when not set.
+	PostingLock bool `yaml:"posting_lock"`
 	// SendDepth is how many submissions a flood-exempt bot account may have
 	// under way at once (a form fetched while another waits out its form
 	// wait or is confirmed) [1: one at a time]. An account with a flood

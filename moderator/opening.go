@@ -16,7 +16,7 @@ import (
 // post announced stands). The new deadline is journalled like a GM's,
 // so a rebuild has it. Nothing moves once a phase has closed, nor for a
 // game whose planned start is later than the post.
-func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem, found bool) error {
+func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem, up wentUp) error {
 	if it.Kind != forum.KindPost || it.ForumID == "" {
 		return nil
 	}
@@ -40,12 +40,18 @@ func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem,
 		}
 	}
 	// When it went up, at the earliest: the stamp the bot read it with (an
-	// interrupted send found among the stored posts), else the start of
-	// the read that came just before the send; boards keep whole seconds.
-	// The earliest, so that nothing made after it is taken for earlier.
+	// interrupted send found among the stored posts), else the moment its
+	// request left, else the start of the read that came just before the
+	// send; boards keep whole seconds. The earliest, so that nothing made
+	// after it is taken for earlier.
 	posted := m.now()
 	if lr := s.l.row.LastRead; !lr.IsZero() && lr.Before(posted) {
 		posted = lr
+	}
+	if !up.left.IsZero() && up.left.After(posted) && !up.left.After(m.now()) {
+		// A read long before the send (a process restarted since):
+		// the post went up after its request left.
+		posted = up.left
 	}
 	stamped := false
 	if msg, err := tx.MessageByForumID(it.GameID, forum.KindPost, it.ForumID); err == nil && msg.Stamp.Known() {
@@ -57,7 +63,7 @@ func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem,
 	// Found by its marker, not yet read: it went up at some time since
 	// its last submission, which may be long after the read before (a
 	// crash loop's wait); the read that records it restarts the clock.
-	cfg.OpeningFound = found && !stamped
+	cfg.OpeningFound = up.found && !stamped
 	s.l.cfg = cfg
 	s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
 	if err := m.startClock(tx, s, it.ForumID, posted); err != nil {

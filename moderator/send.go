@@ -112,7 +112,7 @@ func (m *Moderator) recheckTaken(ctx context.Context, f forum.BoardSender, l *lo
 			continue
 		}
 		m.log().Info("found on the board a message it said it took", "game", l.row.Name, "marker", it.Marker)
-		if err := m.markFound(ctx, l, it, store.OutboxSent, fid, "", true); err != nil {
+		if err := m.markFound(ctx, l, it, store.OutboxSent, fid, "", wentUp{found: true}); err != nil {
 			return err
 		}
 	}
@@ -345,7 +345,7 @@ func (m *Moderator) confirm(ctx context.Context, f forum.BoardSender, l *loaded,
 	}
 	m.log().Info("found an earlier send already on the forum", "game", l.row.Name, "marker", it.Marker)
 	m.clearBackOff(it.ID)
-	return true, m.markFound(ctx, l, it, store.OutboxSent, fid, "", true)
+	return true, m.markFound(ctx, l, it, store.OutboxSent, fid, "", wentUp{found: true})
 }
 
 // sendOne makes one attempt at an item: claimed (marked sending) first,
@@ -474,7 +474,7 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	if err := m.crash("after-send"); err != nil {
 		return err
 	}
-	if err := m.mark(rec, l, it, store.OutboxSent, fid, ""); err != nil {
+	if err := m.markFound(rec, l, it, store.OutboxSent, fid, "", wentUp{left: sub.leftAt()}); err != nil {
 		return err
 	}
 	m.log().Info("sent", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
@@ -500,9 +500,10 @@ type submission struct {
 
 	mu       sync.Mutex
 	stopping bool
-	open     int   // requests on their way
-	gone     bool  // some request has left
-	crashed  error // a test's crash as a request left: nothing more is recorded
+	open     int       // requests on their way
+	gone     bool      // some request has left
+	leftTime time.Time // when the first one left (the moderator's clock)
+	crashed  error     // a test's crash as a request left: nothing more is recorded
 }
 
 // submit starts an attempt's submission for claimed item it: each request
@@ -540,6 +541,9 @@ func (m *Moderator) submit(ctx context.Context, it *store.OutboxItem, budget, la
 			return nil, err
 		}
 		s.open++
+		if !s.gone {
+			s.leftTime = m.now()
+		}
 		s.gone = true
 		return func() {
 			s.mu.Lock()
@@ -561,6 +565,16 @@ func (s *submission) left() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gone
+}
+
+// leftAt is when the attempt's first request left (zero: none did, or nil).
+func (s *submission) leftAt() time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leftTime
 }
 
 // crash is the test's crash as a request left (nil for nil).
@@ -668,12 +682,19 @@ func (m *Moderator) Retry(ctx context.Context, name, marker string) (int, error)
 }
 
 func (m *Moderator) mark(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string) error {
-	return m.markFound(ctx, l, it, state, forumID, lastErr, false)
+	return m.markFound(ctx, l, it, state, forumID, lastErr, wentUp{})
 }
 
-// markFound is mark, found saying a sent item was found on the board by
-// its marker rather than answered for: when it went up is not known.
-func (m *Moderator) markFound(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string, found bool) error {
+// wentUp is what is known of when a sent item went up on the board: found
+// on the board by its marker rather than answered for (when is not
+// known), or the moment its request left (zero: not known).
+type wentUp struct {
+	found bool
+	left  time.Time
+}
+
+// markFound is mark, with what is known of when a sent item went up.
+func (m *Moderator) markFound(ctx context.Context, l *loaded, it *store.OutboxItem, state store.OutboxState, forumID, lastErr string, up wentUp) error {
 	it.State, it.LastError = state, lastErr
 	if forumID != "" {
 		it.ForumID = forumID
@@ -685,7 +706,7 @@ func (m *Moderator) markFound(ctx context.Context, l *loaded, it *store.OutboxIt
 		if err := tx.UpdateOutbox(it); err != nil || state != store.OutboxSent {
 			return err
 		}
-		return m.openingPosted(tx, l, it, found)
+		return m.openingPosted(tx, l, it, up)
 	}); err != nil {
 		return fmt.Errorf("marking %s %s: %w", it.Marker, state, err)
 	}

@@ -377,52 +377,67 @@ func (b *notYetBoard) Reply(ctx context.Context, thread, body, key string) (stri
 	return b.Board.Reply(ctx, thread, body, key)
 }
 
-// TestTheClockStartsWhenTheOpeningPostWentUp: the opening post goes up 70 s
-// after the thread was last read, its answer lost, and the game's sender
-// (apart from its reads, as in `forumgm run`) finds it on the board by its
-// marker before any read has recorded it: the clock's start is then only
-// a guess (the last read). The next read records the post with the
-// board's stamp, and the clock starts there: round 1 keeps its whole
-// minute, not resolved at once for a deadline that passed before the post
-// was up (issue 42's crash loop: a game whose opening went up late
-// resolved its first rounds with no orders).
+// TestTheClockStartsWhenTheOpeningPostWentUp: the opening post goes up 70
+// s after the thread was last read (the crash loop's case: processes
+// restarting, a window waited out), its game's sender apart from its
+// reads as in `forumgm run`. Answered, the clock starts when its request
+// left. Its answer lost and the post found on the board by its marker
+// before any read recorded it, the clock's start is only a guess (the
+// last read) until the next read records the post with the board's
+// stamp, and starts there. Either way round 1 keeps its whole minute, not
+// resolved at once for a deadline that passed before the post was up
+// (issue 42's crash loop resolved the first rounds with no orders).
 func TestTheClockStartsWhenTheOpeningPostWentUp(t *testing.T) {
-	db := storetest.SQLite(t)
-	ctx := context.Background()
-	clk := clock.NewFake(start)
-	ff := &notYetBoard{Board: forumtest.New(clk)}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
-	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
-	g, err := m.Create(ctx, "clock", "nations", gc, fc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Tick(ctx, g.ID); err != nil { // read; the opening's form comes too late
-		t.Fatal(err)
-	}
-	clk.Advance(70 * time.Second)
-	up := clk.Now()
-	ff.Lose = 1
-	acct := fc.Account()
-	m.Send(ctx, g.ID, acct) // it goes up, its answer lost
-	clk.Advance(time.Second)
-	if err := m.Send(ctx, g.ID, acct); err != nil { // found by its marker on the board
-		t.Fatal(err)
-	}
-	if n := len(ff.BotPosts()); n != 1 {
-		t.Fatalf("%d opening posts, want 1", n)
-	}
-	clk.Advance(time.Second)
-	if err := m.Tick(ctx, g.ID); err != nil { // reads it, with the board's stamp
-		t.Fatal(err)
-	}
-	rs, err := m.Report(ctx, "clock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := rs[0].Rules; st.Phase != "round-1" || !st.Deadline.Equal(up.Add(time.Minute)) {
-		t.Errorf("after the opening post went up at %s: phase %s, deadline %s; want round-1 until %s", up.Format("15:04:05"), st.Phase, st.Deadline.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
+	for _, lost := range []bool{false, true} {
+		t.Run(map[bool]string{false: "answered", true: "found by its marker"}[lost], func(t *testing.T) {
+			db := storetest.SQLite(t)
+			ctx := context.Background()
+			clk := clock.NewFake(start)
+			ff := &notYetBoard{Board: forumtest.New(clk)}
+			m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+			gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+			zero := 0.0
+			fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
+			g, err := m.Create(ctx, "clock", "nations", gc, fc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Tick(ctx, g.ID); err != nil { // read; the opening's form comes too late
+				t.Fatal(err)
+			}
+			var epoch int64
+			if err := db.Tx(ctx, func(tx *store.Tx) (err error) {
+				epoch, _, err = tx.AcquireLease(g.ID, "me", time.Hour, true)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			fenced := store.WithFence(ctx, store.Fence{GameID: g.ID, Owner: "me", Epoch: epoch, Budget: time.Minute})
+			clk.Advance(70 * time.Second)
+			up := clk.Now()
+			acct := fc.Account()
+			if lost {
+				ff.Lose = 1
+				m.Send(fenced, g.ID, acct) // it goes up, its answer lost
+				clk.Advance(time.Second)
+			}
+			if err := m.Send(fenced, g.ID, acct); err != nil { // answered, or found by its marker
+				t.Fatal(err)
+			}
+			if n := len(ff.BotPosts()); n != 1 {
+				t.Fatalf("%d opening posts, want 1", n)
+			}
+			clk.Advance(time.Second)
+			if err := m.Tick(fenced, g.ID); err != nil { // reads it, with the board's stamp
+				t.Fatal(err)
+			}
+			rs, err := m.Report(ctx, "clock")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := rs[0].Rules; st.Phase != "round-1" || !st.Deadline.Equal(up.Add(time.Minute)) {
+				t.Errorf("after the opening post went up at %s: phase %s, deadline %s; want round-1 until %s", up.Format("15:04:05"), st.Phase, st.Deadline.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
+			}
+		})
 	}
 }

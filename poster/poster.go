@@ -88,6 +88,9 @@ type Poster struct {
 	// they were made (takeForm).
 	forms    map[string]time.Time
 	oneToken bool // the board refused a token another submission had used
+	// formAt: once oneToken, when the next form of each kind may be
+	// fetched (formTurn): one a second, each of its own second.
+	formAt map[string]time.Time
 	// lists: the sent-folder listings shared by marker checks.
 	lists sentLists
 	// limit caps depth while the board answers slower than the sends'
@@ -189,7 +192,7 @@ func (p *Poster) mark(body, key string) string {
 // New makes a poster on a session.
 func New(s *scraper.Session) *Poster {
 	return &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, SentPages: 10, ScanSent: 10,
-		flood: forum.FloodStatus{State: forum.FloodUnknown}}
+		flood: forum.FloodStatus{State: forum.FloodUnknown}, oneToken: s.Profile.PostingLock}
 }
 
 // SetFlood fixes the account's flood interval as a game file gives it
@@ -374,7 +377,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				pace() // its deadline passed waiting for the form
 			}
-			if ctx.Err() != nil && !uncertain {
+			if (ctx.Err() != nil || errors.Is(err, errNoTurn)) && !uncertain {
 				// Its deadline, or a stop, came before anything of it
 				// left: nothing to look for later.
 				return "", fmt.Errorf("%s: %w: waiting for its form: %w", what, forum.ErrNotSubmitted, err)
@@ -466,6 +469,9 @@ func wait(ctx context.Context, clk clock.Clock, bo *retry.Backoff, retryAfter ti
 // the form is a *forum.FloodError.
 func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (form parser.Form, pg *scraper.Page, shared bool, err error) {
 	for tries := 0; ; tries++ {
+		if err := p.formTurn(ctx, f); err != nil {
+			return form, pg, false, err
+		}
 		form, pg, err = p.oneForm(ctx, what, page, f, fields)
 		if err != nil {
 			return form, pg, false, err
@@ -511,6 +517,46 @@ func (p *Poster) takeForm(f forum.Form, form parser.Form) (ok, shared bool) {
 	p.forms[key] = now
 	return true, false
 }
+
+// formTurn waits, on a board that takes a form's token once (oneToken),
+// until no other form of f's kind was fetched in the last second, and
+// takes the turn: the board makes one token a second for a kind, so a
+// form fetched in a second another has is refused when submitted, and
+// fetched again (at 200 games, 70 requests for each post that landed).
+// One form a second is the board's own pace for the account. A turn that
+// would come after ctx's deadline is not taken: the send ends
+// unsubmitted, its slot left to another.
+func (p *Poster) formTurn(ctx context.Context, f forum.Form) error {
+	clk := p.Session.Clock()
+	p.mu.Lock()
+	if !p.oneToken {
+		p.mu.Unlock()
+		return nil
+	}
+	now := clk.Now()
+	at := now
+	if next := p.formAt[f.Page]; next.After(at) {
+		at = next
+	}
+	if dl, ok := ctx.Deadline(); ok && at.After(dl) {
+		p.mu.Unlock()
+		return errNoTurn
+	}
+	if p.formAt == nil {
+		p.formAt = map[string]time.Time{}
+	}
+	p.formAt[f.Page] = at.Add(time.Second)
+	p.mu.Unlock()
+	if wait := at.Sub(now); wait > 0 {
+		if err := clk.Sleep(ctx, wait); err != nil {
+			return fmt.Errorf("waiting for its turn for a form: %w", err)
+		}
+	}
+	return nil
+}
+
+// errNoTurn: a send's turn for a form would come after its deadline.
+var errNoTurn = errors.New("its turn for a form (one a second on this board) comes after its deadline")
 
 // formKeep is how long a form's second stays taken: longer than a phpBB
 // token lives (form_token_lifetime, 2 hours by default).
