@@ -19,6 +19,12 @@ type Profile struct {
 	Name string `yaml:"name"`
 	// Base names the built-in profile a profile file starts from.
 	Base string `yaml:"base,omitempty"`
+	// API is how the bot talks to the board: "" for its HTML pages and
+	// forms (phpBB, MyBB, SMF), "nodebb" for NodeBB's JSON API (topics as
+	// JSON, the write API, chats for private messages). Only the body
+	// reader's selectors, the marker markup, the message limit and the
+	// refusal texts of the profile apply to an API board.
+	API string `yaml:"api"`
 
 	PostsPerPage int `yaml:"posts_per_page"`
 	// FloodSeconds is the board's minimum interval between two posts (or
@@ -46,6 +52,10 @@ type Profile struct {
 	// MaxMessageBytes is the longest post or PM body the board takes, in
 	// bytes of BBCode (0: no limit known). Longer messages go out in parts.
 	MaxMessageBytes int `yaml:"max_message_bytes"`
+	// MaxPMBytes is the longest PM body the board takes where PMs have a
+	// lower limit than posts (NodeBB's chat messages: 1,000 characters),
+	// in the same bytes (0: MaxMessageBytes).
+	MaxPMBytes int `yaml:"max_pm_bytes"`
 	// TimeZone in which the board renders textual times for the bot
 	// account (its profile setting): an IANA name ("America/New_York") or a
 	// fixed offset ("UTC-5", "+05:30", as MyBB's offsets are). Default UTC;
@@ -340,12 +350,17 @@ func Builtin(name string) (Profile, bool) {
 		return myBB(), true
 	case "smf", "smf2", "smf21":
 		return smf(), true
+	case "nodebb":
+		return nodeBB(), true
 	}
 	return Profile{}, false
 }
 
 // BuiltinNames lists the built-in profiles.
-func BuiltinNames() []string { return []string{"phpbb", "mybb", "smf"} }
+func BuiltinNames() []string { return []string{"phpbb", "mybb", "smf", "nodebb"} }
+
+// APINodeBB is Profile.API of a NodeBB board.
+const APINodeBB = "nodebb"
 
 // Validate checks that the regexps compile, the time zone exists and the
 // essential selectors are set.
@@ -929,6 +944,67 @@ func smf() Profile {
 		// 1) or 1-7 (Sources/Subs.php parse_bbc 'size'); phpBB's
 		// [size=85] matches none and would show raw.
 		MarkerMarkup: "[size=0.8em]{marker}[/size]",
+	}
+}
+
+// nodeBB is NodeBB 4 (its JSON API; package nodebb talks to it): posts
+// are Markdown rendered to HTML (<strong>, <s>, <blockquote>; no spoiler in
+// core), private messages are one-to-one chats of at most 1,000
+// characters, and refusals are HTTP 400 with the board's words. Only the
+// body reader's selectors, the message limit, the marker markup and the
+// refusal texts are used; the URLs are the API's, in package nodebb.
+func nodeBB() Profile {
+	return Profile{
+		Name: "nodebb",
+		API:  APINodeBB,
+		// The default topic page size (a user setting, postsPerPage).
+		PostsPerPage: 20,
+		// postDelay: 10 s between two posts by a member.
+		FloodSeconds: 10,
+		// A post holds at most 32,767 characters (maximumPostLength), a
+		// chat message 1,000 (maximumChatMessageLength): a PM is cut to fit
+		// a chat, with room for its subject line, the Markdown's escapes
+		// and its marker (forum.SplitMessage keeps SplitReserve/2 free).
+		MaxMessageBytes: 30000,
+		MaxPMBytes:      850,
+		MaxSubjectChars: 100,
+		TimeZone:        "UTC",
+		URLs: URLs{
+			Thread:    "topic/{topic}",
+			PageParam: "page",
+			Post:      "post/{post}",
+			Index:     "",
+			Login:     "login",
+			Member:    "api/user/username/{name}",
+		},
+		// The server-rendered topic page (Harmony), for `forumgm parse` of
+		// a saved page; the bot itself reads the topic's JSON.
+		Selectors: Selectors{
+			Post:           `li[component="post"]`,
+			PostIDAttr:     "data-pid",
+			PostIDRegexp:   `^(\d+)$`,
+			Author:         `a[data-username][data-uid]`,
+			AuthorIDAttr:   "data-uid",
+			AuthorIDRegexp: `^(\d+)$`,
+			Time:           `meta[itemprop="datePublished"]`,
+			TimeAttr:       "content",
+			Body:           `[component="post/content"]`,
+			Bold:           BoldSelector,
+			Quote:          QuoteSelector,
+			Spoiler:        SpoilerSelector,
+			Code:           CodeSelector,
+			Strike:         StrikeSelector,
+		},
+		// src/posts and src/messaging: "You can only post once every %1
+		// second(s)", "You have sent too many messages, please wait awhile."
+		FloodText:       []string{"You can only post once every", "too many messages", "please wait before posting again"},
+		FloodWaitRegexp: `once every (?P<interval>\d+) second`,
+		// [[error:content-too-long, N]], [[error:chat-message-too-long, N]].
+		TooLongText:        []string{"Please enter a shorter post", "Chat messages can not be longer than", "too long"},
+		TooLongLimitRegexp: `(?:shorter post|longer than)[^\d]*([\d,.]+)`,
+		LoginRefusedText:   []string{"invalid-login-credentials", "Invalid login credentials", "Username and/or password"},
+		// No size tag in Markdown, and raw HTML is escaped: the plain marker.
+		MarkerMarkup: "",
 	}
 }
 

@@ -109,9 +109,21 @@ var RequiredKeys = []string{
 	"forms.pm.page", "forms.pm.selector", "forms.pm.subject", "forms.pm.message",
 }
 
-// Complete checks that every key of RequiredKeys is set, naming all that
-// are missing at once.
+// APIRequiredKeys are the keys a board read through its JSON API
+// (Profile.API) cannot do without: its pages and forms are not read, only
+// the posts' rendered bodies.
+var APIRequiredKeys = []string{"name", "posts_per_page", "selectors.body", "selectors.bold"}
+
+// Complete checks that every key of RequiredKeys (APIRequiredKeys for an
+// API board) is set, naming all that are missing at once.
 func (p Profile) Complete() error {
+	required := RequiredKeys
+	if p.API != "" {
+		if p.API != APINodeBB {
+			return fmt.Errorf("profile %s: api %q: the only one is %q (or none, for a board's HTML pages)", p.Name, p.API, APINodeBB)
+		}
+		required = APIRequiredKeys
+	}
 	vals := map[string]string{}
 	walkProfile(reflect.ValueOf(p), "", func(key string, v reflect.Value) {
 		switch v.Kind() {
@@ -124,7 +136,7 @@ func (p Profile) Complete() error {
 		}
 	})
 	var missing []string
-	for _, k := range RequiredKeys {
+	for _, k := range required {
 		if strings.TrimSpace(vals[k]) == "" {
 			missing = append(missing, k)
 		}

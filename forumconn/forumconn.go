@@ -159,7 +159,23 @@ func (c *Conn) FindSentPM(ctx context.Context, key string, since time.Time) (str
 // Connect opens a connection of its own to a game's board (probes,
 // one-off commands); `forumgm run` shares them through Sessions.
 func Connect(site *gameconfig.Site, clk clock.Clock, version string) (*Conn, error) {
+	if err := notAPI(site); err != nil {
+		return nil, err
+	}
 	return connect(site, clk, version, nil, nil)
+}
+
+// ConnectBoard opens a connection of its own to a game's board as the
+// port, whatever the board: Connect's, or an API board's client.
+func ConnectBoard(site *gameconfig.Site, clk clock.Clock, version string) (forum.Board, error) {
+	if site.Err == nil && site.Profile.API != "" {
+		return connectAPI(site, clk, version, nil, nil)
+	}
+	c, err := Connect(site, clk, version)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Ping checks that the board answers, with one request (forum.BoardReader).

@@ -36,6 +36,7 @@ type Sessions struct {
 	mu       sync.Mutex
 	accounts map[forum.Account]*account
 	pacers   map[string]*scraper.Pacer
+	apis     map[forum.Account]forum.Board // the accounts on API boards (api.go)
 }
 
 // account is one bot account on one board: what its games share.
@@ -63,6 +64,9 @@ type pmRead struct {
 // and bot account (site.Account), opening that session for the first game
 // on it.
 func (ss *Sessions) Connect(site *gameconfig.Site) (*Conn, error) {
+	if err := notAPI(site); err != nil {
+		return nil, err
+	}
 	fc := site.Forum
 	interval := time.Second
 	if fc.RequestsPerSecond > 0 {
@@ -72,7 +76,10 @@ func (ss *Sessions) Connect(site *gameconfig.Site) (*Conn, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.accounts == nil {
-		ss.accounts, ss.pacers = map[forum.Account]*account{}, map[string]*scraper.Pacer{}
+		ss.accounts = map[forum.Account]*account{}
+	}
+	if ss.pacers == nil {
+		ss.pacers = map[string]*scraper.Pacer{}
 	}
 	pc := ss.pacers[board]
 	if pc == nil {
@@ -99,11 +106,55 @@ func (ss *Sessions) Connect(site *gameconfig.Site) (*Conn, error) {
 // Board is Connect as the moderator's connector (moderator.Connector):
 // the game's connection as the port it uses.
 func (ss *Sessions) Board(_ context.Context, site *gameconfig.Site) (forum.Board, error) {
+	if site.Err == nil && site.Profile.API != "" {
+		return ss.connectAPI(site)
+	}
 	c, err := ss.Connect(site)
 	if err != nil {
 		return nil, err // not a nil *Conn in a non-nil interface
 	}
 	return c, nil
+}
+
+// connectAPI is Board for a board read through its API: one client per
+// (board, bot account), shared by its games, on the board's pacer.
+func (ss *Sessions) connectAPI(site *gameconfig.Site) (forum.Board, error) {
+	pc := ss.pacer(site)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.apis == nil {
+		ss.apis = map[forum.Account]forum.Board{}
+	}
+	if b := ss.apis[site.Account]; b != nil {
+		return b, nil
+	}
+	b, err := connectAPI(site, ss.Clock, ss.Version, pc, ss.Log)
+	if err != nil {
+		return nil, err
+	}
+	ss.apis[site.Account] = b
+	return b, nil
+}
+
+// pacer is the pacer of a game's board, made for its first game and
+// slowed to the most cautious rate any game on it asks for.
+func (ss *Sessions) pacer(site *gameconfig.Site) *scraper.Pacer {
+	interval := time.Second
+	if rps := site.Forum.RequestsPerSecond; rps > 0 {
+		interval = time.Duration(float64(time.Second) / rps)
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.pacers == nil {
+		ss.pacers = map[string]*scraper.Pacer{}
+	}
+	pc := ss.pacers[site.Account.Board]
+	if pc == nil {
+		pc = scraper.NewPacer(ss.Clock, interval)
+		ss.pacers[site.Account.Board] = pc
+	}
+	pc.SlowTo(interval)
+	return pc
 }
 
 // Pacer is the pacer of a board (nil when no game on it has connected).

@@ -30,6 +30,9 @@ type Site struct {
 	// MaxMessageBytes is the longest post or PM the board takes, as its
 	// profile says (0: none known); longer messages are queued in parts.
 	MaxMessageBytes int
+	// MaxPMBytes is the longest PM, where the profile says PMs take less
+	// than posts (0: MaxMessageBytes).
+	MaxPMBytes int
 	// Reader reads the board's post and PM bodies (nil when Err is set).
 	Reader *parser.BodyReader
 	// Err, when set, is why the board's profile could not be loaded (a
@@ -63,7 +66,7 @@ func (f ForumConfig) SiteWith(compile func(forum.Profile) (*parser.BodyReader, e
 		return nil, err
 	}
 	return &Site{Forum: f, Profile: p, Account: f.Account(), Zone: loc, DeadlineUnit: f.deadlineUnit(p.DeadlineUnit()),
-		MaxMessageBytes: p.MaxMessageBytes, Reader: r}, nil
+		MaxMessageBytes: p.MaxMessageBytes, MaxPMBytes: p.MaxPMBytes, Reader: r}, nil
 }
 
 // UnknownSite is the site of settings whose profile could not be loaded

@@ -243,6 +243,51 @@ func TestProfileFileMessageLimit(t *testing.T) {
 	}
 }
 
+// A profile whose PMs take less than its posts (max_pm_bytes: NodeBB's
+// chats) has a long receipt PM queued in parts under the PM limit, each
+// answered once, while the thread's posts stay whole.
+func TestProfilePMLimit(t *testing.T) {
+	profile, err := filepath.Abs(filepath.Join("testdata", "short-pms.profile.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newNationsOn(t, storetest.SQLite(t), func(fc *gameconfig.ForumConfig) { fc.Engine, fc.Profile = "", profile })
+	r.ff.MaxLen = 2000
+	var lines []string
+	for i := range 150 {
+		lines = append(lines, fmt.Sprintf("line %03d of my very long letter", i))
+	}
+	r.clk.Advance(time.Minute)
+	r.ff.PMSubject("Alice", "orders", strings.Join(lines, "\n"))
+	r.tick()
+	if r.ff.LongRefusals != 0 {
+		t.Errorf("%d sends refused as too long, want none", r.ff.LongRefusals)
+	}
+	var box []store.OutboxItem
+	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; box, err = tx.Outbox(r.id); return err })
+	parts := 0
+	for _, it := range box {
+		if strings.Contains(it.Body, "(part ") {
+			if it.Kind != forum.KindPM {
+				t.Errorf("post %s went out in parts", it.Marker)
+			}
+			parts++
+			if n := forum.MessageSize(forum.WithMarker(phpBBMarkup(), it.Body, it.Marker)); n > 2000 {
+				t.Errorf("%s: %d bytes with its marker, over the profile's max_pm_bytes 2000", it.Marker, n)
+			}
+		}
+	}
+	answered := strings.Join(r.ff.SentTo()["Alice"], "\n")
+	for _, l := range lines {
+		if strings.Count(answered, l) != 1 {
+			t.Errorf("%q answered %d times in Alice's PMs, want once", l, strings.Count(answered, l))
+		}
+	}
+	if parts < 2 {
+		t.Errorf("the receipt was queued in %d parts, want several", parts)
+	}
+}
+
 // A send whose confirmation could not be checked stays unconfirmed and is
 // checked again on later ticks, however many; never failed; confirmed once
 // a check answers; on the board once.

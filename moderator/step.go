@@ -216,6 +216,9 @@ func (s *step) emit(class store.SendClass, phase string, r referee.Step, at time
 		// long one whole, so the parts are cut to leave room for it.
 		styled := o.Public() && !style.Empty()
 		lim := limit
+		if pm := s.l.site.MaxPMBytes; !o.Public() && pm > 0 && (lim <= 0 || pm < lim) {
+			lim = pm // PMs take less than posts on this board
+		}
 		var view gameconfig.StyleView
 		if styled {
 			view = s.styleView()

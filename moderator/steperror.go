@@ -66,6 +66,7 @@ var modulePackages = []string{
 	"journal",
 	"moderator",
 	"multirun",
+	"nodebb",
 	"parser",
 	"poster",
 	"probe",

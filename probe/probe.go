@@ -148,6 +148,9 @@ func ForGame(ctx context.Context, fc gameconfig.ForumConfig, version string, pos
 // Run probes the board. The error is for a probe that could not start (a
 // bad URL or profile); everything the board does wrong is in the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Profile.API == forum.APINodeBB {
+		return runNodeBB(ctx, cfg)
+	}
 	c, err := forumconn.Open(cfg.URL, cfg.Profile, cfg.Creds, cfg.Scraper)
 	if err != nil {
 		return nil, err
@@ -188,7 +191,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 const NeedPMs = "every game needs private messages today: roles and private results go out by PM and players send their orders by PM"
 
 // pmChecks are the checks of the bot's private messages.
-var pmChecks = map[string]bool{"pm.inbox": true, "pm.sent": true, "form.pm": true, "post_test.pm": true}
+var pmChecks = map[string]bool{"pm.inbox": true, "pm.sent": true, "form.pm": true, "post_test.pm": true, "chats": true}
 
 // pmsVerdict says plainly, when a PM check failed, what that means for a
 // game ("" when none failed; a check not tried proves nothing).

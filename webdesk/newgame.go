@@ -128,7 +128,7 @@ func (d *Desk) newPageFor(game string, v url.Values) newPage {
 	}
 	engines := []choice{}
 	for _, e := range forum.BuiltinNames() {
-		engines = append(engines, choice{e, map[string]string{"phpbb": "phpBB 3.3", "mybb": "MyBB 1.8", "smf": "SMF 2.1"}[e]})
+		engines = append(engines, choice{e, map[string]string{"phpbb": "phpBB 3.3", "mybb": "MyBB 1.8", "smf": "SMF 2.1", "nodebb": "NodeBB 4"}[e]})
 	}
 	players := fmt.Sprintf("from %d", desc.MinPlayers)
 	if desc.MaxPlayers > 0 {

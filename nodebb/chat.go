@@ -1,0 +1,385 @@
+package nodebb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/scraper"
+)
+
+// Private messages are chats: a player's orders are their messages in a
+// room with the bot, the bot's PMs its messages in the one-to-one room
+// with the player (opened once, then reused). Chat message ids (mid) are
+// the board's, one sequence for all rooms, so one cursor covers them all.
+
+type apiRoom struct {
+	RoomID    json.Number `json:"roomId"`
+	GroupChat bool        `json:"groupChat"`
+	Teaser    *struct {
+		FromUID   json.Number `json:"fromuid"`
+		Timestamp int64       `json:"timestamp"`
+	} `json:"teaser"`
+}
+
+type apiMessage struct {
+	MID       json.Number `json:"mid"`
+	MessageID json.Number `json:"messageId"`
+	FromUID   json.Number `json:"fromuid"`
+	Timestamp int64       `json:"timestamp"`
+	Content   string      `json:"content"`
+	System    flag        `json:"system"`
+	Deleted   flag        `json:"deleted"`
+	Index     int         `json:"index"`
+	FromUser  struct {
+		Username string `json:"username"`
+	} `json:"fromUser"`
+}
+
+func (m apiMessage) id() int64 {
+	s := m.MID.String()
+	if s == "" {
+		s = m.MessageID.String()
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+// roomsPerPage is how many rooms one list request asks for; maxRoomPages
+// bounds one inbox read (rooms come newest activity first).
+const (
+	roomsPerPage = 50
+	maxRoomPages = 20
+	// messagesPerPage is the board's page of a room's messages (counted
+	// back from the newest).
+	messagesPerPage = 50
+	maxMessagePages = 40
+)
+
+// pmSlack: a room whose last message is older than the cursor's newest
+// message by more than this holds nothing new (message ids and times are
+// given a few milliseconds apart).
+const pmSlack = 5 * time.Second
+
+// rooms lists the bot's rooms, newest activity first, while keep says a
+// room may hold what is wanted (it stops at the first that may not), and
+// the board's clock when it answered the first page (zero: unknown).
+func (c *Client) rooms(ctx context.Context, keep func(apiRoom) bool) ([]apiRoom, time.Time, error) {
+	var out []apiRoom
+	var boardAt time.Time
+	for p := 0; p < maxRoomPages; p++ {
+		var list struct {
+			Rooms     []apiRoom `json:"rooms"`
+			NextStart int       `json:"nextStart"`
+		}
+		start := p * roomsPerPage
+		at, err := c.getJSONDated(ctx, fmt.Sprintf("api/v3/chats?start=%d&stop=%d", start, start+roomsPerPage-1), &list)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if p == 0 {
+			boardAt = at
+		}
+		for _, r := range list.Rooms {
+			if r.Teaser == nil {
+				continue // no messages yet
+			}
+			if !keep(r) {
+				return out, boardAt, nil
+			}
+			out = append(out, r)
+		}
+		if len(list.Rooms) < roomsPerPage {
+			return out, boardAt, nil
+		}
+	}
+	return out, boardAt, nil
+}
+
+// messages reads a room's messages newest page first while more says the
+// oldest read so far may not be the oldest wanted; oldest first.
+func (c *Client) messages(ctx context.Context, room string, more func(oldest apiMessage) bool) ([]apiMessage, error) {
+	var all []apiMessage
+	for p := 0; p < maxMessagePages; p++ {
+		var page struct {
+			Messages []apiMessage `json:"messages"`
+		}
+		if err := c.getJSON(ctx, fmt.Sprintf("api/v3/chats/%s/messages?start=%d", url.PathEscape(room), p*messagesPerPage), &page); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Messages...)
+		if len(page.Messages) < messagesPerPage {
+			break
+		}
+		oldest := page.Messages[0]
+		for _, m := range page.Messages {
+			if m.id() < oldest.id() {
+				oldest = m
+			}
+		}
+		if !more(oldest) {
+			break
+		}
+	}
+	slices.SortFunc(all, func(a, b apiMessage) int {
+		switch {
+		case a.id() < b.id():
+			return -1
+		case a.id() > b.id():
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(all, func(a, b apiMessage) bool { return a.id() == b.id() }), nil
+}
+
+// pmCursor is how far the chats are read: every message up to (At, Last)
+// in (time, id) order. Not by id alone: ids are given as messages are
+// made, and a message may be stored a moment after one with a higher id
+// in another room was read.
+type pmCursor struct {
+	Last int64 `json:"last"` // the id of the last message read
+	At   int64 `json:"at"`   // its time on the board's clock, ms
+}
+
+// after says whether m comes after the cursor.
+func (cur pmCursor) after(m apiMessage) bool {
+	return m.Timestamp > cur.At || m.Timestamp == cur.At && m.id() > cur.Last
+}
+
+// settle is how long a chat message may take to be stored after its time
+// is taken: a read takes only messages older than this on the board's clock
+// when its room list was asked for, so none stored later is passed over;
+// the newer ones are the next read's.
+const settle = 3 * time.Second
+
+// NewPMs returns the chat messages sent to the bot after the cursor, oldest
+// first (forum.BoardReader): the rooms with activity since the cursor, and
+// their messages after it, up to settle before the board's time of the room
+// list (Inbox.ListedAt is that moment on the bot's clock: the read holds
+// every message sent before it). The bot's own messages are not PMs to it;
+// nor are those whose sender skip says is another game's (the cursor
+// passes them; nil skips none).
+func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum.Author) bool) (forum.Inbox, error) {
+	var cur pmCursor
+	if len(cursor) > 0 {
+		if err := json.Unmarshal(cursor, &cur); err != nil {
+			return forum.Inbox{}, fmt.Errorf("PM cursor: %w", err)
+		}
+	}
+	_, uid, err := c.session(ctx)
+	if err != nil {
+		return forum.Inbox{}, err
+	}
+	listed := c.opt.Clock.Now()
+	since := cur.At - pmSlack.Milliseconds()
+	rooms, boardAt, err := c.rooms(ctx, func(r apiRoom) bool { return cur.At == 0 || r.Teaser.Timestamp >= since })
+	if err != nil {
+		return forum.Inbox{}, err
+	}
+	// The board's Date is to the second (its clock is up to a second
+	// past it): a second more is left to the next read. Without a Date,
+	// the bot's clock stands for the board's.
+	cutoff, complete := boardAt.Add(-settle), listed.Add(-settle-time.Second)
+	if boardAt.IsZero() {
+		cutoff, complete = listed.Add(-settle-time.Second), listed.Add(-settle-time.Second)
+	}
+	var out []forum.PrivateMessage
+	next := cur
+	for _, r := range rooms {
+		ms, err := c.messages(ctx, r.RoomID.String(), func(oldest apiMessage) bool { return cur.after(oldest) })
+		if err != nil {
+			// A partial read must not look complete.
+			return forum.Inbox{}, fmt.Errorf("reading chat room %s: %w", r.RoomID, err)
+		}
+		for _, m := range ms {
+			id := m.id()
+			if !cur.after(m) || m.Timestamp > cutoff.UnixMilli() {
+				continue // read before, or the next read's
+			}
+			if next.after(m) {
+				next = pmCursor{Last: id, At: m.Timestamp}
+			}
+			if m.FromUID.String() == uid || m.System || m.Deleted {
+				continue
+			}
+			from := forum.Author{Name: m.FromUser.Username, ID: m.FromUID.String()}
+			if skip != nil && from.Name != "" && skip(from) {
+				continue
+			}
+			at := time.UnixMilli(m.Timestamp).UTC()
+			out = append(out, forum.PrivateMessage{ID: strconv.FormatInt(id, 10), Subject: "chat",
+				From: from,
+				Time: at, Stamp: forum.ExactStamp(at, at.Format(time.RFC3339Nano)), BodyHTML: m.Content})
+		}
+	}
+	slices.SortFunc(out, func(a, b forum.PrivateMessage) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return forum.CompareIDs(a.ID, b.ID)
+	})
+	b, _ := json.Marshal(next)
+	return forum.Inbox{PMs: out, Next: b, ListedAt: complete}, nil
+}
+
+// roomCache keeps the one-to-one room of each recipient once found.
+type roomCache struct {
+	mu    sync.Mutex
+	rooms map[string]string // uid → room id
+}
+
+func (rc *roomCache) get(uid string) string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.rooms[uid]
+}
+
+func (rc *roomCache) put(uid, room string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.rooms == nil {
+		rc.rooms = map[string]string{}
+	}
+	rc.rooms[uid] = room
+}
+
+// room is the bot's one-to-one room with uid, opened when there is none.
+func (c *Client) room(ctx context.Context, uid string) (string, error) {
+	if r := c.roomOf.get(uid); r != "" {
+		return r, nil
+	}
+	var got struct {
+		RoomID json.Number `json:"roomId"`
+	}
+	if err := c.getJSON(ctx, "api/v3/users/"+url.PathEscape(uid)+"/chat", &got); err != nil {
+		return "", err
+	}
+	if r := got.RoomID.String(); r != "" {
+		c.roomOf.put(uid, r)
+		return r, nil
+	}
+	if n := c.flood.next(); n.After(c.opt.Clock.Now()) {
+		return "", &forum.FloodError{Until: n}
+	}
+	// Opening a room sends nothing to anyone: no submission yet.
+	n, _ := strconv.Atoi(uid)
+	r, err := c.call(ctx, http.MethodPost, "api/v3/chats", map[string]any{"uids": []int{n}}, false)
+	if err != nil {
+		return "", err
+	}
+	if r.status != http.StatusOK {
+		said := refusalText(r.body)
+		if r.status < 500 && forum.Mentions(said, c.prof.FloodText) != "" {
+			return "", &forum.FloodError{Until: c.flood.refused(said, true, c.opt.Clock.Now())}
+		}
+		if r.status == http.StatusBadRequest {
+			return "", fmt.Errorf("opening a chat with user %s: %w: %w", uid, forum.ErrPermanent, &Refusal{Status: r.status, Message: said})
+		}
+		return "", statusErr("api/v3/chats", r)
+	}
+	var env envelope
+	if err := json.Unmarshal(r.body, &env); err == nil {
+		if err := json.Unmarshal(env.Response, &got); err == nil && got.RoomID.String() != "" {
+			c.roomOf.put(uid, got.RoomID.String())
+			return got.RoomID.String(), nil
+		}
+	}
+	return "", fmt.Errorf("%w: opening a chat with user %s: no room id in the answer", scraper.ErrUnavailable, uid)
+}
+
+// SendPM sends a chat message to the recipient, in their one-to-one room
+// with the bot: the subject in bold, the body as Markdown, the marker line
+// (forum.BoardSender).
+func (c *Client) SendPM(ctx context.Context, to forum.Author, subject, body, key string) (string, error) {
+	if !forum.ValidMarkerKey(key) {
+		return "", fmt.Errorf("%w: invalid marker key %q", forum.ErrPermanent, key)
+	}
+	ctx = forum.Later(ctx)
+	uid := to.ID
+	if uid == "" {
+		a, found, err := c.Member(ctx, to.Name)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			return "", fmt.Errorf("%w: no member %q on the board", forum.ErrPermanent, to.Name)
+		}
+		uid = a.ID
+	}
+	room, err := c.room(ctx, uid)
+	if err != nil {
+		return "", err
+	}
+	text := Markdown(body) + "\n\n" + markerLine(key)
+	if subject != "" {
+		text = "**" + escape(subject) + "**\n\n" + text
+	}
+	began := c.opt.Clock.Now()
+	return c.write(ctx, "chat message", "api/v3/chats/"+url.PathEscape(room), map[string]string{"message": text}, true,
+		func(ctx context.Context) (string, bool, error) {
+			return c.findInRoom(ctx, room, key, began.Add(-time.Minute))
+		},
+		func(raw json.RawMessage) (string, error) {
+			var m apiMessage
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return "", err
+			}
+			if m.id() == 0 {
+				return "", errors.New("no mid")
+			}
+			return strconv.FormatInt(m.id(), 10), nil
+		})
+}
+
+// findInRoom looks for the bot's message with the marker key in a room,
+// back to since (zero: the whole room, as far as maxMessagePages reach).
+func (c *Client) findInRoom(ctx context.Context, room, key string, since time.Time) (string, bool, error) {
+	_, uid, err := c.session(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	ms, err := c.messages(ctx, room, func(oldest apiMessage) bool {
+		return since.IsZero() || oldest.Timestamp >= since.UnixMilli()
+	})
+	if err != nil {
+		return "", false, err
+	}
+	for _, m := range ms {
+		if m.FromUID.String() == uid && forum.HasMarker(m.Content, key) {
+			return strconv.FormatInt(m.id(), 10), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// FindSentPM looks for the bot's chat message with this marker key in the
+// rooms with activity since it was queued (since; zero: every room), a
+// minute's slack for the clocks (forum.BoardSender).
+func (c *Client) FindSentPM(ctx context.Context, key string, since time.Time) (string, bool, error) {
+	from := time.Time{}
+	if !since.IsZero() {
+		from = since.Add(-time.Minute)
+	}
+	rooms, _, err := c.rooms(ctx, func(r apiRoom) bool { return from.IsZero() || r.Teaser.Timestamp >= from.UnixMilli() })
+	if err != nil {
+		return "", false, err
+	}
+	for _, r := range rooms {
+		id, ok, err := c.findInRoom(ctx, r.RoomID.String(), key, from)
+		if err != nil || ok {
+			return id, ok, err
+		}
+	}
+	return "", false, nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, scraper.ErrNotFound) }

@@ -1,0 +1,121 @@
+package nodebb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/forum"
+)
+
+// fakeChats is a NodeBB of chat rooms only, on a clock the test sets (its
+// Date header).
+type fakeChats struct {
+	mu    sync.Mutex
+	now   time.Time
+	rooms map[string][]apiMessage // room → messages, oldest first
+}
+
+func (f *fakeChats) add(room string, mid int, at time.Time, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rooms[room] = append(f.rooms[room], apiMessage{MID: json.Number(fmt.Sprint(mid)), FromUID: "2",
+		Timestamp: at.UnixMilli(), Content: "<p>" + text + "</p>"})
+}
+
+func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w.Header().Set("Date", f.now.UTC().Format(http.TimeFormat))
+	ok := func(v any) {
+		b, _ := json.Marshal(map[string]any{"status": map[string]string{"code": "ok"}, "response": v})
+		w.Write(b)
+	}
+	switch {
+	case r.URL.Path == "/api/config":
+		fmt.Fprint(w, `{"csrf_token":"tok","uid":1}`)
+	case r.URL.Path == "/login":
+		fmt.Fprint(w, `{"next":"/"}`)
+	case r.URL.Path == "/api/v3/chats":
+		var rooms []map[string]any
+		for id, ms := range f.rooms {
+			last := ms[len(ms)-1]
+			rooms = append(rooms, map[string]any{"roomId": id, "teaser": map[string]any{"fromuid": 2, "timestamp": last.Timestamp}})
+		}
+		ok(map[string]any{"rooms": rooms})
+	case strings.HasSuffix(r.URL.Path, "/messages"):
+		room := strings.Split(r.URL.Path, "/")[4]
+		if r.URL.Query().Get("start") != "0" {
+			ok(map[string]any{"messages": []apiMessage{}})
+			return
+		}
+		ok(map[string]any{"messages": f.rooms[room]})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestNewPMsSettle: a chat message stored a moment after one with a
+// higher id in another room was read is not passed over: a read takes only
+// messages older than settle on the board's clock, in (time, id) order, so
+// the late one comes with the next read; each message comes once, and the
+// read says it holds what was sent up to settle (and a second) before it.
+func TestNewPMsSettle(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	p, _ := forum.Builtin("nodebb")
+	c, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f.add("1", 5, t0.Add(-20*time.Second), "old order")
+	f.add("2", 11, t0.Add(-time.Second), "just sent")
+	before := time.Now()
+	in, err := c.NewPMs(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(in.PMs); got != "5" {
+		t.Fatalf("first read: %s, want only the message older than %v", got, settle)
+	}
+	if d := before.Sub(in.ListedAt); d < settle || d > settle+2*time.Second {
+		t.Errorf("ListedAt %v before the read, want about %v", d, settle+time.Second)
+	}
+	// Message 10 was given its id before 11 but is stored only now.
+	f.add("1", 10, t0.Add(-1500*time.Millisecond), "stored late")
+	f.mu.Lock()
+	f.now = t0.Add(5 * time.Second)
+	f.mu.Unlock()
+	in2, err := c.NewPMs(ctx, in.Next, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(in2.PMs); got != "10 11" {
+		t.Errorf("second read: %s, want 10 11 (time order)", got)
+	}
+	in3, err := c.NewPMs(ctx, in2.Next, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in3.PMs) != 0 {
+		t.Errorf("third read: %s, want nothing again", ids(in3.PMs))
+	}
+}
+
+func ids(pms []forum.PrivateMessage) string {
+	var s []string
+	for _, p := range pms {
+		s = append(s, p.ID)
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,797 @@
+//go:build linux
+
+package realboardtest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/nodebb"
+	"github.com/forumgm/forumgm/store/pgtest"
+)
+
+// NodeBB is the NodeBB 4.10.3 board (Node.js, PostgreSQL). Its boards are
+// NodeBBBoards (StartNodeBB), not Boards: they are reached over HTTP only.
+const NodeBB = "nodebb"
+
+// The NodeBB files in the engines directory (see its README).
+const (
+	nodebbArchive = "nodebb-4.10.3.tar.gz"
+	nodebbPackage = "nodebb-4.10.3.package.json"
+	nodebbLock    = "nodebb-4.10.3.package-lock.json"
+	nodebbRoot    = "nodebb-4.10.3"
+	// nodebbDump, inside the pristine install, is pg_dump's plain SQL of
+	// the database `./nodebb setup` made, with the test board's settings.
+	nodebbDump = ".realboard-nodebb.sql"
+	// nodebbHarness is part of the cache key: bump it when an install
+	// step changes.
+	nodebbHarness = "1"
+	nodebbAdmin   = "admin"
+)
+
+// nodebbSettings are a test board's settings (the config hash), written
+// into the pristine database: off the network (no ActivityPub, no plugin
+// usage reports), no post queue, no newbie delays; members may post every
+// 2 s (postDelay, 10 by default) so phases of seconds can be played.
+var nodebbSettings = map[string]any{
+	"activitypubEnabled": 0, "submitPluginUsage": 0,
+	"postQueue": 0, "newbiePostDelay": 0, "initialPostDelay": 0, "newbieChatMessageDelay": 0,
+	"postDelay": 2,
+}
+
+// NodeBBOptions are a NodeBB board's options; zero values give the
+// defaults in brackets.
+type NodeBBOptions struct {
+	Bot     string   // [GMBot]
+	Players []string // [Alice, Bob, Carol]
+	// Others are more accounts, not players ([]).
+	Others []string
+	// Subject and Opening are the game thread's title and its opening
+	// post (Markdown), made by the board's admin.
+	Subject, Opening string
+	// BotAdmin makes the bot an administrator (exempt from delays and the
+	// post queue, as a GM's bot account usually is).
+	BotAdmin bool
+	// Settings change the board's config hash before it starts (NodeBB
+	// reads it at start): "postQueue": 1, "postDelay": 10, ….
+	Settings map[string]any
+}
+
+// NodeBBBoard is one running NodeBB board. Its fields are read-only.
+type NodeBBBoard struct {
+	URL           string // http://127.0.0.1:PORT/
+	CategoryID    int
+	ThreadID      int
+	OpeningPostID int
+	Admin         Account
+	Bot           Account
+	Players       []Account
+	Others        []Account
+
+	dsn  string
+	conf string
+	root string
+	logf string
+	cmd  *exec.Cmd
+	done chan struct{}
+	stop sync.Once
+	mu   sync.Mutex
+	user map[string]*NodeBBUser
+}
+
+// ThreadIDString is the thread id as the forum packages carry it.
+func (b *NodeBBBoard) ThreadIDString() string { return strconv.Itoa(b.ThreadID) }
+
+// Player returns the player account with that name.
+func (b *NodeBBBoard) Player(name string) Account {
+	for _, p := range b.Players {
+		if p.Name == name {
+			return p
+		}
+	}
+	panic("realboardtest: no player " + name)
+}
+
+// nodebbServer is the test binary's PostgreSQL and the template database
+// restored from the pristine dump (one per binary).
+var (
+	nodebbTplMu sync.Mutex
+	nodebbTpl   string // DSN of the template database
+)
+
+// StartNodeBB installs NodeBB (once per archive and lock file, cached under
+// the same directory as the other engines), makes the board's database a
+// copy of the pristine one, starts it on loopback, and registers the bot and
+// the players through /register: a board for this test, stopped when it
+// ends. It skips (fails under FORUMGM_REQUIRE_REALBOARDS=1) without node
+// and npm, PostgreSQL or the archive.
+func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		unavailableNodeBB(t, "no node on PATH (NodeBB needs Node.js 20 and npm: apt-get install nodejs npm)")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		unavailableNodeBB(t, "no npm on PATH (apt-get install npm)")
+	}
+	if v, err := exec.Command(node, "-p", "process.versions.node").Output(); err != nil {
+		unavailableNodeBB(t, "node does not run: %v", err)
+	} else if major, _ := strconv.Atoi(strings.Split(strings.TrimSpace(string(v)), ".")[0]); major < 20 {
+		unavailableNodeBB(t, "node %s is older than NodeBB 4.10.3 needs (20 or newer)", strings.TrimSpace(string(v)))
+	}
+	dir, err := EnginesDir()
+	if err != nil {
+		unavailableNodeBB(t, "%v", err)
+	}
+	files := map[string]string{}
+	for _, f := range []string{nodebbArchive, nodebbPackage, nodebbLock} {
+		p := filepath.Join(dir, f)
+		if _, err := os.Stat(p); err != nil {
+			unavailableNodeBB(t, "no %s: %v", f, err)
+		}
+		files[f] = p
+	}
+	if _, err := pgtest.TryDSN(t); err != nil {
+		if pgtest.Required() || Required() {
+			t.Fatalf("realboardtest: NodeBB needs PostgreSQL: %v", err)
+		}
+		t.Skipf("realboardtest: skipping, NodeBB needs PostgreSQL: %v", err)
+	}
+	root, cost, err := nodebbPristine(t, files)
+	if err != nil {
+		t.Fatalf("realboardtest: installing NodeBB: %v", err)
+	}
+	if opt.Bot == "" {
+		opt.Bot = "GMBot"
+	}
+	if len(opt.Players) == 0 {
+		opt.Players = []string{"Alice", "Bob", "Carol"}
+	}
+	if opt.Subject == "" {
+		opt.Subject = "Game thread"
+	}
+	if opt.Opening == "" {
+		opt.Opening = "Welcome to the game. Vote in **bold**; orders by chat."
+	}
+	t0 := time.Now()
+	tpl, err := nodebbTemplate(t, root)
+	if err != nil {
+		t.Fatalf("realboardtest: NodeBB's template database: %v", err)
+	}
+	dsn, err := copyDB(t, tpl)
+	if err != nil {
+		t.Fatalf("realboardtest: NodeBB's database: %v", err)
+	}
+	if len(opt.Settings) > 0 {
+		if err := setConfig(dsn, opt.Settings); err != nil {
+			t.Fatalf("realboardtest: NodeBB's settings: %v", err)
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	b := &NodeBBBoard{URL: fmt.Sprintf("http://127.0.0.1:%d/", port), dsn: dsn, root: root,
+		conf: filepath.Join(tmp, "config.json"), logf: filepath.Join(tmp, "nodebb.log"),
+		Admin: Account{Name: nodebbAdmin, Password: password(nodebbAdmin), ID: 1}, user: map[string]*NodeBBUser{}}
+	u, _ := url.Parse(dsn)
+	pgPort, _ := strconv.Atoi(u.Port())
+	// bcrypt_rounds 4 (12 by default): a test board's accounts are made
+	// and logged in at once, several boards side by side.
+	conf := map[string]any{"url": strings.TrimSuffix(b.URL, "/"), "port": port, "bind_address": "127.0.0.1", "bcrypt_rounds": 4,
+		"secret": "realboard-" + strconv.Itoa(port), "database": "postgres",
+		"postgres": map[string]any{"host": u.Hostname(), "port": pgPort, "username": u.User.Username(), "password": "",
+			"database": strings.TrimPrefix(u.Path, "/"), "ssl": false}}
+	cj, _ := json.MarshalIndent(conf, "", "  ")
+	if err := os.WriteFile(b.conf, cj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tDB := time.Since(t0)
+	if err := b.start(node); err != nil {
+		b.Stop()
+		t.Fatalf("realboardtest: starting NodeBB: %v\n%s", err, b.ServerLog())
+	}
+	t.Cleanup(b.Stop)
+	tStart := time.Since(t0) - tDB
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The bot and the players register as people do; the bot opens the thread.
+	bot, err := b.register(ctx, opt.Bot)
+	if err != nil {
+		t.Fatalf("realboardtest: registering the bot: %v\n%s", err, b.ServerLog())
+	}
+	b.Bot = bot
+	for _, name := range opt.Players {
+		a, err := b.register(ctx, name)
+		if err != nil {
+			t.Fatalf("realboardtest: registering %s: %v\n%s", name, err, b.ServerLog())
+		}
+		b.Players = append(b.Players, a)
+	}
+	for _, name := range opt.Others {
+		a, err := b.register(ctx, name)
+		if err != nil {
+			t.Fatalf("realboardtest: registering %s: %v\n%s", name, err, b.ServerLog())
+		}
+		b.Others = append(b.Others, a)
+	}
+	if opt.BotAdmin {
+		b.MakeAdmin(t, b.Bot)
+	}
+	b.CategoryID = 2 // General Discussion
+	// The admin opens the thread: neither the post queue nor the bot's
+	// post delay a test sets holds it back.
+	bs, err := b.Session(ctx, b.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var topic struct {
+		TID     int `json:"tid"`
+		MainPid int `json:"mainPid"`
+	}
+	if err := bs.API(ctx, http.MethodPost, "api/v3/topics", map[string]any{"cid": b.CategoryID, "title": opt.Subject, "content": opt.Opening}, &topic); err != nil {
+		t.Fatalf("realboardtest: opening the thread: %v", err)
+	}
+	b.ThreadID, b.OpeningPostID = topic.TID, topic.MainPid
+	t.Logf("realboardtest: nodebb at %s (database %.1fs, start %.1fs, accounts and thread %.1fs; install %s)", b.URL,
+		tDB.Seconds(), tStart.Seconds(), (time.Since(t0) - tDB - tStart).Seconds(), cost)
+	return b
+}
+
+func unavailableNodeBB(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if Required() {
+		t.Fatalf("realboardtest: real boards are required (%s=1) but NodeBB is unavailable: %s", EnvRequire, msg)
+	}
+	t.Skipf("realboardtest: skipping NodeBB, %s (set %s to the engines' directory)", msg, EnvEngines)
+}
+
+// start runs NodeBB (one process, production mode, from the pristine
+// install with the board's own config file) and waits until it answers.
+func (b *NodeBBBoard) start(node string) error {
+	logf, err := os.OpenFile(b.logf, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(node, "app.js", "--config="+b.conf)
+	cmd.Dir = b.root
+	cmd.Env = append(filterEnv(os.Environ(), "NODE_ENV"), "NODE_ENV=production")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); logf.Close(); close(done) }()
+	b.mu.Lock()
+	b.cmd, b.done = cmd, done
+	b.mu.Unlock()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	end := time.Now().Add(90 * time.Second)
+	for time.Now().Before(end) {
+		select {
+		case <-done:
+			return fmt.Errorf("NodeBB exited")
+		default:
+		}
+		if resp, err := hc.Get(b.URL + "api/config"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	return fmt.Errorf("NodeBB did not answer within 90 s")
+}
+
+// Stop stops the board's process (its database goes with the test binary's
+// PostgreSQL).
+func (b *NodeBBBoard) Stop() {
+	b.stop.Do(func() { b.kill() })
+}
+
+func (b *NodeBBBoard) kill() {
+	b.mu.Lock()
+	cmd, done := b.cmd, b.done
+	b.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	<-done
+}
+
+// Restart stops NodeBB with SIGKILL and starts it again on the same port
+// and database (a board restarted mid-send).
+func (b *NodeBBBoard) Restart(t testing.TB) {
+	t.Helper()
+	b.kill()
+	node, _ := exec.LookPath("node")
+	if err := b.start(node); err != nil {
+		t.Fatalf("realboardtest: restarting NodeBB: %v\n%s", err, b.ServerLog())
+	}
+}
+
+// ServerLog is the end of NodeBB's output.
+func (b *NodeBBBoard) ServerLog() string {
+	out, _ := os.ReadFile(b.logf)
+	return tail(string(out), 4000)
+}
+
+// Query runs SQL on the board's database.
+func (b *NodeBBBoard) Query(t testing.TB, q string, args ...any) []map[string]any {
+	t.Helper()
+	db, err := sql.Open("postgres", b.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("realboardtest: %s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []map[string]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]any{}
+		for i, c := range cols {
+			if bs, ok := vals[i].([]byte); ok {
+				vals[i] = string(bs)
+			}
+			m[c] = vals[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// MakeAdmin adds an account to the administrators group (through the
+// admin's write API).
+func (b *NodeBBBoard) MakeAdmin(t testing.TB, a Account) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := b.Session(ctx, b.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.API(ctx, http.MethodPut, "api/v3/groups/administrators/membership/"+a.IDString(), nil, nil); err != nil {
+		t.Fatalf("realboardtest: making %s an administrator: %v", a.Name, err)
+	}
+}
+
+// NodeBBUser is a member's own logged-in session on the board: what a
+// player posts and chats goes through it, as through a browser.
+type NodeBBUser struct {
+	b    *NodeBBBoard
+	a    Account
+	hc   *http.Client
+	mu   sync.Mutex
+	csrf string
+}
+
+// Session is a's logged-in session (one per account and board, reused).
+func (b *NodeBBBoard) Session(ctx context.Context, a Account) (*NodeBBUser, error) {
+	b.mu.Lock()
+	u := b.user[a.Name]
+	b.mu.Unlock()
+	if u != nil {
+		return u, nil
+	}
+	u = b.newUser(a)
+	tok, err := u.token(ctx)
+	if err != nil {
+		return nil, err
+	}
+	form := url.Values{"username": {a.Name}, "password": {a.Password}, "_csrf": {tok}}
+	if _, err := u.form(ctx, "login", form, tok); err != nil {
+		return nil, fmt.Errorf("logging %s in: %w", a.Name, err)
+	}
+	if _, err := u.token(ctx); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.user[a.Name] = u
+	b.mu.Unlock()
+	return u, nil
+}
+
+func (b *NodeBBBoard) newUser(a Account) *NodeBBUser {
+	jar, _ := cookiejar.New(nil)
+	return &NodeBBUser{b: b, a: a, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// register signs a member up through /register and its consent step, as
+// a person does, and returns the account with its user id.
+func (b *NodeBBBoard) register(ctx context.Context, name string) (Account, error) {
+	a := Account{Name: name, Password: password(name)}
+	u := b.newUser(a)
+	tok, err := u.token(ctx)
+	if err != nil {
+		return a, err
+	}
+	form := url.Values{"username": {name}, "email": {strings.ToLower(name) + "@example.org"}, "password": {a.Password},
+		"password-confirm": {a.Password}, "_csrf": {tok}}
+	if _, err := u.form(ctx, "register", form, tok); err != nil {
+		return a, err
+	}
+	if _, err := u.form(ctx, "register/complete", url.Values{"gdpr_agree_email": {"on"}, "gdpr_agree_data": {"on"}, "_csrf": {tok}}, tok); err != nil {
+		return a, err
+	}
+	var cfg struct {
+		UID  int    `json:"uid"`
+		CSRF string `json:"csrf_token"`
+	}
+	if err := u.get(ctx, "api/config", &cfg); err != nil {
+		return a, err
+	}
+	if cfg.UID == 0 {
+		return a, fmt.Errorf("registering %s: not logged in after /register/complete", name)
+	}
+	a.ID = cfg.UID
+	u.a = a
+	u.mu.Lock()
+	u.csrf = cfg.CSRF
+	u.mu.Unlock()
+	b.mu.Lock()
+	b.user[name] = u
+	b.mu.Unlock()
+	return a, nil
+}
+
+func (u *NodeBBUser) token(ctx context.Context) (string, error) {
+	var cfg struct {
+		CSRF string `json:"csrf_token"`
+	}
+	if err := u.get(ctx, "api/config", &cfg); err != nil {
+		return "", err
+	}
+	u.mu.Lock()
+	u.csrf = cfg.CSRF
+	u.mu.Unlock()
+	return cfg.CSRF, nil
+}
+
+func (u *NodeBBUser) do(req *http.Request) (int, []byte, error) {
+	req.Header.Set("User-Agent", nodebb.UserAgent("realboardtest"))
+	resp, err := u.hc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+func (u *NodeBBUser) get(ctx context.Context, rel string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.b.URL+rel, nil)
+	if err != nil {
+		return err
+	}
+	st, body, err := u.do(req)
+	if err != nil {
+		return err
+	}
+	if st != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d: %.300s", rel, st, body)
+	}
+	return json.Unmarshal(body, out)
+}
+
+func (u *NodeBBUser) form(ctx context.Context, rel string, vals url.Values, tok string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.b.URL+rel, strings.NewReader(vals.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("x-csrf-token", tok)
+	st, body, err := u.do(req)
+	if err != nil {
+		return nil, err
+	}
+	if st != http.StatusOK && st != http.StatusFound {
+		return nil, fmt.Errorf("POST %s: HTTP %d: %.300s", rel, st, body)
+	}
+	return body, nil
+}
+
+// APIError is the board's refusal of a write API call.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message) }
+
+// API calls the write API (/api/v3/…) as the member; out (may be nil)
+// gets the answer's response.
+func (u *NodeBBUser) API(ctx context.Context, method, rel string, in, out any) error {
+	var rd io.Reader
+	if in != nil {
+		bs, _ := json.Marshal(in)
+		rd = bytes.NewReader(bs)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.b.URL+rel, rd)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	u.mu.Lock()
+	req.Header.Set("x-csrf-token", u.csrf)
+	u.mu.Unlock()
+	st, body, err := u.do(req)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Status struct {
+			Message string `json:"message"`
+		} `json:"status"`
+		Response json.RawMessage `json:"response"`
+	}
+	json.Unmarshal(body, &env)
+	if st != http.StatusOK {
+		msg := env.Status.Message
+		if msg == "" {
+			msg = strings.TrimSpace(string(body))
+		}
+		return &APIError{Status: st, Message: msg}
+	}
+	if out != nil {
+		return json.Unmarshal(env.Response, out)
+	}
+	return nil
+}
+
+// Post replies in the game thread with Markdown and returns the post id.
+func (u *NodeBBUser) Post(ctx context.Context, markdown string) (int, error) {
+	var p struct {
+		PID int `json:"pid"`
+	}
+	err := u.API(ctx, http.MethodPost, "api/v3/topics/"+u.b.ThreadIDString(), map[string]any{"content": markdown}, &p)
+	return p.PID, err
+}
+
+// Edit replaces a post's text.
+func (u *NodeBBUser) Edit(ctx context.Context, pid int, markdown string) error {
+	return u.API(ctx, http.MethodPut, "api/v3/posts/"+strconv.Itoa(pid), map[string]any{"content": markdown}, nil)
+}
+
+// Delete deletes a post (NodeBB keeps it, restorable).
+func (u *NodeBBUser) Delete(ctx context.Context, pid int) error {
+	return u.API(ctx, http.MethodDelete, "api/v3/posts/"+strconv.Itoa(pid)+"/state", nil, nil)
+}
+
+// Chat sends a chat message to an account, in their one-to-one room
+// (opened when there is none), and returns its message id.
+func (u *NodeBBUser) Chat(ctx context.Context, to Account, text string) (int, error) {
+	var room struct {
+		RoomID *int `json:"roomId"`
+	}
+	if err := u.API(ctx, http.MethodGet, "api/v3/users/"+to.IDString()+"/chat", nil, &room); err != nil {
+		return 0, err
+	}
+	if room.RoomID == nil {
+		if err := u.API(ctx, http.MethodPost, "api/v3/chats", map[string]any{"uids": []int{to.ID}}, &room); err != nil {
+			return 0, err
+		}
+	}
+	var m struct {
+		MID int `json:"mid"`
+	}
+	err := u.API(ctx, http.MethodPost, "api/v3/chats/"+strconv.Itoa(*room.RoomID), map[string]any{"message": text}, &m)
+	return m.MID, err
+}
+
+// nodebbPristine is the installed NodeBB tree, installing it the first
+// time: under the engines' cache directory, keyed by the archive's and
+// the lock file's checksums, locked so concurrent test binaries install it
+// once. npm's cache sits beside it, keyed by the lock file. The install
+// runs `./nodebb setup` against a database of this binary's PostgreSQL,
+// sets the test board's settings and keeps its dump.
+func nodebbPristine(t testing.TB, files map[string]string) (string, string, error) {
+	archiveSum, err := fileHash(files[nodebbArchive])
+	if err != nil {
+		return "", "", err
+	}
+	lockSum, err := fileHash(files[nodebbLock])
+	if err != nil {
+		return "", "", err
+	}
+	pkgSum, err := fileHash(files[nodebbPackage])
+	if err != nil {
+		return "", "", err
+	}
+	base := filepath.Join(os.TempDir(), "forumgm-realboard")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", "", err
+	}
+	key := fmt.Sprintf("nodebb-v%s-%s-%s-%s", nodebbHarness, archiveSum[:12], lockSum[:12], pkgSum[:8])
+	final := filepath.Join(base, key)
+	lock, err := os.OpenFile(final+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(filepath.Join(final, nodebbDump)); err == nil {
+		return final, "cached", nil
+	}
+	os.RemoveAll(final)
+	t0 := time.Now()
+	work := fmt.Sprintf("%s.tmp%d", final, os.Getpid())
+	os.RemoveAll(work)
+	fail := func(err error) (string, string, error) {
+		os.RemoveAll(work)
+		return "", "", err
+	}
+	if err := extract(files[nodebbArchive], work, nodebbRoot); err != nil {
+		return fail(err)
+	}
+	for src, dst := range map[string]string{files[nodebbPackage]: "package.json", files[nodebbLock]: "package-lock.json"} {
+		if err := copyFile(src, filepath.Join(work, dst), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	npmCache := filepath.Join(base, "npm-cache-"+lockSum[:12])
+	npm := exec.Command("npm", "install", "--omit=dev", "--no-audit", "--no-fund", "--cache", npmCache)
+	npm.Dir = work
+	npm.Env = append(filterEnv(os.Environ(), "NODE_ENV"), "NODE_ENV=production")
+	if out, err := npm.CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("npm install: %v\n%s", err, tail(string(out), 3000)))
+	}
+	tNpm := time.Since(t0)
+	dsn, err := pgtest.TryDSN(t)
+	if err != nil {
+		return fail(err)
+	}
+	u, _ := url.Parse(dsn)
+	pgPort, _ := strconv.Atoi(u.Port())
+	setupPort, err := freePort()
+	if err != nil {
+		return fail(err)
+	}
+	setup, _ := json.Marshal(map[string]any{
+		"url": fmt.Sprintf("http://127.0.0.1:%d", setupPort), "port": setupPort, "secret": "realboard-setup",
+		"database": "postgres", "postgres:host": u.Hostname(), "postgres:port": pgPort,
+		"postgres:username": u.User.Username(), "postgres:password": "", "postgres:database": strings.TrimPrefix(u.Path, "/"),
+		"admin:username": nodebbAdmin, "admin:password": password(nodebbAdmin), "admin:password:confirm": password(nodebbAdmin),
+		"admin:email": nodebbAdmin + "@example.org"})
+	cmd := exec.Command("./nodebb", "setup", string(setup))
+	cmd.Dir = work
+	cmd.Env = append(filterEnv(os.Environ(), "NODE_ENV"), "NODE_ENV=production")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fail(fmt.Errorf("nodebb setup: %v\n%s", err, tail(string(out), 3000)))
+	}
+	// It exits 0 even when a value is missing: the config file says.
+	if _, err := os.Stat(filepath.Join(work, "config.json")); err != nil {
+		return fail(fmt.Errorf("nodebb setup wrote no config.json:\n%s", tail(string(out), 3000)))
+	}
+	os.Remove(filepath.Join(work, "config.json")) // each board has its own
+	if err := setConfig(dsn, nodebbSettings); err != nil {
+		return fail(err)
+	}
+	pgDump, err := pgTool("pg_dump")
+	if err != nil {
+		return fail(err)
+	}
+	dump := exec.Command(pgDump, "--no-owner", "--no-privileges", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(),
+		"-f", filepath.Join(work, nodebbDump), strings.TrimPrefix(u.Path, "/"))
+	if out, err := dump.CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("pg_dump: %v: %s", err, out))
+	}
+	if err := os.Rename(work, final); err != nil {
+		return fail(err)
+	}
+	cost := fmt.Sprintf("%s (npm install %s)", time.Since(t0).Round(100*time.Millisecond), tNpm.Round(100*time.Millisecond))
+	t.Logf("realboardtest: installed NodeBB in %s", cost)
+	return final, cost, nil
+}
+
+// nodebbTemplate restores the pristine dump into a template database of
+// this binary's PostgreSQL, once per binary, and returns its DSN.
+func nodebbTemplate(t testing.TB, root string) (string, error) {
+	nodebbTplMu.Lock()
+	defer nodebbTplMu.Unlock()
+	if nodebbTpl != "" {
+		return nodebbTpl, nil
+	}
+	dsn, err := pgtest.TryDSN(t)
+	if err != nil {
+		return "", err
+	}
+	u, _ := url.Parse(dsn)
+	psql, err := pgTool("psql")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(),
+		"-d", strings.TrimPrefix(u.Path, "/"), "-f", filepath.Join(root, nodebbDump))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("restoring the NodeBB dump: %v: %s", err, tail(string(out), 2000))
+	}
+	nodebbTpl = dsn
+	return dsn, nil
+}
+
+var nodebbDBs struct {
+	sync.Mutex
+	n int
+}
+
+// copyDB makes a new database as a copy of the template (one at a time:
+// PostgreSQL copies a template no one else is connected to).
+func copyDB(t testing.TB, tpl string) (string, error) {
+	u, _ := url.Parse(tpl)
+	tplName := strings.TrimPrefix(u.Path, "/")
+	nodebbDBs.Lock()
+	defer nodebbDBs.Unlock()
+	nodebbDBs.n++
+	name := fmt.Sprintf("nodebb_%d_%d", os.Getpid(), nodebbDBs.n)
+	admin := *u
+	admin.Path = "/postgres"
+	db, err := sql.Open("postgres", admin.String())
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE DATABASE ` + name + ` TEMPLATE ` + tplName); err != nil {
+		return "", err
+	}
+	out := *u
+	out.Path = "/" + name
+	return out.String(), nil
+}
+
+// setConfig merges settings into NodeBB's config hash (read at its start).
+func setConfig(dsn string, settings map[string]any) error {
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	js, _ := json.Marshal(settings)
+	res, err := db.Exec(`UPDATE legacy_hash SET data = data || $1::jsonb WHERE _key = 'config'`, string(js))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("no config hash in NodeBB's database")
+	}
+	return nil
+}

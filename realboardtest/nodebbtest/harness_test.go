@@ -1,0 +1,59 @@
+//go:build linux
+
+package nodebbtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/boardtest"
+)
+
+// forumConfig is the bot's forum settings for a board, as a game file
+// names them (engine nodebb, the password in a file only its owner reads).
+func forumConfig(t testing.TB, b *realboardtest.NodeBBBoard) gameconfig.ForumConfig {
+	t.Helper()
+	pw := filepath.Join(t.TempDir(), "bot.password")
+	if err := os.WriteFile(pw, []byte(b.Bot.Password), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return gameconfig.ForumConfig{URL: b.URL, Engine: "nodebb", Thread: b.ThreadIDString(), Bot: b.Bot.Name,
+		PasswordFile: pw, PollSeconds: 1, RequestsPerSecond: 50}
+}
+
+// connect is the bot's board as forumgm run connects it (forumconn's
+// sessions, the port), and the game's site.
+func connect(t testing.TB, b *realboardtest.NodeBBBoard, edit ...func(*gameconfig.ForumConfig)) (forum.Board, *gameconfig.Site) {
+	t.Helper()
+	fc := forumConfig(t, b)
+	for _, e := range edit {
+		e(&fc)
+	}
+	site, err := fc.Site()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "nodebbtest", Log: boardtest.TestLog(t)}
+	bd, err := ss.Board(context.Background(), site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bd, site
+}
+
+// user is a's own session on the board.
+func user(t testing.TB, b *realboardtest.NodeBBBoard, a realboardtest.Account) *realboardtest.NodeBBUser {
+	t.Helper()
+	u, err := b.Session(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
