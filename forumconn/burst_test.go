@@ -73,18 +73,14 @@ type capture struct {
 
 func (c *capture) Write(p []byte) (int, error) { c.body.Write(p); return c.ResponseWriter.Write(p) }
 
-// runBurst runs one burst of n games; with signal a poll of an unchanged
+// runBurstLock runs one burst of n games; with signal a poll of an unchanged
 // thread reads only the topic list (the change signal, docs/polling.md;
 // the forum holding the threads is learned from their pages), else every
 // poll reads the thread (forum: off). A game counts as read when its
 // thread is or a list page showing it is.
-func runBurst(b *testing.B, n int, signal bool) burstResult {
-	return runBurstLock(b, n, signal, false)
-}
-
-// runBurstLock is runBurst on a board with phpBB's tokens (lock false:
-// forms of one kind made in one second go together) or with a posting
-// lock (a form's token is taken once).
+// On a board with phpBB's tokens (lock false: forms of one kind made in
+// one second go together) or with a posting lock (a form's token is
+// taken once).
 func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
