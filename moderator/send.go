@@ -372,11 +372,6 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		sub = m.submit(ctx, it, fe.Budget, l.forum.Late())
 		defer sub.close()
 		sendCtx = sub.ctx
-		// What became of it is recorded even after a stop, within
-		// recordLimit: the lease is let go only after that.
-		var cancel context.CancelFunc
-		rec, cancel = context.WithTimeout(context.WithoutCancel(ctx), recordLimit)
-		defer cancel()
 	}
 	var fid string
 	var err error
@@ -384,6 +379,13 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		fid, err = f.Reply(sendCtx, l.forum.Thread, it.Body, it.Marker)
 	} else {
 		fid, err = f.SendPM(sendCtx, forum.Author{Name: it.RecipientName, ID: it.RecipientID}, it.Subject, it.Body, it.Marker)
+	}
+	if sub != nil {
+		// What became of it is recorded even after a stop, within
+		// recordLimit from its end: the lease is let go only after that.
+		var cancel context.CancelFunc
+		rec, cancel = context.WithTimeout(context.WithoutCancel(ctx), recordLimit)
+		defer cancel()
 	}
 	if cerr := sub.crash(); cerr != nil {
 		return cerr

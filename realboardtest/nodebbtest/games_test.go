@@ -54,6 +54,7 @@ func TestNations(t *testing.T) {
 // read from their /in posts with the user ids NodeBB gave them, and their
 // roles reach them by chat.
 func TestSignups(t *testing.T) {
+	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("fills and plays a whole game on the real clock (minutes)")
@@ -68,6 +69,7 @@ func TestSignups(t *testing.T) {
 // TestProtest plays a whole game of Protest on a real NodeBB board, as
 // TestNations does (its map goes out in a code block).
 func TestProtest(t *testing.T) {
+	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")

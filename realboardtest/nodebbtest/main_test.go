@@ -7,17 +7,33 @@
 package nodebbtest
 
 import (
+	"os"
 	"testing"
 
 	"github.com/forumgm/forumgm/internal/partest"
 	"github.com/forumgm/forumgm/store/pgtest"
 )
 
-// TestMain runs up to 8 tests at once (partest.Default: the games wait on
-// the real clock; each board is a Node.js process of about 200 MB) and
-// stops the throwaway PostgreSQL server the boards use. The whole games
-// (games_test.go, first by file name) start first: they are the longest.
+// TestMain runs up to 4 tests at once (partest.Default: the games wait on
+// the real clock, but each board is a Node.js process of about 200 MB
+// that takes a core to start: eight at once slowed the whole suite past
+// CI's time) and stops the throwaway PostgreSQL server the boards use. The
+// whole games (games_test.go, first by file name) start first: they are
+// the longest.
 func TestMain(m *testing.M) {
-	partest.Default(8)
+	partest.Default(4)
 	pgtest.Main(m)
+}
+
+// long skips a test of the long form unless FORUMGM_NODEBB_ALL is set: the
+// suite (and CI) runs the core on NodeBB (reading, posting, chats, lost
+// answers and sessions, the probe, whole Nations and six-player Resistance
+// games); sign-ups, Protest, reminders, edits and deletions, and kill -9
+// of forumgm run are the long form (docs/nodebb.md), about five more
+// minutes on two cores.
+func long(t *testing.T) {
+	t.Helper()
+	if os.Getenv("FORUMGM_NODEBB_ALL") == "" {
+		t.Skip("the long form of the NodeBB tests: set FORUMGM_NODEBB_ALL=1 to run it")
+	}
 }
