@@ -197,94 +197,62 @@ func TestTooLongLearnsTheBoardsLimit(t *testing.T) {
 // engine's) has a long receipt queued in parts under it before its first
 // send: the board refuses none of them, there is nothing to learn, and
 // every line is answered once (issue 19: only the built-in profile's limit
-// or a learned one was used, so the first send was refused).
+// or a learned one was used, so the first send was refused). One whose PMs
+// take less than its posts (max_pm_bytes: NodeBB's chats) has the receipt
+// in parts under the PM limit, while the thread's posts stay whole.
 func TestProfileFileMessageLimit(t *testing.T) {
-	profile, err := filepath.Abs(filepath.Join("testdata", "short-posts.profile.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newNationsOn(t, storetest.SQLite(t), func(fc *gameconfig.ForumConfig) { fc.Engine, fc.Profile = "", profile })
-	r.ff.MaxLen = 2000
-	var lines []string
-	for i := range 150 {
-		lines = append(lines, fmt.Sprintf("line %03d of my very long letter", i))
-	}
-	r.clk.Advance(time.Minute)
-	r.ff.PMSubject("Alice", "orders", strings.Join(lines, "\n"))
-	r.tick()
-	if r.ff.LongRefusals != 0 {
-		t.Errorf("%d sends refused as too long, want none", r.ff.LongRefusals)
-	}
-	if _, g := r.state(); g.MessageLimit != 0 {
-		t.Errorf("a limit of %d learned, want none (the profile's was known)", g.MessageLimit)
-	}
-	var box []store.OutboxItem
-	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; box, err = tx.Outbox(r.id); return err })
-	parts := 0
-	for _, it := range box {
-		if it.State != store.OutboxSent {
-			t.Errorf("%s is %s: %s", it.Marker, it.State, it.LastError)
-		}
-		if it.Recipient == "Alice" && strings.Contains(it.Body, "(part ") {
-			parts++
-			if n := forum.MessageSize(forum.WithMarker(phpBBMarkup(), it.Body, it.Marker)); n > 2000 {
-				t.Errorf("%s: %d bytes with its marker, over the profile's 2000", it.Marker, n)
+	for _, tc := range []struct{ name, file string }{
+		{"max_message_bytes", "short-posts.profile.yaml"},
+		{"max_pm_bytes", "short-pms.profile.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			profile, err := filepath.Abs(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	answered := strings.Join(r.ff.SentTo()["Alice"], "\n")
-	for _, l := range lines {
-		if strings.Count(answered, l) != 1 {
-			t.Errorf("%q answered %d times in Alice's PMs, want once", l, strings.Count(answered, l))
-		}
-	}
-	if parts < 2 {
-		t.Errorf("the receipt was queued in %d parts, want several", parts)
-	}
-}
-
-// A profile whose PMs take less than its posts (max_pm_bytes: NodeBB's
-// chats) has a long receipt PM queued in parts under the PM limit, each
-// answered once, while the thread's posts stay whole.
-func TestProfilePMLimit(t *testing.T) {
-	profile, err := filepath.Abs(filepath.Join("testdata", "short-pms.profile.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newNationsOn(t, storetest.SQLite(t), func(fc *gameconfig.ForumConfig) { fc.Engine, fc.Profile = "", profile })
-	r.ff.MaxLen = 2000
-	var lines []string
-	for i := range 150 {
-		lines = append(lines, fmt.Sprintf("line %03d of my very long letter", i))
-	}
-	r.clk.Advance(time.Minute)
-	r.ff.PMSubject("Alice", "orders", strings.Join(lines, "\n"))
-	r.tick()
-	if r.ff.LongRefusals != 0 {
-		t.Errorf("%d sends refused as too long, want none", r.ff.LongRefusals)
-	}
-	var box []store.OutboxItem
-	r.db.View(r.ctx, func(tx *store.Tx) error { var err error; box, err = tx.Outbox(r.id); return err })
-	parts := 0
-	for _, it := range box {
-		if strings.Contains(it.Body, "(part ") {
-			if it.Kind != forum.KindPM {
-				t.Errorf("post %s went out in parts", it.Marker)
+			r := newNationsOn(t, storetest.SQLite(t), func(fc *gameconfig.ForumConfig) { fc.Engine, fc.Profile = "", profile })
+			r.ff.MaxLen = 2000
+			var lines []string
+			for i := range 150 {
+				lines = append(lines, fmt.Sprintf("line %03d of my very long letter", i))
 			}
-			parts++
-			if n := forum.MessageSize(forum.WithMarker(phpBBMarkup(), it.Body, it.Marker)); n > 2000 {
-				t.Errorf("%s: %d bytes with its marker, over the profile's max_pm_bytes 2000", it.Marker, n)
+			r.clk.Advance(time.Minute)
+			r.ff.PMSubject("Alice", "orders", strings.Join(lines, "\n"))
+			r.tick()
+			if r.ff.LongRefusals != 0 {
+				t.Errorf("%d sends refused as too long, want none", r.ff.LongRefusals)
 			}
-		}
-	}
-	answered := strings.Join(r.ff.SentTo()["Alice"], "\n")
-	for _, l := range lines {
-		if strings.Count(answered, l) != 1 {
-			t.Errorf("%q answered %d times in Alice's PMs, want once", l, strings.Count(answered, l))
-		}
-	}
-	if parts < 2 {
-		t.Errorf("the receipt was queued in %d parts, want several", parts)
+			if _, g := r.state(); g.MessageLimit != 0 {
+				t.Errorf("a limit of %d learned, want none (the profile's was known)", g.MessageLimit)
+			}
+			var box []store.OutboxItem
+			r.db.View(r.ctx, func(tx *store.Tx) error { var err error; box, err = tx.Outbox(r.id); return err })
+			parts := 0
+			for _, it := range box {
+				if it.State != store.OutboxSent {
+					t.Errorf("%s is %s: %s", it.Marker, it.State, it.LastError)
+				}
+				if !strings.Contains(it.Body, "(part ") {
+					continue
+				}
+				if it.Kind != forum.KindPM {
+					t.Errorf("post %s went out in parts", it.Marker)
+				}
+				parts++
+				if n := forum.MessageSize(forum.WithMarker(phpBBMarkup(), it.Body, it.Marker)); n > 2000 {
+					t.Errorf("%s: %d bytes with its marker, over the profile's 2000", it.Marker, n)
+				}
+			}
+			answered := strings.Join(r.ff.SentTo()["Alice"], "\n")
+			for _, l := range lines {
+				if strings.Count(answered, l) != 1 {
+					t.Errorf("%q answered %d times in Alice's PMs, want once", l, strings.Count(answered, l))
+				}
+			}
+			if parts < 2 {
+				t.Errorf("the receipt was queued in %d parts, want several", parts)
+			}
+		})
 	}
 }
 
