@@ -1,6 +1,9 @@
 package forum
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 type submitKey struct{}
 
@@ -14,6 +17,12 @@ type submitKey struct{}
 // stop lets a request already on its way end (its answer recorded) rather
 // than cut it off.
 type SubmitHook func() (ended func(), err error)
+
+// ErrStopping is the cause a sender cancels a send's context with when its
+// runner stops (or gives the game back) with none of its requests on the
+// way: no new request may leave, but a port still finishes what reads an
+// answer already given (the marker check after a success page).
+var ErrStopping = errors.New("stopping: no new submission")
 
 // WithSubmit returns ctx carrying f (nil: none).
 func WithSubmit(ctx context.Context, f SubmitHook) context.Context {

@@ -486,19 +486,16 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 // recordLimit bounds recording what became of a send after a stop.
 const recordLimit = 10 * time.Second
 
-// errStopping: the runner is stopping (or giving the game back), so no
-// new request of a send leaves.
-var errStopping = errors.New("stopping: no new submission")
-
 // submission is one attempt's requests under a lease. Its context ends at
 // the fence's budget; a stop ends it at once only while none of its
 // requests is on its way, else as soon as the last one has ended, so a
 // request that has left is never cut off (the board might still take it
 // while its sender records nothing), and none leaves after the stop.
 type submission struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	watch  func() bool
+	ctx     context.Context
+	cancel  context.CancelFunc // a stop: no new request (forum.ErrStopping)
+	release context.CancelFunc
+	watch   func() bool
 
 	mu       sync.Mutex
 	stopping bool
@@ -513,8 +510,10 @@ type submission struct {
 // taking it until the attempt's deadline plus late (SubmitOutbox).
 func (m *Moderator) submit(ctx context.Context, it *store.OutboxItem, budget, late time.Duration) *submission {
 	s := &submission{}
-	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
-	s.cancel = cancel
+	stoppable, stop := context.WithCancelCause(context.WithoutCancel(ctx))
+	base, cancel := context.WithTimeout(stoppable, budget)
+	s.cancel = func() { stop(forum.ErrStopping) }
+	s.release = func() { cancel(); stop(nil) }
 	deadline, _ := base.Deadline()
 	s.watch = context.AfterFunc(ctx, func() {
 		s.mu.Lock()
@@ -530,7 +529,7 @@ func (m *Moderator) submit(ctx context.Context, it *store.OutboxItem, budget, la
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.stopping {
-			return nil, errStopping
+			return nil, forum.ErrStopping
 		}
 		// The window is on the database's clock from now: what is left of
 		// the request's time, then the board's lateness.
@@ -591,7 +590,7 @@ func (s *submission) crash() error {
 
 func (s *submission) close() {
 	s.watch()
-	s.cancel()
+	s.release()
 }
 
 // nextDue picks the next item to send. Thread posts go out in order, and so

@@ -313,7 +313,9 @@ const checkLimit = time.Minute
 func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkLimit)
 	stop := context.AfterFunc(ctx, func() {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Nor by a stop that lets what is on its way end (forum.
+		// ErrStopping): the check reads an answer the board already gave.
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(context.Cause(ctx), forum.ErrStopping) {
 			cancel()
 		}
 	})
