@@ -108,6 +108,7 @@ type gameOpts struct {
 // counts are posted, and within a phase the counts in the topic are the
 // gap apart at least by the board's own times.
 func TestResistanceSix(t *testing.T) {
+	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")

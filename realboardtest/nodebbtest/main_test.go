@@ -27,10 +27,10 @@ func TestMain(m *testing.M) {
 
 // long skips a test of the long form unless FORUMGM_NODEBB_ALL is set: the
 // suite (and CI) runs the core on NodeBB (reading, posting, chats, lost
-// answers and sessions, the probe, whole Nations and six-player Resistance
-// games); sign-ups, Protest, reminders, edits and deletions, and kill -9
-// of forumgm run are the long form (docs/nodebb.md), about five more
-// minutes on two cores.
+// answers and sessions, the probe, a whole Nations game); six-player
+// Resistance, sign-ups, Protest, reminders, edits and deletions, and kill
+// -9 of forumgm run are the long form (docs/nodebb.md), about five more
+// minutes on two cores: with them CI went past its 15 minutes.
 func long(t *testing.T) {
 	t.Helper()
 	if os.Getenv("FORUMGM_NODEBB_ALL") == "" {
