@@ -64,8 +64,7 @@ func (m *Moderator) openingPosted(tx *store.Tx, l *loaded, it *store.OutboxItem,
 	// its last submission, which may be long after the read before (a
 	// crash loop's wait); the read that records it restarts the clock.
 	cfg.OpeningFound = up.found && !stamped
-	s.l.cfg = cfg
-	s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
+	s.l.cfg, s.l.cfgChanged = cfg, true
 	if err := m.startClock(tx, s, it.ForumID, posted); err != nil {
 		return err
 	}
@@ -112,7 +111,7 @@ func openingOnItsWay(tx *store.Tx, s *step) (bool, error) {
 // up, if that is later than the start it has and no phase has closed
 // since: the start moves there, the state is rebuilt as the new start sets
 // it up, and the deadline moves by the delay (a slot a schedule announced
-// stands). The settings are saved with the step.
+// stands). The settings are saved with the step (saveSettings).
 func (m *Moderator) startClock(tx *store.Tx, s *step, postID string, posted time.Time) error {
 	cfg := s.l.cfg
 	shift := posted.Sub(cfg.Start)
@@ -120,8 +119,7 @@ func (m *Moderator) startClock(tx *store.Tx, s *step, postID string, posted time
 		return nil
 	}
 	cfg.Start = posted
-	s.l.cfg = cfg
-	s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
+	s.l.cfg, s.l.cfgChanged = cfg, true
 	dl := s.l.game.Status(s.l.state).Deadline
 	// The state as the new Start sets it up (what a rebuild will do),
 	// then the deadline moved by the delay.

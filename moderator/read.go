@@ -106,8 +106,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 				// there if it had started earlier.
 				cfg := s.l.cfg
 				cfg.OpeningFound = false
-				s.l.cfg = cfg
-				s.ch.Settings = &store.SettingsChange{GameID: s.l.row.ID, Config: mustJSON(cfg), Forum: s.l.row.Forum}
+				s.l.cfg, s.l.cfgChanged = cfg, true
 				if err := m.startClock(tx, s, s.l.cfg.OpeningPost, r.opened); err != nil {
 					return err
 				}

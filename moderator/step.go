@@ -115,9 +115,10 @@ func (m *Moderator) runStep(ctx context.Context, l *loaded, fn func(tx *store.Tx
 		}
 		return m.commit(tx, s)
 	})
-	if err == nil && s.ch.Game != nil && s.l.state != nil && !s.l.cfg.SigningUp() && !s.l.cfgChanged {
+	if err == nil && s.ch.Game != nil && s.l.state != nil && !s.l.cfg.SigningUp() {
 		// What the next step of the tick would decode (l.again). A
-		// change of settings counts a revision of its own: decoded.
+		// change of settings counts a revision of its own, which the
+		// next step then finds it does not have: it decodes.
 		l.saved = &savedGame{revision: s.ch.Game.Revision, forum: s.ch.Game.Forum, state: s.l.state}
 	}
 	return s, err
