@@ -13,6 +13,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/resistance"
 	"github.com/forumgm/forumgm/simplayers"
@@ -90,6 +91,8 @@ const (
 )
 
 func playCountsAndReminders(t *testing.T, engine string) {
+	matrix.Cell(t, engine, matrix.Counts)
+	matrix.Cell(t, engine, matrix.Reminders)
 	ctx, cancel := context.WithCancel(context.Background())
 	t0 := time.Now()
 	names := []string{"Pia", "Quin", "Rob", "Sue"}
@@ -256,6 +259,7 @@ func playCountsAndReminders(t *testing.T, engine string) {
 // bouncing each other off phpBB's post review), beside the other tests.
 func TestResistanceSevenWithPlotCards(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.PhpBB, matrix.Resistance7)
 	if testing.Short() {
 		t.Skip("plays a whole game in real time (minutes)")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/realboardtest"
 	"github.com/forumgm/forumgm/realboardtest/boardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/store"
 )
@@ -131,6 +132,7 @@ func commandsOf(tb *table, player, s string) []store.CommandRow {
 //   - an edit seen after the deadline is only flagged: the civilisation
 //     chosen in time stays.
 func TestEditsDeletionsAndRelogin(t *testing.T) {
+	matrix.Cell(t, realboardtest.PhpBB, matrix.Edits)
 	if testing.Short() {
 		t.Skip("plays a round in real time")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
 	"github.com/forumgm/forumgm/store"
@@ -74,6 +75,7 @@ func TestWholeGames(t *testing.T) {
 }
 
 func playWhole(t *testing.T, w wholeGame) {
+	matrix.Cell(t, w.engine, wholeGameFeature(w.kind, w.players))
 	g, err := rules.Lookup(w.kind)
 	if err != nil {
 		t.Fatal(err)
@@ -219,4 +221,19 @@ func playOutWith(t *testing.T, tb *table, w wholeGame, start time.Time, sim *sim
 	}
 	t.Logf("%s on %s: finished in %.0fs; winners %v (%v); %d player moves; commands %d accepted, %d rejected; bot: %d posts, %d PMs, each once",
 		w.kind, w.engine, played.Seconds(), final.Winners, final.Extra["winner_side"], moves, accepted, rejected, posts, pms)
+}
+
+// wholeGameFeature is the matrix row a whole game of kind with n players
+// (0: the demo table's) stands for.
+func wholeGameFeature(kind string, n int) string {
+	switch kind {
+	case "nations":
+		return matrix.Nations
+	case "protest":
+		return matrix.Protest
+	}
+	if n >= 7 {
+		return matrix.Resistance7
+	}
+	return matrix.Resistance5
 }

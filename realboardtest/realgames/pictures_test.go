@@ -16,6 +16,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/realboardtest"
 	"github.com/forumgm/forumgm/realboardtest/boardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/webdesk"
 )
@@ -29,6 +30,7 @@ import (
 // and one report).
 func TestPictureInRealThread(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.PhpBB, matrix.Pictures)
 	if testing.Short() {
 		t.Skip("plays a round on a real board")
 	}

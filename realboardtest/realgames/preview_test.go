@@ -14,6 +14,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -47,6 +48,7 @@ func TestPreviewThenResolveNow(t *testing.T) {
 }
 
 func playPreview(t *testing.T, engine string) {
+	matrix.Cell(t, engine, matrix.ResolveNow)
 	ctx := context.Background()
 	names := []string{"Pia", "Quin", "Rob", "Sue"}
 	b := realboardtest.Start(t, engine, realboardtest.Options{Players: names, Subject: "Protest, previewed"})

@@ -12,6 +12,7 @@ import (
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/simplayers"
 	"github.com/forumgm/forumgm/store"
@@ -60,6 +61,7 @@ type signupGame struct {
 }
 
 func playSignups(t *testing.T, sg signupGame) {
+	matrix.Cell(t, sg.engine, matrix.Signups)
 	ctx := context.Background()
 	engine := sg.engine
 	eng, _ := rules.Lookup(sg.kind)

@@ -14,6 +14,7 @@ import (
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/store"
 )
@@ -56,6 +57,7 @@ type wantCmd struct {
 }
 
 func playTiming(t *testing.T, engine string) {
+	matrix.Cell(t, engine, matrix.StoppedAcrossDeadline)
 	names := []string{"Alice", "Bob", "Carol"}
 	b := realboardtest.Start(t, engine, realboardtest.Options{Players: names, Subject: "Nations, timed"})
 	b.ExemptBot(t)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 )
 
 // TestFlavorInEveryUpdate: a whole Nations game on real phpBB, in a house
@@ -18,6 +19,7 @@ import (
 // is on the board exactly once. About 30 s of real time.
 func TestFlavorInEveryUpdate(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.PhpBB, matrix.Nations) // a whole Nations game
 	if testing.Short() {
 		t.Skip("plays a whole game on a real board")
 	}

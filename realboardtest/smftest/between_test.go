@@ -13,6 +13,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
@@ -29,6 +30,8 @@ import (
 //
 // Real-clock cost: a two-minute round, about two and a half minutes.
 func TestCountsAndReminders(t *testing.T) {
+	matrix.Cell(t, realboardtest.SMF, matrix.Counts)
+	matrix.Cell(t, realboardtest.SMF, matrix.Reminders)
 	if testing.Short() {
 		t.Skip("plays a two-minute round on the real clock")
 	}

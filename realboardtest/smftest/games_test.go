@@ -13,7 +13,9 @@ import (
 	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/rules/resistance"
 	"github.com/forumgm/forumgm/simplayers"
 	"github.com/forumgm/forumgm/store"
 )
@@ -76,6 +78,7 @@ func (s *sender) do(player, what string, f func(realboardtest.Account) error) er
 }
 
 func wholeGame(t *testing.T, name string, d rules.Demo) {
+	matrix.Cell(t, realboardtest.SMF, wholeGameFeature(name, len(d.DemoTable(0.5).Players)))
 	ctx := context.Background()
 	tbl := d.DemoTable(0.5)
 	b := realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{Players: tbl.Players, Subject: tbl.Title, Opening: "The game starts below."})
@@ -144,8 +147,39 @@ func wholeGame(t *testing.T, name string, d rules.Demo) {
 		}
 	}
 	t.Logf("%d commands", len(cmds))
+	if wholeGameFeature(name, len(tbl.Players)) == matrix.Resistance7 {
+		// Seven players: the plot deck is dealt; the cell is the cards
+		// given and played, accepted, as on phpBB.
+		given, played := 0, 0
+		for _, c := range cmds {
+			switch {
+			case c.Kind == resistance.KindGive && c.Status == store.CommandAccepted:
+				given++
+			case c.Kind == resistance.KindPlay && c.Status == store.CommandAccepted:
+				played++
+			}
+		}
+		if given == 0 || played == 0 {
+			t.Errorf("plot cards given %d times and played %d times: want both", given, played)
+		}
+	}
 	t.Logf("the bot posted %d times and sent %d PMs; outbox %d items", nPosts, nPMs, len(out))
 	if !status.Finished || nPosts < 2 || nPMs < 1 {
 		t.Errorf("status %+v, %d bot posts, %d bot PMs", status, nPosts, nPMs)
 	}
+}
+
+// wholeGameFeature is the matrix row a whole game of kind with n players
+// stands for (seven or more: the plot cards are dealt).
+func wholeGameFeature(kind string, n int) string {
+	switch kind {
+	case "nations":
+		return matrix.Nations
+	case "protest":
+		return matrix.Protest
+	}
+	if n >= 7 {
+		return matrix.Resistance7
+	}
+	return matrix.Resistance5
 }
