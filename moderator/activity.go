@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"fmt"
+	"github.com/forumgm/forumgm/between"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
@@ -97,7 +98,7 @@ func activity(tx *store.Tx, l *loaded) ([]PhaseActivity, error) {
 	for _, c := range cmds {
 		j, ok := index[c.Phase]
 		i, isPlayer := slots[c.Player]
-		if ok && isPlayer && c.Kind != countKind {
+		if ok && isPlayer && c.Kind != between.CountKind {
 			phases[j].Players[i].Actions++
 		}
 	}

@@ -82,7 +82,7 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 				return err
 			}
 		}
-		if err := m.between(tx, s, readAt); err != nil {
+		if err := m.between(s, readAt); err != nil {
 			return err
 		}
 		h, err := s.health(tx)

@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"fmt"
+	"github.com/forumgm/forumgm/between"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,7 @@ func (r *rig) box() []store.OutboxItem {
 func (r *rig) countRequests() []string {
 	var out []string
 	for _, c := range r.commands() {
-		if c.Kind == countKind {
+		if c.Kind == between.CountKind {
 			out = append(out, c.Player+": "+c.Reason)
 		}
 	}
@@ -219,7 +220,7 @@ func TestScheduledCounts(t *testing.T) {
 		t.Fatalf("counts every 10 minutes, one order at 12: %q", counts)
 	}
 	for _, c := range r.commands() {
-		if c.Player == "Carol" && (c.Kind == countKind || c.Status != store.CommandIgnored) {
+		if c.Player == "Carol" && (c.Kind == between.CountKind || c.Status != store.CommandIgnored) {
 			t.Errorf("with requests off, Carol's COUNT: %+v", c)
 		}
 	}
@@ -527,7 +528,7 @@ func TestBetweenSurvivesCrashes(t *testing.T) {
 				}
 			}
 			for _, c := range r.commands() {
-				if c.Kind == countKind && !strings.HasPrefix(c.Reason, "answered by ") && c.Status == store.CommandAccepted {
+				if c.Kind == between.CountKind && !strings.HasPrefix(c.Reason, "answered by ") && c.Status == store.CommandAccepted {
 					t.Errorf("a request %s: %+v", c.Reason, c)
 				}
 			}

@@ -320,7 +320,7 @@ func (m *Moderator) End(ctx context.Context, name string) error {
 		s.l.state = r.State
 		s.l.row.Status = Ended
 		s.journal(now, journal.End{})
-		s.closings = append(s.closings, closing{phase: phase, title: title})
+		s.closings = append(s.closings, closing{Phase: phase, Title: title})
 		s.emit(store.SendResults, phase, r, now)
 		return nil
 	})

@@ -46,7 +46,7 @@ func (m *Moderator) Create(ctx context.Context, name, kind string, gc gameconfig
 			ps[i] = p
 		}
 		s := &step{l: &loaded{row: row, game: eng, cfg: gc, forum: fc, state: setup.State, site: site},
-			players: ps, playersChanged: len(ps) > 0, opened: gc.Start, pictured: -1}
+			players: ps, playersChanged: len(ps) > 0, opened: gc.Start, pictured: -1, work: &m.work}
 		// The first deadline as the schedule sets it, on the board's unit
 		// (a whole minute where stamps are to the minute), before the
 		// opening post states it.

@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/forumgm/forumgm/between"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/parser"
@@ -100,9 +101,9 @@ type Moderator struct {
 	// forumOf: by account, the forum its games' thread pages named last:
 	// a new game's first guess (poll.go, signalForum).
 	forumOf map[forum.Account]string
-	// prodAt: by game, when a prod may next be due (between.go; lost on
-	// restart, harmlessly).
-	prodAt map[int64]time.Time
+	// work is the GM's work between deadlines (package between), which
+	// the steps call at known points (between.go).
+	work between.Work
 	// settle: by outbox item, when its last submission (perhaps another
 	// runner's, cancelled) has surely ended on the board (send.go, settled).
 	settle map[int64]time.Time

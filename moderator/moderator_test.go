@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/forumgm/forumgm/between"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -154,13 +155,13 @@ func play(t *testing.T, db *store.DB, gi int, script []input, crash float64, see
 }
 
 // withoutLapsing is each player's PMs without those that lapse when their
-// phase closes first (reminders: their marker ends in lapseSuffix, as
+// phase closes first (reminders: their marker ends in between.LapseSuffix, as
 // closeOff tells them).
 func withoutLapsing(pms map[string][]string) map[string][]string {
 	out := map[string][]string{}
 	for k, bodies := range pms {
 		for _, b := range bodies {
-			if !slices.ContainsFunc(forum.Markers(b), func(m string) bool { return strings.HasSuffix(m, lapseSuffix) }) {
+			if !slices.ContainsFunc(forum.Markers(b), func(m string) bool { return strings.HasSuffix(m, between.LapseSuffix) }) {
 				out[k] = append(out[k], b)
 			}
 		}

@@ -112,7 +112,7 @@ func resolve(s *step, at time.Time) {
 		s.closed = phase
 	}
 	s.resolved = append(s.resolved, phase)
-	s.closings = append(s.closings, closing{phase: phase, title: s.closed})
+	s.closings = append(s.closings, closing{Phase: phase, Title: s.closed})
 	r = s.withFlavor(phase, s.closed, r)
 	s.emit(store.SendResults, phase, r, at)
 }

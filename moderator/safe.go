@@ -126,12 +126,5 @@ func (m *Moderator) replacementTime(s *step, who string) string {
 	}
 	nd := m.setDeadline(s, from.Add(ext))
 	return fmt.Sprintf(" So that %s has at least %s to catch up, the deadline of %s moves %s later, to %s.",
-		rules.Esc(who), trimIn(rules.Until(ext)), rules.Esc(st.Title), trimIn(rules.Until(nd.Sub(st.Deadline))), rules.WhenUTC(nd, s.l.zone()))
-}
-
-func trimIn(s string) string {
-	if len(s) > 3 && s[:3] == "in " {
-		return s[3:]
-	}
-	return s
+		rules.Esc(who), rules.Span(ext), rules.Esc(st.Title), rules.Span(nd.Sub(st.Deadline)), rules.WhenUTC(nd, s.l.zone()))
 }

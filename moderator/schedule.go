@@ -2,7 +2,6 @@ package moderator
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
@@ -106,17 +105,9 @@ func giveGrace(s *step, dl time.Time) bool {
 		names[i] = rules.Esc(roster.Display(id))
 	}
 	text := fmt.Sprintf("[b]Time is up for %s[/b], but not everyone has acted: still waiting for %s. It stays open for them until %s (a grace period of %s) and closes as soon as everyone has acted.",
-		rules.Esc(st.Title), joinNames(names), rules.WhenUTC(nd, s.l.zone()), strings.TrimPrefix(rules.Until(g), "in "))
+		rules.Esc(st.Title), rules.JoinNames(names), rules.WhenUTC(nd, s.l.zone()), rules.Span(g))
 	s.emit(store.SendResults, s.l.phase(), referee.Step{Out: []referee.Outgoing{{To: rules.Everyone, Text: text}}}, dl)
 	return true
-}
-
-// joinNames lists names for people: "Ann", "Ann and Ben", "Ann, Ben and Cat".
-func joinNames(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // saveSettings saves the game's settings when the step changed them (the

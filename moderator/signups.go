@@ -53,7 +53,7 @@ func (m *Moderator) createSignups(ctx context.Context, name, kind string, gc gam
 		if err := tx.CreateGame(row); err != nil {
 			return err
 		}
-		s := &step{l: &loaded{row: row, game: signup.Engine(kind), cfg: gc, forum: fc, state: st, site: site}, opened: gc.Start, pictured: -1}
+		s := &step{l: &loaded{row: row, game: signup.Engine(kind), cfg: gc, forum: fc, state: st, site: site}, opened: gc.Start, pictured: -1, work: &m.work}
 		s.post(st.CallText(kind, name, su.About, site.Zone, m.now()), m.now())
 		return m.commit(tx, s)
 	})

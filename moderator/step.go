@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/forumgm/forumgm/between"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/journal"
@@ -42,6 +43,9 @@ type step struct {
 	// error met there, which fails the step at its commit.
 	tx     *store.Tx
 	failed error
+
+	// work is the GM's work between deadlines, the moderator's (between.go).
+	work *between.Work
 }
 
 // fail makes the step fail at its commit (for code that cannot return an
@@ -83,7 +87,7 @@ func (m *Moderator) begin(tx *store.Tx, v *loaded) (*step, error) {
 			closed = "the previous phase"
 		}
 	}
-	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state), tx: tx}
+	s := &step{l: l, players: in.Players, opened: opened, closed: closed, queued: in.OutboxCount, pictured: l.turnsDrawn(l.state), roster: rosterKey(l.state), tx: tx, work: &m.work}
 	if h, err := tx.Health(id); err != nil {
 		return nil, err
 	} else if h.Outage() {
@@ -141,7 +145,7 @@ func (m *Moderator) commit(tx *store.Tx, s *step) error {
 	if err := s.finish(); err != nil {
 		return err
 	}
-	if err := m.closeOff(tx, s); err != nil {
+	if err := m.closeOff(s); err != nil {
 		return err
 	}
 	saveSettings(s)

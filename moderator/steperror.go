@@ -54,6 +54,7 @@ var urlPassword = regexp.MustCompile(`(//[^/@\s:]*):[^/@\s]*@`)
 var modulePackages = []string{
 	// generated: the module's packages
 	"bbcode",
+	"between",
 	"clock",
 	"demo",
 	"forum",

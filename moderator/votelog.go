@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/forumgm/forumgm/between"
 	"io"
 	"strings"
 	"time"
@@ -223,7 +224,7 @@ func (m *Moderator) VoteLog(ctx context.Context, name string) (*VoteLog, error) 
 				phase(c.Phase).ByPM++
 				continue
 			}
-			lc := LoggedCommand{Time: c.Time, Player: roster.Display(c.Player), Text: c.Text, Count: c.Kind == countKind,
+			lc := LoggedCommand{Time: c.Time, Player: roster.Display(c.Player), Text: c.Text, Count: c.Kind == between.CountKind,
 				Status: c.Status, Link: postURL(l, c.ForumID)}
 			switch c.Status {
 			case store.CommandAccepted:
@@ -245,7 +246,7 @@ func (m *Moderator) VoteLog(ctx context.Context, name string) (*VoteLog, error) 
 			p := phase(c.Phase)
 			p.Commands = append(p.Commands, lc)
 		}
-		counts, err := tx.PublicEvents(l.row.ID, eventCount)
+		counts, err := tx.PublicEvents(l.row.ID, between.EventCount)
 		if err != nil {
 			return err
 		}

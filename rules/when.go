@@ -88,6 +88,18 @@ func Until(d time.Duration) string {
 	return "now"
 }
 
+// Span is Until without its "in": how long a duration is, for people
+// ("2 days 3 hours", "45 seconds").
+func Span(d time.Duration) string { return strings.TrimPrefix(Until(d), "in ") }
+
+// JoinNames lists names for people: "Ann", "Ann and Ben", "Ann, Ben and Cat".
+func JoinNames(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // Plural writes a count with its noun: "1 message", "3 messages". Nouns
 // whose plural is not the noun plus "s" pass it after the singular.
 func Plural(n int, noun string, plural ...string) string {

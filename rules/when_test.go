@@ -75,3 +75,20 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinNamesAndSpan(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{{nil, ""}, {[]string{"Ann"}, "Ann"}, {[]string{"Ann", "Ben"}, "Ann and Ben"}, {[]string{"Ann", "Ben", "Cat"}, "Ann, Ben and Cat"}} {
+		if got := JoinNames(c.names); got != c.want {
+			t.Errorf("JoinNames(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+	if got := Span(90 * time.Minute); got != "1 hour 30 minutes" {
+		t.Errorf("Span(90m) = %q", got)
+	}
+	if got := Span(0); got != "now" {
+		t.Errorf("Span(0) = %q", got)
+	}
+}
