@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
@@ -229,6 +228,11 @@ func (m *Moderator) Audit(ctx context.Context, name string, f AuditFilter) ([]Au
 		if err != nil {
 			return err
 		}
+		// The order the moderator applied them in (the time model): by the
+		// board's stamps, and a PM stamped to the minute after the posts
+		// seen in the same read or before it. By stamps alone, a PM page's
+		// minute put PMs above posts made before them.
+		msgs = orderMessages(msgs)
 		cmds, err := tx.Commands(g.ID, store.CommandFilter{})
 		if err != nil {
 			return err
@@ -260,7 +264,6 @@ func (m *Moderator) Audit(ctx context.Context, name string, f AuditFilter) ([]Au
 			}
 			rows = append(rows, r)
 		}
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Message.Time.Before(rows[j].Message.Time) })
 		if out, err = tx.Outbox(g.ID); err != nil {
 			return err
 		}

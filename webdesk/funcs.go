@@ -12,10 +12,15 @@ import (
 	"github.com/forumgm/forumgm/bbcode"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/store"
 )
 
 var funcs = template.FuncMap{
-	"stamp":     stamp,
+	"stamp": stamp,
+	// msgWhen: a post's or PM's board time as finely as its stamp gives it.
+	"msgWhen": func(m store.Message, loc *time.Location) string {
+		return m.WhenText(loc, "Mon 2 Jan 2006, 15:04:05 MST")
+	},
 	"when":      rules.When,
 	"zone":      zoneName,
 	"until":     until,

@@ -407,7 +407,7 @@ func printAudit(rows []moderator.AuditRow) {
 		if msg.Edits > 0 {
 			flags += fmt.Sprintf(" [EDITED %d×]", msg.Edits)
 		}
-		fmt.Fprintf(w, "%s\t%s %s\tby %s\t%s%s\n", msg.Time.Format("2006-01-02 15:04:05"), msg.Kind, msg.ForumID, msg.AuthorName, msg.Status, flags)
+		fmt.Fprintf(w, "%s\t%s %s\tby %s\t%s%s\n", msg.WhenText(time.UTC, "2006-01-02 15:04:05"), msg.Kind, msg.ForumID, msg.AuthorName, msg.Status, flags)
 		for _, cmd := range r.Commands {
 			reason := ""
 			if cmd.Reason != "" {
