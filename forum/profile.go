@@ -203,7 +203,10 @@ type Selectors struct {
 	// MemberName matches where the Member page names the account found
 	// (the first with text counts; none: no such account); MemberID the
 	// element whose MemberIDAttr matched by MemberIDRegexp is its user id.
-	MemberName     string `yaml:"member_name"`
+	MemberName string `yaml:"member_name"`
+	// MemberNameOwn takes only MemberName's own text, not its children's
+	// (SMF's profile heading holds the member's group in a span).
+	MemberNameOwn  bool   `yaml:"member_name_own"`
 	MemberID       string `yaml:"member_id"`
 	MemberIDAttr   string `yaml:"member_id_attr"`
 	MemberIDRegexp string `yaml:"member_id_regexp"`
@@ -848,12 +851,21 @@ func smf() Profile {
 			ReadSentPM:   "index.php?action=pm;f=sent;pmsg={pm}",
 			PMIDRegexp:   `msg(\d+)`,
 			Compose:      "index.php?action=pm;sa=send",
-			Reply:        "index.php?action=post;topic={topic}.0",
+			// The profile by login name (Profile.php: loadMemberData by
+			// member_name); no such member: SMF's "not a user" error page.
+			Member: "index.php?action=profile;user={name}",
+			Reply:  "index.php?action=post;topic={topic}.0",
 			// MessageIndex.php, defaultMaxTopics (20) a page, by last post.
 			TopicList:     "index.php?board={forum}.{start}",
 			TopicsPerPage: 20,
 		},
 		Selectors: Selectors{
+			// The profile summary's heading: the name, then the group.
+			MemberName:     "#basicinfo div.username h4",
+			MemberNameOwn:  true,
+			MemberID:       `link[rel="canonical"]`, // the member's own profile
+			MemberIDAttr:   "href",
+			MemberIDRegexp: `[?;&]u=(\d+)`,
 			Post:           "div.windowbg",
 			PostIDAttr:     "id",
 			PostIDRegexp:   `^msg(\d+)$`,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/forumgm/forumgm/forum"
 )
@@ -25,7 +26,17 @@ func (p *Parser) MemberAt(doc *goquery.Document) (a forum.Author, found bool, er
 		return a, false, err
 	}
 	doc.FindMatcher(name).EachWithBreak(func(_ int, n *goquery.Selection) bool {
-		a.Name = strings.TrimSpace(n.Text())
+		if s.MemberNameOwn {
+			var own strings.Builder
+			n.Contents().Each(func(_ int, c *goquery.Selection) {
+				if c.Nodes[0].Type == html.TextNode {
+					own.WriteString(c.Nodes[0].Data)
+				}
+			})
+			a.Name = strings.TrimSpace(own.String())
+		} else {
+			a.Name = strings.TrimSpace(n.Text())
+		}
 		return a.Name == ""
 	})
 	if a.Name == "" {

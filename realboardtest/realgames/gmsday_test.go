@@ -1,0 +1,26 @@
+package realgames
+
+import (
+	"testing"
+
+	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/boardtest"
+)
+
+// TestGMsDay plays boardtest.GMsDay (a GM's day with one Protest game:
+// a schedule in another zone, edits and a deletion, a replacement, the
+// GM's count, a prod, preview and resolve-now, pictures, the public vote
+// log; each a subtest and a cell of the engine matrix) on phpBB and MyBB,
+// side by side. About a minute and a half.
+func TestGMsDay(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("plays a GM's day on real boards")
+	}
+	for _, engine := range []string{realboardtest.PhpBB, realboardtest.MyBB} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			boardtest.GMsDay(t, engine, func(t *testing.T, b *realboardtest.Board) { b.ExemptBot(t) })
+		})
+	}
+}
