@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -56,7 +57,7 @@ func TestAuditInReadingOrder(t *testing.T) {
 			}
 			return nil
 		}))
-		rows, _, err := r.m.Audit(r.ctx, "n1", AuditFilter{})
+		rows, _, err := r.m.Audit(r.ctx, "n1", gamelog.Filter{})
 		must(err)
 		var got []string
 		for _, row := range rows {

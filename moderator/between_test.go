@@ -3,15 +3,16 @@ package moderator
 import (
 	"context"
 	"fmt"
-	"github.com/forumgm/forumgm/between"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/between"
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/forumsim/simtest"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -628,12 +629,12 @@ func TestExportAndVoteLog(t *testing.T) {
 	r.ff.Edit(eve, "[b]VOTECOUNT[/b] again")
 	r.tick()
 
-	lines, zone, err := r.m.CommandLines(r.ctx, "res", AuditFilter{})
+	lines, zone, err := r.m.CommandLines(r.ctx, "res", gamelog.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteCSV(&b, lines, zone); err != nil {
+	if err := gamelog.WriteCSV(&b, lines, zone); err != nil {
 		t.Fatal(err)
 	}
 	csvText := b.String()
@@ -648,7 +649,7 @@ func TestExportAndVoteLog(t *testing.T) {
 			t.Errorf("the export lacks %q:\n%s", want, csvText)
 		}
 	}
-	if got, _, _ := r.m.CommandLines(r.ctx, "res", AuditFilter{Player: "cat"}); len(got) != 2 {
+	if got, _, _ := r.m.CommandLines(r.ctx, "res", gamelog.Filter{Player: "cat"}); len(got) != 2 {
 		t.Errorf("the export for Cat: %+v", got)
 	}
 
@@ -676,18 +677,5 @@ func TestExportAndVoteLog(t *testing.T) {
 	}
 	if all := fmt.Sprintf("%+v", v); strings.Contains(all, "SABOTAGE") || strings.Contains(all, "your vote by PM stands") {
 		t.Errorf("the vote log holds a PM's command or a private reason: %s", all)
-	}
-}
-
-// TestSafeCell: a cell a spreadsheet would run as a formula is neutralised,
-// whatever it starts with; others are left as they are.
-func TestSafeCell(t *testing.T) {
-	for in, want := range map[string]string{
-		"=1+1": "'=1+1", "+SUM(A1)": "'+SUM(A1)", "-2+3": "'-2+3", "@cmd": "'@cmd", "\tx": "'\tx", "\rx": "'\rx",
-		"APPROVE": "APPROVE", "": "", "a=b": "a=b", "'quoted": "'quoted",
-	} {
-		if got := safeCell(in); got != want {
-			t.Errorf("safeCell(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/store"
@@ -178,7 +179,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		if s, _ := r.state(); s.CivOf("Carol") != "Earth" {
 			t.Error("a deleted post's command should stand")
 		}
-		rows, _, err := r.m.Audit(ctx, "n1", AuditFilter{Player: "Carol"})
+		rows, _, err := r.m.Audit(ctx, "n1", gamelog.Filter{Player: "Carol"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestEditsDeletionsAndGMControls(t *testing.T) {
 		// The audit shows rejected commands with their reasons.
 		r.ff.PM(ctx, "Carol", "INVADE Carol\nFLY TO THE MOON")
 		r.tick()
-		rows, _, _ = r.m.Audit(ctx, "n1", AuditFilter{Player: "carol"})
+		rows, _, _ = r.m.Audit(ctx, "n1", gamelog.Filter{Player: "carol"})
 		var reasons []string
 		for _, row := range rows {
 			for _, c := range row.Commands {

@@ -2,7 +2,6 @@ package moderator
 
 import (
 	"context"
-	"github.com/forumgm/forumgm/gameconfig"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/forumsim/simtest"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -124,9 +125,9 @@ func TestFailingInboxOnForumsim(t *testing.T) {
 	}
 }
 
-func audit(t *testing.T, m *Moderator) []AuditRow {
+func audit(t *testing.T, m *Moderator) []gamelog.AuditRow {
 	t.Helper()
-	rows, _, err := m.Audit(context.Background(), "inbox", AuditFilter{})
+	rows, _, err := m.Audit(context.Background(), "inbox", gamelog.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
-
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
@@ -48,8 +48,8 @@ type GameReport struct {
 	// succeed): what `forumgm run` met at its last try, and since when.
 	StepError *store.StepError `json:"step_error,omitempty"`
 	// Activity is each player's in the current phase: posts in the
-	// thread, accepted commands, when last heard from (activity.go).
-	Activity []PlayerActivity `json:"activity,omitempty"`
+	// thread, accepted commands, when last heard from (gamelog.Current).
+	Activity []gamelog.PlayerActivity `json:"activity,omitempty"`
 	// Signups is the game's sign-ups (nil: its players were in its game
 	// file): while they run, who is in and when they close; after, who
 	// signed up and when the game started.
@@ -139,7 +139,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			if r.StepError, err = tx.StepError(l.row.ID); err != nil {
 				return err
 			}
-			if r.Activity, err = currentActivity(tx, l); err != nil {
+			if r.Activity, err = gamelog.Current(tx, l.records()); err != nil {
 				return err
 			}
 			if l.cfg.Signups != nil {
@@ -199,93 +199,6 @@ func loadFlood(tx *store.Tx, id int64) (forum.FloodStatus, error) {
 		return st, fmt.Errorf("game #%d: flood status: %w", id, err)
 	}
 	return st, nil
-}
-
-// AuditRow is one line of the audit log: a post or PM and what became of
-// each command in it.
-type AuditRow struct {
-	Message  store.Message      `json:"message"`
-	Commands []store.CommandRow `json:"commands"`
-	Versions int                `json:"versions"`
-}
-
-// AuditFilter narrows the audit log.
-type AuditFilter struct {
-	Player string // slot id or forum name
-	Phase  string
-}
-
-// Audit lists every post and PM of a game with its commands.
-func (m *Moderator) Audit(ctx context.Context, name string, f AuditFilter) ([]AuditRow, []store.OutboxItem, error) {
-	var rows []AuditRow
-	var out []store.OutboxItem
-	err := m.DB.View(ctx, func(tx *store.Tx) error {
-		g, err := tx.Game(name)
-		if err != nil {
-			return err
-		}
-		msgs, err := tx.Messages(g.ID)
-		if err != nil {
-			return err
-		}
-		// The order the moderator applied them in (the time model): by the
-		// board's stamps, and a PM stamped to the minute after the posts
-		// seen in the same read or before it. By stamps alone, a PM page's
-		// minute put PMs above posts made before them.
-		msgs = orderMessages(msgs)
-		cmds, err := tx.Commands(g.ID, store.CommandFilter{})
-		if err != nil {
-			return err
-		}
-		byMsg := map[int64][]store.CommandRow{}
-		for _, c := range cmds {
-			byMsg[c.MessageID] = append(byMsg[c.MessageID], c)
-		}
-		for _, msg := range msgs {
-			r := AuditRow{Message: msg}
-			for _, c := range byMsg[msg.ID] {
-				if f.Phase != "" && c.Phase != f.Phase {
-					continue
-				}
-				r.Commands = append(r.Commands, c)
-			}
-			if f.Player != "" && !matchesPlayer(f.Player, msg, r.Commands) {
-				continue
-			}
-			if f.Phase != "" && len(r.Commands) == 0 {
-				continue
-			}
-			if msg.Edits > 0 {
-				vs, err := tx.Versions(msg.ID)
-				if err != nil {
-					return err
-				}
-				r.Versions = len(vs)
-			}
-			rows = append(rows, r)
-		}
-		if out, err = tx.Outbox(g.ID); err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("audit %s: %w", name, err)
-	}
-	return rows, out, nil
-}
-
-func matchesPlayer(p string, msg store.Message, cmds []store.CommandRow) bool {
-	k := rules.NormName(p)
-	if rules.NormName(msg.AuthorName) == k {
-		return true
-	}
-	for _, c := range cmds {
-		if rules.NormName(c.Player) == k {
-			return true
-		}
-	}
-	return false
 }
 
 // names shows players by their current forum names (after a replacement,

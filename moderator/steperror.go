@@ -62,6 +62,7 @@ var modulePackages = []string{
 	"forumgm",
 	"forumsim",
 	"gameconfig",
+	"gamelog",
 	"games",
 	"gate",
 	"journal",

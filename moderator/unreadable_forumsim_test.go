@@ -11,6 +11,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/forumsim/simtest"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
 )
@@ -41,7 +42,7 @@ func TestUnreadableMessageIsAnswered(t *testing.T) {
 		g.Tick()
 	}
 
-	rows, _, err := m.Audit(ctx, "deep", AuditFilter{})
+	rows, _, err := m.Audit(ctx, "deep", gamelog.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestUnreadableMessageIsAnswered(t *testing.T) {
 }
 
 // auditCommands are the audit log's commands of one author's messages of a kind.
-func auditCommands(t *testing.T, rows []AuditRow, author string, kind forum.MessageKind) []store.CommandRow {
+func auditCommands(t *testing.T, rows []gamelog.AuditRow, author string, kind forum.MessageKind) []store.CommandRow {
 	t.Helper()
 	var out []store.CommandRow
 	for _, r := range rows {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/signup"
@@ -19,13 +19,6 @@ import (
 // house style around every thread post. Each goes out through the outbox
 // like everything else the bot sends: in a step, with its marker, exactly
 // once, in order with the bot's other messages.
-
-// Event kinds for the GM's words, so the audit log and the phase history
-// show them as the GM's.
-const (
-	eventGMSay    = "gm-say"
-	eventGMFlavor = "gm-flavor"
-)
 
 // maxGMTextBytes bounds one text of the GM's: longer than any board takes
 // in one message, it is sent in parts anyway; the bound is against a file
@@ -118,36 +111,6 @@ func (m *Moderator) SetFlavor(ctx context.Context, name, phase, to, text string)
 	return who, err
 }
 
-// FlavorNote is a flavor as the GM's pages list it.
-type FlavorNote struct {
-	Phase string
-	To    string // the player's name; "" for the thread
-	Text  string
-	At    time.Time
-}
-
-// Flavors are the flavors written for a game's phase ("": every phase's).
-// They may be private (a player's): for the GM's pages only.
-func (m *Moderator) Flavors(ctx context.Context, name, phase string) ([]FlavorNote, error) {
-	l, err := m.viewNamed(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("flavor %s: %w", name, err)
-	}
-	var out []FlavorNote
-	err = m.DB.View(ctx, func(tx *store.Tx) error {
-		fs, err := tx.Flavors(l.row.ID, phase)
-		for _, f := range fs {
-			to := f.To
-			if to != "" && l.state != nil {
-				to = l.state.Roster().Display(to)
-			}
-			out = append(out, FlavorNote{Phase: f.Phase, To: to, Text: f.Text, At: f.At})
-		}
-		return err
-	})
-	return out, err
-}
-
 // withFlavor opens the resolution r of phase with the GM's flavor for it:
 // the thread's before the update, each player's before that player's
 // private results (or alone, by PM, when the resolution tells the player
@@ -189,7 +152,7 @@ func (s *step) withFlavor(phase, title string, r referee.Step) referee.Step {
 				out = append(out, o)
 			}
 		}
-		r.Events = append(r.Events, rules.Event{To: to, Kind: eventGMFlavor, Text: f.Text})
+		r.Events = append(r.Events, rules.Event{To: to, Kind: gamelog.EventGMFlavor, Text: f.Text})
 	}
 	r.Out = out
 	return r
@@ -230,7 +193,7 @@ func (m *Moderator) Say(ctx context.Context, name, to, subject, text string) (st
 		if to != "" {
 			class = store.SendAnswers
 		}
-		s.emit(class, phase, referee.Step{Events: []rules.Event{{To: o.To, Kind: eventGMSay, Text: text}}, Out: []referee.Outgoing{o}}, m.now())
+		s.emit(class, phase, referee.Step{Events: []rules.Event{{To: o.To, Kind: gamelog.EventGMSay, Text: text}}, Out: []referee.Outgoing{o}}, m.now())
 		return nil
 	})
 	return who, err
@@ -252,47 +215,4 @@ func styleViewOf(name string, g rules.Game, state rules.State) gameconfig.StyleV
 		v.Players = append(v.Players, r.Display(id))
 	}
 	return v
-}
-
-// GMWord is one of the GM's own texts as the audit log lists it: an
-// announcement or note (say) or a flavor that went out with its phase.
-type GMWord struct {
-	At    time.Time `json:"at"`
-	Phase string    `json:"phase"`
-	Kind  string    `json:"kind"` // "say" or "flavor"
-	To    string    `json:"to"`   // "thread" or the player's name
-	Text  string    `json:"text"`
-}
-
-// GMWords are the GM's own texts a game has sent or queued, oldest first.
-// They hold PMs' text: for the GM only (the CLI's audit, the desk's GM
-// pages).
-func (m *Moderator) GMWords(ctx context.Context, name string) ([]GMWord, error) {
-	var out []GMWord
-	err := m.DB.View(ctx, func(tx *store.Tx) error {
-		g, err := tx.Game(name)
-		if err != nil {
-			return err
-		}
-		evs, err := tx.Events(g.ID)
-		if err != nil {
-			return err
-		}
-		for _, e := range evs {
-			kind := map[string]string{eventGMSay: "say", eventGMFlavor: "flavor"}[e.Kind]
-			if kind == "" {
-				continue
-			}
-			to := "thread"
-			if e.To != rules.Everyone {
-				to = e.To
-			}
-			out = append(out, GMWord{At: e.At, Phase: e.Phase, Kind: kind, To: to, Text: e.Text})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("audit %s: %w", name, err)
-	}
-	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -283,7 +284,7 @@ func TestSay(t *testing.T) {
 		db.View(r.ctx, func(tx *store.Tx) error {
 			evs, err := tx.Events(r.id)
 			for _, e := range evs {
-				if e.Kind == eventGMSay {
+				if e.Kind == gamelog.EventGMSay {
 					said = append(said, e.To)
 				}
 			}

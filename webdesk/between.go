@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/moderator"
 )
 
@@ -15,7 +16,7 @@ import (
 
 type activityPage struct {
 	GameHead
-	Phases []moderator.PhaseActivity // the latest first
+	Phases []gamelog.PhaseActivity // the latest first
 }
 
 func (d *Desk) activityPage(w http.ResponseWriter, r *http.Request, s *session) {
@@ -40,13 +41,13 @@ func (d *Desk) activityPage(w http.ResponseWriter, r *http.Request, s *session) 
 func (d *Desk) auditCSV(w http.ResponseWriter, r *http.Request, _ *session) {
 	name := r.PathValue("name")
 	q := r.URL.Query()
-	lines, zone, err := d.m.CommandLines(r.Context(), name, moderator.AuditFilter{Player: q.Get("player"), Phase: q.Get("phase")})
+	lines, zone, err := d.m.CommandLines(r.Context(), name, gamelog.Filter{Player: q.Get("player"), Phase: q.Get("phase")})
 	if err != nil {
 		d.fail(w, err)
 		return
 	}
 	var buf bytes.Buffer
-	if err := moderator.WriteCSV(&buf, lines, zone); err != nil {
+	if err := gamelog.WriteCSV(&buf, lines, zone); err != nil {
 		d.fail(w, err)
 		return
 	}
@@ -57,13 +58,13 @@ func (d *Desk) auditCSV(w http.ResponseWriter, r *http.Request, _ *session) {
 
 type voteLogPage struct {
 	R   moderator.GameReport
-	Log *moderator.VoteLog
+	Log *gamelog.VoteLog
 	Now time.Time
 }
 
 // voteLogPage is the public vote log: served, like the public page, only
 // for a game the GM opened to the public, and made only of what players
-// may see (moderator.VoteLog).
+// may see (gamelog.VoteLog).
 func (d *Desk) voteLogPage(w http.ResponseWriter, r *http.Request) {
 	g, _, ok := d.publicGame(w, r)
 	if !ok {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/nations"
@@ -266,7 +267,7 @@ func TestDeskResistance(t *testing.T) {
 	})
 
 	t.Run("audit filters", func(t *testing.T) {
-		all, _, err := r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{})
+		all, _, err := r.M.Audit(context.Background(), r.Name, gamelog.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,7 +359,7 @@ func TestDeskResistance(t *testing.T) {
 		}
 
 		// Void: an accepted command of the current phase.
-		rows, _, _ := r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{Phase: r.report(t).Rules.Phase})
+		rows, _, _ := r.M.Audit(context.Background(), r.Name, gamelog.Filter{Phase: r.report(t).Rules.Phase})
 		var id int64
 		for _, a := range rows {
 			for _, c := range a.Commands {
@@ -369,7 +370,7 @@ func TestDeskResistance(t *testing.T) {
 		}
 		if id != 0 {
 			r.post(t, "/game/desk-resistance/do/void", url.Values{"csrf": {csrf}, "confirm": {"yes"}, "command": {jsonNum(id)}, "reason": {"test"}})
-			rows, _, _ = r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{})
+			rows, _, _ = r.M.Audit(context.Background(), r.Name, gamelog.Filter{})
 			for _, a := range rows {
 				for _, c := range a.Commands {
 					if c.ID == id && c.Status != store.CommandVoided {

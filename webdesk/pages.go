@@ -14,6 +14,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
@@ -65,7 +66,7 @@ func (d *Desk) load(w http.ResponseWriter, r *http.Request) (*moderator.DeskGame
 
 // auditMsg is one post or PM in the audit log as the desk shows it.
 type auditMsg struct {
-	moderator.AuditRow
+	gamelog.AuditRow
 	Lines []string // the message's text, line by line, as read
 	Link  string   // the post on the board ("" for PMs)
 }
@@ -92,7 +93,7 @@ func (d *Desk) audit(w http.ResponseWriter, r *http.Request, s *session) {
 	p := auditPage{GameHead: GameHead{D: g, Public: d.public(g.Report), Now: d.now()},
 		Player: q.Get("player"), Phase: q.Get("phase"), Status: q.Get("status"), Current: g.Status.Phase,
 		Statuses: []store.CommandStatus{store.CommandAccepted, store.CommandRejected, store.CommandIgnored, store.CommandSuperseded, store.CommandVoided}}
-	all, _, err := d.m.Audit(r.Context(), g.Report.Name, moderator.AuditFilter{})
+	all, _, err := d.m.Audit(r.Context(), g.Report.Name, gamelog.Filter{})
 	if err != nil {
 		d.fail(w, err)
 		return
@@ -110,7 +111,7 @@ func (d *Desk) audit(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, pl := range g.Players {
 		p.Players = append(p.Players, pl.ForumName)
 	}
-	rows, _, err := d.m.Audit(r.Context(), g.Report.Name, moderator.AuditFilter{Player: p.Player, Phase: p.Phase})
+	rows, _, err := d.m.Audit(r.Context(), g.Report.Name, gamelog.Filter{Player: p.Player, Phase: p.Phase})
 	if err != nil {
 		d.fail(w, err)
 		return

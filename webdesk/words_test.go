@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -26,7 +26,7 @@ func wordsGame(t *testing.T, name string) *rig {
 
 func (r *rig) outboxItems(t *testing.T) []store.OutboxItem {
 	t.Helper()
-	_, out, err := r.M.Audit(context.Background(), r.Name, moderator.AuditFilter{})
+	_, out, err := r.M.Audit(context.Background(), r.Name, gamelog.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

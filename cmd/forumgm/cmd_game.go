@@ -19,6 +19,7 @@ import (
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/probe"
 	"github.com/forumgm/forumgm/rules"
@@ -346,19 +347,19 @@ func auditCommand() *cli.Command {
 			}
 			return withModerator(c, func(ctx context.Context, m *moderator.Moderator) error {
 				if c.Bool("csv") {
-					lines, zone, err := m.CommandLines(ctx, c.Args().First(), moderator.AuditFilter{Player: c.String("player"), Phase: c.String("phase")})
+					lines, zone, err := m.CommandLines(ctx, c.Args().First(), gamelog.Filter{Player: c.String("player"), Phase: c.String("phase")})
 					if err != nil {
 						return err
 					}
-					return moderator.WriteCSV(os.Stdout, lines, zone)
+					return gamelog.WriteCSV(os.Stdout, lines, zone)
 				}
-				rows, out, err := m.Audit(ctx, c.Args().First(), moderator.AuditFilter{Player: c.String("player"), Phase: c.String("phase")})
+				rows, out, err := m.Audit(ctx, c.Args().First(), gamelog.Filter{Player: c.String("player"), Phase: c.String("phase")})
 				if err != nil {
 					return err
 				}
 				if c.Bool("json") {
 					if rows == nil {
-						rows = []moderator.AuditRow{}
+						rows = []gamelog.AuditRow{}
 					}
 					v := map[string]any{"messages": rows}
 					if v["gm_words"], err = m.GMWords(ctx, c.Args().First()); err != nil {
@@ -396,7 +397,7 @@ func auditCommand() *cli.Command {
 	}
 }
 
-func printAudit(rows []moderator.AuditRow) {
+func printAudit(rows []gamelog.AuditRow) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
 		msg := r.Message

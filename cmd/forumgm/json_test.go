@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -49,7 +49,7 @@ func TestJSONFieldNames(t *testing.T) {
 		jsonKeys(t, args[0], v)
 	}
 	// A fresh game has read nothing yet: the audit rows' own fields, too.
-	b, err := json.Marshal(moderator.AuditRow{Message: store.Message{}, Commands: []store.CommandRow{{}}})
+	b, err := json.Marshal(gamelog.AuditRow{Message: store.Message{}, Commands: []store.CommandRow{{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

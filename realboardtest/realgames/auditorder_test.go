@@ -9,7 +9,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/realboardtest"
 )
 
@@ -61,7 +61,7 @@ func (tb *table) checkAuditOrder() (hard int) {
 	}
 	postAt := times(fmt.Sprintf(q.posts, b.ThreadID))
 	pmAt := times(fmt.Sprintf(q.pms, b.Bot.ID))
-	rows, _, err := tb.m.Audit(context.Background(), tb.g.Name, moderator.AuditFilter{})
+	rows, _, err := tb.m.Audit(context.Background(), tb.g.Name, gamelog.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestAuditReadingOrder(t *testing.T) {
 	time.Sleep(8 * time.Second)
 	pm := b.PM(t, b.Player("Quin"), b.Bot, "scan", "A 2 D3")
 	waitFor(t, "the post and the PM in the audit", 60*time.Second, func() bool {
-		rows, _, err := tb.m.Audit(context.Background(), tb.g.Name, moderator.AuditFilter{})
+		rows, _, err := tb.m.Audit(context.Background(), tb.g.Name, gamelog.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,9 @@
-package moderator
+package gamelog
 
 import (
-	"context"
-	"fmt"
-	"github.com/forumgm/forumgm/between"
 	"time"
 
+	"github.com/forumgm/forumgm/between"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/store"
 )
@@ -32,11 +30,11 @@ type PhaseActivity struct {
 	Players []PlayerActivity `json:"players"`
 }
 
-// activity is game l's activity, phase by phase, the current phase last
+// Activity is game g's activity, phase by phase, the current phase last
 // (when the game is not over). A post belongs to the phase open when it
 // was made; posts before the game began (sign-ups) to none.
-func activity(tx *store.Tx, l *loaded) ([]PhaseActivity, error) {
-	id := l.row.ID
+func Activity(tx *store.Tx, g Game) ([]PhaseActivity, error) {
+	id := g.Row.ID
 	res, err := tx.Resolutions(id)
 	if err != nil {
 		return nil, err
@@ -49,8 +47,8 @@ func activity(tx *store.Tx, l *loaded) ([]PhaseActivity, error) {
 	if err != nil {
 		return nil, err
 	}
-	roster := l.state.Roster()
-	st := l.game.Status(l.state)
+	roster := g.State.Roster()
+	st := g.Rules.Status(g.State)
 	phases := make([]PhaseActivity, 0, len(res)+1)
 	index := map[string]int{}
 	add := func(phase, title string) {
@@ -74,7 +72,7 @@ func activity(tx *store.Tx, l *loaded) ([]PhaseActivity, error) {
 	last := make([]time.Time, len(roster.IDs()))
 	for _, m := range times {
 		slot, ok := roster.Author(m.Author)
-		if !ok || m.Time.Before(l.cfg.Start) {
+		if !ok || m.Time.Before(g.Start) {
 			continue
 		}
 		i := slots[slot]
@@ -110,34 +108,13 @@ func activity(tx *store.Tx, l *loaded) ([]PhaseActivity, error) {
 	return phases, nil
 }
 
-// Activity is a game's activity, phase by phase, the current phase last.
-func (m *Moderator) Activity(ctx context.Context, name string) ([]PhaseActivity, error) {
-	var out []PhaseActivity
-	err := m.DB.View(ctx, func(tx *store.Tx) error {
-		g, err := tx.Game(name)
-		if err != nil {
-			return err
-		}
-		l, err := decodeGame(g)
-		if err != nil {
-			return err
-		}
-		out, err = activity(tx, l)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("activity %s: %w", name, err)
-	}
-	return out, nil
-}
-
-// currentActivity is the activity of the game's current phase (nil once it
-// is over), for its report.
-func currentActivity(tx *store.Tx, l *loaded) ([]PlayerActivity, error) {
-	if l.game.Status(l.state).Finished {
+// Current is the activity of the game's current phase (nil once it is
+// over), for its report.
+func Current(tx *store.Tx, g Game) ([]PlayerActivity, error) {
+	if g.Rules.Status(g.State).Finished {
 		return nil, nil
 	}
-	all, err := activity(tx, l)
+	all, err := Activity(tx, g)
 	if err != nil || len(all) == 0 {
 		return nil, err
 	}
