@@ -126,6 +126,12 @@ type Profile struct {
 	// resubmission changes (SMF: the recipient's inbox is full). Such an
 	// answer is a rejection, not a stale form to submit again.
 	RefusedText []string `yaml:"refused_text"`
+	// StaleText: substrings (case-insensitive) of the board's refusal of
+	// a form whose token or session has ended (MyBB's "Authorization code
+	// mismatch", SMF's "Your session timed out while posting"). The board
+	// did not take the message: it is submitted again at once on a fresh
+	// form, with no marker check between.
+	StaleText []string `yaml:"stale_text"`
 	// MergeSeparator is a regexp over a post body's HTML matching what the
 	// board puts between a post and a member's next post it appends to it
 	// (MyBB merges a member's consecutive posts: "\n[hr]\n", rendered
@@ -658,6 +664,8 @@ func phpBB() Profile {
 		TooLongLimitRegexp: `maximum number of allowed characters is\s*([\d,.]+)`,
 		// ucp.php MESSAGE_STORED; posting.php POST_STORED.
 		SentText: []string{"This message has been sent successfully", "This message has been posted successfully"},
+		// language/en/common.php FORM_INVALID: shown with the form again.
+		StaleText: []string{"The submitted form was invalid"},
 		// language/en/common.php LOGIN_ERROR_USERNAME, _PASSWORD, _ATTEMPTS.
 		LoginRefusedText: []string{"incorrect username", "incorrect password", "maximum allowed number of login attempts"},
 		// language/en/common.php BOARD_DISABLE (members see it, HTTP 200,
@@ -729,7 +737,7 @@ func myBB() Profile {
 			PageLinks:      "div.pagination a, div.pagination span.pagination_current",
 			PageEnd:        "div#footer",
 			LoggedIn:       "a.logout",
-			Error:          "div.error, .error",
+			Error:          "div.error, .error, #content > .wrapper > table.tborder:only-of-type > tbody > tr > td.trow1", // td.trow1: an error page's one cell (error(), error_no_permission())
 			Bold:           BoldSelector,
 			Quote:          QuoteSelector,
 			Spoiler:        SpoilerSelector,
@@ -793,8 +801,30 @@ func myBB() Profile {
 		// pmdata_message_too_long; messages.lang.php error_messagelength.
 		TooLongText:        []string{"The message is too long", "your message is too long and cannot be posted"},
 		TooLongLimitRegexp: `shorter than\s*([\d,.]+)\s*characters`,
-		// private.lang.php redirect_pmsent; newreply.lang.php redirect_newreply.
-		SentText:        []string{"your private message has successfully been sent", "your reply has been posted"},
+		// private.lang.php redirect_pmsent; newreply.lang.php redirect_newreply,
+		// redirect_newreply_moderation (taken, awaiting a moderator); and
+		// the duplicate checks (newreply.php, private.php): the same reply
+		// in the thread within 10 minutes, the same PM to the same
+		// recipient within 5 hours: the board has it already.
+		SentText: []string{"your private message has successfully been sent", "your reply has been posted",
+			"all new posts require moderation",
+			"You have already posted this reply", "You have already submitted the same private message"},
+		// global.lang.php invalid_post_code: my_post_key is the session's.
+		StaleText: []string{"Authorization code mismatch"},
+		// Refusals no resubmission changes. With the form again
+		// (datahandler_pm.lang.php): an unknown recipient, one who takes no
+		// PMs, ignores the bot or whose box is full, too many recipients.
+		// As an error page: newreply.lang.php redirect_threadclosed,
+		// messages.lang.php error_nopermission_user_1 (a banned account,
+		// one awaiting activation, a group that may not post or send PMs),
+		// global.lang.php error_banned, private.lang.php pms_disabled,
+		// error_pmsturnedoff, error_recipientpmturnedoff.
+		RefusedText: []string{"are not registered usernames", "has private messaging disabled",
+			"has reached their private message quota", "because you're on their ignore list",
+			"because you're not on their buddy list", "You are only allowed to send messages to",
+			"has been closed by a moderator", "You do not have permission to access this page",
+			"but you are banned", "private messaging functionality as it has been disabled",
+			"You currently have private messages disabled", "has chosen not to receive private messages"},
 		FloodWaitRegexp: `(\d+)\s*more\s*seconds?|once every\s*(?P<interval>\d+)\s*seconds?`,
 		// inc/languages/english/member.lang.php error_invalidpworusername,
 		// and the lockout after too many attempts.
@@ -948,7 +978,18 @@ func smf() Profile {
 		// PersonalMessage.english.php pm_error_data_limit_reached: the
 		// recipient's inbox is at their group's max_messages (the sender's
 		// sent copies are never dropped).
-		RefusedText: []string{"as their inbox is full"},
+		// Refusals no resubmission changes (Errors.english.php,
+		// PersonalMessage.english.php, index.english.php): a recipient's
+		// full inbox, an unknown one (pm_error_user_not_found, error_bad_to),
+		// a locked topic, no permission to reply or to send PMs, a ban.
+		RefusedText: []string{"as their inbox is full", "Unable to find member", "recipients could not be found",
+			"This topic is locked", "You are not permitted to post replies", "You are not allowed to post replies",
+			"You are not allowed to send personal messages", "You are not allowed to access this section",
+			"you are banned from"},
+		// Errors.english.php session_timeout, error_session_timeout,
+		// session_verify_fail, token_verify_fail: the form's session or
+		// token ended.
+		StaleText: []string{"Your session timed out while posting", "Session verification failed", "Token verification failed"},
 		// Login.english.php in_maintain_mode (members see it, HTTP 503);
 		// index.english.php forum_in_maintenance (what admins see).
 		ClosedText: []string{"This forum is in Maintenance Mode", "Your forum is in Maintenance Mode"},

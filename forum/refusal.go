@@ -81,6 +81,17 @@ func (p Profile) TooLong(pageText string) (bool, int) {
 // meaning the submission was taken, never a refusal.
 func (p Profile) SaysSent(pageText string) bool { return Mentions(pageText, p.SentText) != "" }
 
+// SaysRefused reports whether the board's answer to a post or PM refuses
+// it for a reason no resubmission changes, with the form again or on an
+// error page (profile refused_text: an unknown recipient, a full inbox, a
+// locked topic, no permission, a ban).
+func (p Profile) SaysRefused(boxText string) bool { return Mentions(boxText, p.RefusedText) != "" }
+
+// SaysStale reports whether the board's answer to a post or PM refuses
+// its form's token or session as ended (profile stale_text): not taken,
+// to be submitted again on a fresh form.
+func (p Profile) SaysStale(boxText string) bool { return Mentions(boxText, p.StaleText) != "" }
+
 // Mentions is the first of phrases (the profile's wordings of a board's
 // answer) that text holds, case-insensitively, with the text's runs of
 // white space read as one space; "" when none.

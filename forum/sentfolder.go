@@ -16,7 +16,3 @@ func (p Profile) SaysSentFolderFull(pageText string) bool {
 // never resent; its lane waits, the game's other messages go on.
 var ErrNoProof = errors.New("the board cannot show whether it went out")
 
-// SaysRefused reports whether the board's answer to a post or PM refuses
-// it for a reason no resubmission changes, though it hands the form back
-// (profile refused_text; SMF: a recipient's inbox is full).
-func (p Profile) SaysRefused(boxText string) bool { return Mentions(boxText, p.RefusedText) != "" }

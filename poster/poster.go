@@ -651,11 +651,17 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		// however often it is resubmitted.
 		return answer{tooLong: &forum.TooLongError{Max: max, Said: boxes}}
 	}
+	if res.Status < 300 && p.Session.Profile.SaysRefused(boxes) {
+		// Refused for good, with the form (a recipient's full inbox) or
+		// on an error page (a locked topic, no permission): not taken,
+		// so no marker to look for.
+		return answer{rejected: boxes}
+	}
+	if res.Status < 300 && p.Session.Profile.SaysStale(boxes) {
+		// The form's token or session ended: not taken; a fresh form.
+		return answer{why: fmt.Errorf("the board refused the form as stale (%s)", boardSays(p.Session, res)), formAgain: true}
+	}
 	if _, err := parser.FindForm(res.Doc, res.URL, f.Selector); err == nil && res.Status == http.StatusOK {
-		if p.Session.Profile.SaysRefused(boxes) {
-			// Refused with the form, for good (a recipient's full inbox).
-			return answer{rejected: boxes}
-		}
 		// The form again: a stale token, or phpBB's "new posts since
 		// you started" review. Resubmit on a fresh form.
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res)), formAgain: true}
