@@ -3,15 +3,9 @@ package gamelog
 import (
 	"time"
 
+	"github.com/forumgm/forumgm/gmwords"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
-)
-
-// The event kinds of the GM's own words (docs/gm-words.md), so the audit
-// log and the phase history show them as the GM's.
-const (
-	EventGMSay    = "gm-say"
-	EventGMFlavor = "gm-flavor"
 )
 
 // GMWord is one of the GM's own texts as the audit log lists it: an
@@ -34,7 +28,7 @@ func GMWords(tx *store.Tx, id int64) ([]GMWord, error) {
 	}
 	var out []GMWord
 	for _, e := range evs {
-		kind := map[string]string{EventGMSay: "say", EventGMFlavor: "flavor"}[e.Kind]
+		kind := map[string]string{gmwords.EventSay: "say", gmwords.EventFlavor: "flavor"}[e.Kind]
 		if kind == "" {
 			continue
 		}

@@ -65,6 +65,7 @@ var modulePackages = []string{
 	"gamelog",
 	"games",
 	"gate",
+	"gmwords",
 	"journal",
 	"moderator",
 	"multirun",

@@ -15,7 +15,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/forum/forumtest"
 	"github.com/forumgm/forumgm/gameconfig"
-	"github.com/forumgm/forumgm/gamelog"
+	"github.com/forumgm/forumgm/gmwords"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -168,7 +168,7 @@ func TestFlavorOpensTheUpdate(t *testing.T) {
 			// The phase has moved on: refused with the reason, nothing changes.
 			before := counts(t, r.db, r.id)
 			_, err = r.m.SetFlavor(r.ctx, "w1", phase, "", "Too late.")
-			var stale *StaleFlavorError
+			var stale *gmwords.StaleFlavorError
 			if !errors.As(err, &stale) || !strings.Contains(err.Error(), "has moved past phase "+phase) || !strings.Contains(err.Error(), "the flavor was not saved") {
 				t.Errorf("flavor for a resolved phase: %v", err)
 			}
@@ -284,7 +284,7 @@ func TestSay(t *testing.T) {
 		db.View(r.ctx, func(tx *store.Tx) error {
 			evs, err := tx.Events(r.id)
 			for _, e := range evs {
-				if e.Kind == gamelog.EventGMSay {
+				if e.Kind == gmwords.EventSay {
 					said = append(said, e.To)
 				}
 			}

@@ -1,13 +1,17 @@
-package moderator
+package gmwords
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/gameconfig"
+	_ "github.com/forumgm/forumgm/games"
 	"github.com/forumgm/forumgm/rules"
 )
+
+var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // secretPair is two states of one game that every reader of the thread
 // sees alike but that hold different secrets.
@@ -102,8 +106,8 @@ func FuzzStyleKeepsSecrets(f *testing.F) {
 			return
 		}
 		for _, p := range pairs {
-			a := st.Apply("The update.", styleViewOf("g1", p.eng, p.a))
-			b := st.Apply("The update.", styleViewOf("g1", p.eng, p.b))
+			a := st.Apply("The update.", StyleView("g1", p.eng, p.a))
+			b := st.Apply("The update.", StyleView("g1", p.eng, p.b))
 			if a != b {
 				t.Fatalf("%s: the style shows something the two states differ in, which is secret:\n%s\n%s", p.kind, a, b)
 			}
