@@ -139,11 +139,22 @@ type ForumConfig struct {
 	// (an outage), the phase's deadline moves on by that time and the
 	// thread is told why (README "Outages"). On unless set to false.
 	OutageExtension *bool `json:"outage_extension,omitempty" yaml:"outage_extension,omitempty"`
+	// Pictures false: the board shows [img] as text in the thread's forum
+	// (an admin's setting: MyBB's "Allow [img] Code", SMF's disabled BBC
+	// tags, phpBB's "Allow [img] BBCode tag"; `forumgm probe --post-test`
+	// says so). Posts then keep the text map and scores and carry no
+	// picture, even with the game's public_url. On unless set to false.
+	Pictures *bool `json:"pictures,omitempty" yaml:"pictures,omitempty"`
 }
 
 // ExtendsForOutages says whether an outage moves the deadline on.
 func (f ForumConfig) ExtendsForOutages() bool {
 	return f.OutageExtension == nil || *f.OutageExtension
+}
+
+// ShowsPictures says whether posts may carry [img] pictures on the board.
+func (f ForumConfig) ShowsPictures() bool {
+	return f.Pictures == nil || *f.Pictures
 }
 
 // Check refuses forum numbers that are not finite or out of any sane range

@@ -22,10 +22,13 @@ func (l *loaded) turnsDrawn(st rules.State) int {
 // public page (public_url): the web desk serves the public PNG of each turn
 // there, built only from what players may see (a Charter's from the time
 // its report is posted, which is when this post goes out). The text map or
-// scores stay in the post for boards that do not show images.
+// scores stay in the post for boards that do not show images; a forum
+// set to pictures: false gets no [img] at all.
 func (s *step) withPicture(r referee.Step) referee.Step {
 	base := s.l.cfg.PublicURL
-	if base == "" {
+	if base == "" || !s.l.forum.ShowsPictures() {
+		// A board that shows [img] as text (forum: pictures: false)
+		// gets the text map alone.
 		return r
 	}
 	n := s.l.turnsDrawn(r.State)

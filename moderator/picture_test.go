@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden posts in testdata/go
 // text map, before the deadline), each turn's once; Nations' round reports
 // carry the chart of the points so far with its key, and its opening none
 // (a chart of nothing). Without public_url no post has a picture and the
-// posts keep their text map and scores. The posts are compared with
+// posts keep their text map and scores, and so with public_url on a forum
+// set to pictures: false (a board that shows [img] as text). The posts are compared with
 // testdata/golden/GAME-picture.txt and GAME-text.txt (-update rewrites them).
 func TestMapPictureInPosts(t *testing.T) {
 	games := []struct {
@@ -45,16 +47,26 @@ func TestMapPictureInPosts(t *testing.T) {
 			details: []string{"[b]Victory points after round 1 of 3[/b]", "Lines: [color=#0072b2]blue[/color] Pia ("}},
 	}
 	for _, gm := range games {
-		for _, public := range []string{"https://desk.example.org", ""} {
-			t.Run(gm.kind+"/public_url="+public, func(t *testing.T) {
+		off := false
+		for _, v := range []struct {
+			public   string
+			pictures *bool
+		}{{"https://desk.example.org", nil}, {"", nil}, {"https://desk.example.org", &off}} {
+			// forum: pictures: false (a board that shows [img] as text):
+			// the posts are those without public_url.
+			public := v.public
+			if v.pictures != nil {
+				public = ""
+			}
+			t.Run(fmt.Sprintf("%s/public_url=%s/pictures=%v", gm.kind, v.public, v.pictures == nil), func(t *testing.T) {
 				storetest.Each(t, func(t *testing.T, db *store.DB) {
 					ctx := context.Background()
 					clk := clock.NewFake(start)
 					ff := forumtest.New(clk)
 					m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
 					gc := gm.gc
-					gc.Start, gc.PublicURL = start, public
-					fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "mybb", Thread: "1", Bot: "GMbot", PasswordEnv: "X"}
+					gc.Start, gc.PublicURL = start, v.public
+					fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "mybb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", Pictures: v.pictures}
 					var ps []store.Player
 					for _, p := range gc.Players {
 						ps = append(ps, store.Player{Slot: p, ForumName: p})
@@ -89,7 +101,7 @@ func TestMapPictureInPosts(t *testing.T) {
 					golden := filepath.Join("testdata", "golden", gm.kind+"-text.txt")
 					if public == "" {
 						if pics != 0 {
-							t.Errorf("%d pictures without public_url", pics)
+							t.Errorf("%d pictures without public_url or with pictures: false", pics)
 						}
 					} else {
 						golden = filepath.Join("testdata", "golden", gm.kind+"-picture.txt")

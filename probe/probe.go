@@ -41,7 +41,9 @@ type Config struct {
 	PostTest bool
 	// FloodSeconds is the game file's flood_seconds for the bot (nil: unset).
 	FloodSeconds *float64
-	Scraper      scraper.Options
+	// Pictures is the game file's forum.pictures (nil: unset, on).
+	Pictures *bool
+	Scraper  scraper.Options
 }
 
 // Status of one check.
@@ -142,7 +144,7 @@ func ForGame(ctx context.Context, fc gameconfig.ForumConfig, version string, pos
 	if fc.RequestsPerSecond > 0 {
 		opt.MinInterval = time.Duration(float64(time.Second) / fc.RequestsPerSecond)
 	}
-	return Run(ctx, Config{URL: fc.URL, Profile: prof, Thread: fc.Thread, Creds: creds, PostTest: postTest, FloodSeconds: fc.FloodSeconds, Scraper: opt})
+	return Run(ctx, Config{URL: fc.URL, Profile: prof, Thread: fc.Thread, Creds: creds, PostTest: postTest, FloodSeconds: fc.FloodSeconds, Pictures: fc.Pictures, Scraper: opt})
 }
 
 // Run probes the board. The error is for a probe that could not start (a
@@ -172,6 +174,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			p.postTest(ctx)
 		} else {
 			p.floodUnknown()
+			p.picturesUnknown()
 		}
 	} else {
 		for _, s := range []struct{ id, title string }{
@@ -807,7 +810,7 @@ func (p *prober) postTest(ctx context.Context) {
 	// The board's own flood refusal is what tells: wait it out, as a game's
 	// next tick would.
 	id, err := poster.Patiently(ctx, clk, func() (string, error) {
-		return p.conn.Reply(ctx, p.cfg.Thread, "forumgm probe: a test post to check the bot can reply. Safe to delete.", key)
+		return p.conn.Reply(ctx, p.cfg.Thread, "forumgm probe: a test post to check the bot can reply, and whether the board shows a picture: [img]"+probePicture+"[/img] Safe to delete.", key)
 	})
 	if err != nil {
 		reply.Status, reply.Detail = Fail, err.Error()
@@ -823,6 +826,7 @@ func (p *prober) postTest(ctx context.Context) {
 		p.add(reply)
 		p.learnBotID(ctx, id)
 	}
+	p.pictures(ctx, reply.Status == OK, id)
 
 	pm := Check{ID: "post_test.pm", Title: "test PM to the bot itself", Needed: true}
 	pmSent := false // the board took the test PM
@@ -972,4 +976,75 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// probePicture is the [img] of the post test: an address no browser
+// reaches (.invalid), so the test post sends no reader anywhere; the board
+// renders the tag or not by its settings alone.
+const probePicture = "http://forumgm.invalid/probe.png"
+
+// pictureFix is what a GM does about a board that shows [img] as text.
+const pictureFix = "set forum: pictures: false in the game file: posts then keep the text map and scores, without the picture; or have the board's admin allow [img] in the thread's forum (MyBB: the forum's \"Allow [img] Code\"; SMF: remove img from the disabled BBC tags; phpBB: \"Allow [img] BBCode tag in posts\")"
+
+// picturesUnknown: without the post test the probe cannot see whether the
+// board shows [img] as a picture.
+func (p *prober) picturesUnknown() {
+	c := Check{ID: "pictures", Title: "pictures in posts ([img])"}
+	if p.cfg.Pictures != nil && !*p.cfg.Pictures {
+		c.Status, c.Detail = OK, "the game file says pictures: false: posts carry the text map and scores, no [img]"
+	} else {
+		c.Status, c.Detail = Unknown, "unknown until a post: --post-test posts an [img] and reads how the board shows it"
+	}
+	p.add(c)
+}
+
+// pictures reads the test reply back as the board shows it: an <img> of
+// probePicture means the thread's forum shows [img] (the maps and charts
+// of a game with public_url show as pictures); the tag left as text means
+// an admin turned [img] off there.
+func (p *prober) pictures(ctx context.Context, posted bool, id string) {
+	c := Check{ID: "pictures", Title: "pictures in posts ([img])"}
+	defer func() { p.add(c) }()
+	if !posted {
+		c.Status, c.Detail = Unknown, "the test reply did not go through, so how the board shows [img] could not be seen"
+		return
+	}
+	lastURL := forum.Expand(p.prof.URLs.LastPage, map[string]string{"topic": p.cfg.Thread})
+	pg, err := p.sess.Fetch(ctx, lastURL)
+	if err != nil {
+		c.Status, c.Detail = Unknown, "reading the test reply back: "+err.Error()
+		return
+	}
+	var body string
+	found := false
+	for _, post := range p.sess.Parser.Thread(pg.Doc).Posts {
+		if post.ID == id {
+			body, found = post.BodyHTML, true
+		}
+	}
+	if !found {
+		c.Status, c.Detail = Unknown, fmt.Sprintf("the test reply #%s is not on the thread's last page", id)
+		return
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		c.Status, c.Detail = Unknown, "reading the test reply back: "+err.Error()
+		return
+	}
+	off := p.cfg.Pictures != nil && !*p.cfg.Pictures
+	shown := doc.Find(`img[src="`+probePicture+`"]`).Length() > 0
+	switch {
+	case shown && off:
+		c.Status = Warn
+		c.Detail = "the board shows [img] as a picture here, but the game file says pictures: false: posts carry the text map only"
+		c.Fix = "remove forum: pictures: false to have the maps and charts shown as pictures (with the game's public_url)"
+	case shown:
+		c.Status, c.Detail = OK, "the board shows [img] as a picture in the thread's forum: with public_url, posts show the maps and charts as pictures"
+	case off:
+		c.Status, c.Detail = OK, "the board shows [img] as text in the thread's forum, and the game file says pictures: false: posts carry the text map and scores, no [img]"
+	default:
+		c.Status = Warn
+		c.Detail = "the board shows [img] as text in the thread's forum (the test reply's picture came out as " + clip(strings.TrimSpace(doc.Text())) + ")"
+		c.Fix = pictureFix
+	}
 }

@@ -86,6 +86,13 @@ func TestProbeRealBoards(t *testing.T) {
 			if found != 2 {
 				t.Errorf("post test not confirmed: %+v", r.Checks)
 			}
+			// Both boards show [img] as installed: the test reply's
+			// picture is one (pictures_test in realgames and smftest: off).
+			for _, c := range r.Checks {
+				if c.ID == "pictures" && (c.Status != probe.OK || !strings.Contains(c.Detail, "shows [img] as a picture")) {
+					t.Errorf("pictures on a default %s board: %+v", engine, c)
+				}
+			}
 		})
 	}
 }

@@ -115,6 +115,7 @@ type Day struct {
 	Game   *store.Game
 	Public string // the web desk's address (public_url)
 	eng    dayEngine
+	stop   func() // stops the moderator (and waits for it)
 }
 
 // GMsDay plays a GM's day on one real board: one Protest game, with the
@@ -156,17 +157,6 @@ func GMsDay(t *testing.T, engine string, prepare func(t *testing.T, b *realboard
 	b := realboardtest.Start(t, engine, realboardtest.Options{Players: append(append([]string(nil), names...), "Tom"), Subject: "Protest, a GM's day"})
 	prepare(t, b)
 
-	// The desk's address goes in the game's public_url before the game is
-	// created.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(nil)
-	srv.Listener.Close()
-	srv.Listener = ln
-	public := "http://" + ln.Addr().String()
-
 	const zone = "Asia/Kolkata"
 	kolkata, err := time.LoadLocation(zone)
 	if err != nil {
@@ -178,60 +168,13 @@ func GMsDay(t *testing.T, engine string, prepare func(t *testing.T, b *realboard
 	slot := now.Add(50*time.Hour + 15*time.Minute).In(kolkata)
 	const prodAfter = 40 * time.Second
 	none := gameconfig.Offsets{}
-	gc := gameconfig.GameConfig{Players: names, Seed: 5, Start: now, PublicURL: public,
+	d := startProtest(t, b, eng, gameconfig.GameConfig{Players: names, Seed: 5, Start: now,
 		Options:   map[string]any{"turn_hours": 1, "sites": 3},
 		Setup:     map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}, "sites": []any{"A1", "C2", "E4"}},
 		Deadlines: &gameconfig.Deadlines{At: slot.Format("15:04"), Zone: zone, Minimum: "48h"},
-		Reminders: &gameconfig.Reminders{Before: &none, Prod: prodAfter.String()}}
-
-	dir := t.TempDir()
-	pw := filepath.Join(dir, "bot.password")
-	if err := os.WriteFile(pw, []byte(b.Bot.Password), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(ctx, filepath.Join(dir, "forumgm.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zero := 0.0
-	// A full read of the thread every 5 s: edits show on no engine's
-	// topic list (docs/polling.md), and the day's edits are checked
-	// within seconds, not the default interval.
-	fc := gameconfig.ForumConfig{URL: b.URL, Engine: engine, Thread: b.ThreadIDString(), Bot: b.Bot.Name,
-		PasswordFile: pw, PollSeconds: 1, FloodSeconds: &zero, RequestsPerSecond: 50, FullReadSeconds: 5}
-	for _, e := range edit {
-		e(&fc)
-	}
-	var seats []store.Player
-	for _, n := range names {
-		a := b.Player(n)
-		seats = append(seats, store.Player{Slot: n, ForumName: n, ForumUserID: a.IDString()})
-	}
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{},
-		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
-			return forumconn.Connect(site, clock.Real{}, "gmsday-test")
-		}}
-	g, err := m.Create(ctx, "day-"+engine, "protest", gc, fc, seats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); m.Run(runCtx) }()
-	stop := sync.OnceFunc(func() { cancel(); wg.Wait() })
-	t.Cleanup(func() { stop(); db.Close() })
-
-	desk, err := webdesk.New(webdesk.Config{Moderator: m, Secret: "a desk password for the test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Config.Handler = desk.Handler()
-	srv.Start()
-	t.Cleanup(srv.Close)
-
-	d := &Day{T: t, B: b, DB: db, M: m, Game: g, Public: public, eng: eng}
+		Reminders: &gameconfig.Reminders{Before: &none, Prod: prodAfter.String()}}, edit...)
+	db, m, g, public := d.DB, d.M, d.Game, d.Public
+	stop := d.stop
 	name := g.Name
 	pia := b.Player("Pia")
 	reader := Connect(t, b, pia) // the thread as a player reads it
@@ -438,6 +381,76 @@ func GMsDay(t *testing.T, engine string, prepare func(t *testing.T, b *realboard
 
 	stop()
 	d.CheckExactlyOnce(t)
+}
+
+// startProtest creates a Protest game of gc (its players are accounts on
+// the board) the way `forumgm new` does, with public_url the address of a
+// web desk it serves, and runs the moderator as `forumgm run` does until
+// the test ends (or the Day's stop).
+func startProtest(t *testing.T, b *realboardtest.Board, eng dayEngine, gc gameconfig.GameConfig, edit ...func(*gameconfig.ForumConfig)) *Day {
+	t.Helper()
+	ctx := context.Background()
+	// The desk's address goes in the game's public_url before the game is
+	// created.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Listener.Close()
+	srv.Listener = ln
+	public := "http://" + ln.Addr().String()
+
+	gc.PublicURL = public
+
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "bot.password")
+	if err := os.WriteFile(pw, []byte(b.Bot.Password), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "forumgm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := 0.0
+	// A full read of the thread every 5 s: edits show on no engine's
+	// topic list (docs/polling.md), and the day's edits are checked
+	// within seconds, not the default interval.
+	fc := gameconfig.ForumConfig{URL: b.URL, Engine: b.Engine, Thread: b.ThreadIDString(), Bot: b.Bot.Name,
+		PasswordFile: pw, PollSeconds: 1, FloodSeconds: &zero, RequestsPerSecond: 50, FullReadSeconds: 5}
+	for _, e := range edit {
+		e(&fc)
+	}
+	var seats []store.Player
+	for _, n := range gc.Players {
+		a := b.Player(n)
+		seats = append(seats, store.Player{Slot: n, ForumName: n, ForumUserID: a.IDString()})
+	}
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{},
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
+			return forumconn.Connect(site, clock.Real{}, "gmsday-test")
+		}}
+	g, err := m.Create(ctx, "day-"+b.Engine, "protest", gc, fc, seats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); m.Run(runCtx) }()
+	stop := sync.OnceFunc(func() { cancel(); wg.Wait() })
+	t.Cleanup(func() { stop(); db.Close() })
+
+	desk, err := webdesk.New(webdesk.Config{Moderator: m, Secret: "a desk password for the test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = desk.Handler()
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	return &Day{T: t, B: b, DB: db, M: m, Game: g, Public: public, eng: eng, stop: stop}
 }
 
 func slicesContains(s []string, v string) bool {

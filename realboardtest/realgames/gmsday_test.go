@@ -1,6 +1,7 @@
 package realgames
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/forumgm/forumgm/realboardtest"
@@ -23,4 +24,18 @@ func TestGMsDay(t *testing.T) {
 			boardtest.GMsDay(t, engine, func(t *testing.T, b *realboardtest.Board) { b.ExemptBot(t) })
 		})
 	}
+}
+
+// TestPicturesOffMyBB: boardtest.PicturesOff on MyBB with the forum's
+// "Allow [img] Code" off (forums.allowimgcode, as the admin's forum
+// permissions set it, the forum cache rebuilt).
+func TestPicturesOffMyBB(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("plays a turn on a real board")
+	}
+	boardtest.PicturesOff(t, realboardtest.MyBB, func(t *testing.T, b *realboardtest.Board) { b.ExemptBot(t) },
+		func(t *testing.T, b *realboardtest.Board) {
+			b.PHP(t, fmt.Sprintf(`$db->update_query('forums', ['allowimgcode' => 0], 'fid = %d'); $cache->update_forums();`, b.ForumID))
+		}, `"Allow [img] Code"`)
 }

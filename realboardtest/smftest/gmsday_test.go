@@ -19,3 +19,12 @@ func TestGMsDay(t *testing.T) {
 	t.Parallel()
 	boardtest.GMsDay(t, realboardtest.SMF, setUpBot)
 }
+
+// TestPicturesOff: boardtest.PicturesOff on SMF with img among the
+// disabled BBC tags (disabledBBC, as the admin's "Enabled BBC tags" list
+// saves it).
+func TestPicturesOff(t *testing.T) {
+	t.Parallel()
+	boardtest.PicturesOff(t, realboardtest.SMF, setUpBot,
+		func(t *testing.T, b *realboardtest.Board) { b.Setting(t, "disabledBBC", "img") }, "disabled BBC")
+}

@@ -110,6 +110,10 @@ func TestProbeSMF(t *testing.T) {
 			t.Errorf("post test not confirmed by its marker: %+v", c)
 		}
 	}
+	// SMF shows [img] as installed: the test reply's picture is one.
+	if c := check(r, "pictures"); c.Status != probe.OK || !strings.Contains(c.Detail, "shows [img] as a picture") {
+		t.Errorf("pictures on a default SMF board: %+v", c)
+	}
 	if n := countPosts(t, b, "forumgm probe:"); n != 1 {
 		t.Errorf("the test reply is on the board %d times, want once", n)
 	}
