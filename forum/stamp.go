@@ -308,3 +308,14 @@ func (p Precision) Unit() time.Duration {
 	}
 	return 0
 }
+
+// UnreadableReason is what the player and the GM are told of a message
+// whose stamp could not be read: it was not applied, and why, quoting the
+// time as the board showed it.
+func (s Stamp) UnreadableReason() string {
+	shown := "an empty time"
+	if s.Text != "" {
+		shown = "“" + s.Text + "”"
+	}
+	return fmt.Sprintf("the bot could not read when this was made (the board showed %s: %s), so it was not applied; please send it again", shown, s.Err)
+}

@@ -183,7 +183,7 @@ func applyMessage(s *step, msg store.Message) (bool, error) {
 	}
 	slot, isPlayer := l.state.Roster().Author(msg.AuthorName)
 	if !isPlayer || !l.active() || strings.EqualFold(msg.AuthorName, l.forum.Bot) {
-		if !isPlayer && lateSignup(s, msg) {
+		if !isPlayer && s.late(msg) {
 			return false, nil // an /in after sign-ups closed: refused, with the reason
 		}
 		s.setMessage(msg.ID, store.MessageIgnored)
@@ -204,7 +204,7 @@ func applyMessage(s *step, msg store.Message) (bool, error) {
 	if !stamp.Known() {
 		// Never a silent drop: in the audit log with the reason, the player
 		// told, the GM's log has it as an error.
-		reason := unreadableReason(stamp)
+		reason := stamp.UnreadableReason()
 		s.warn("a message's time could not be read; its commands were not applied", "kind", msg.Kind, "id", msg.ForumID, "player", slot, "time", stamp.Text, "err", stamp.Err)
 		s.refuse(msg, slot, phase, referee.Late(l.game, l.state, src, segs, reason), reason, store.CommandRejected)
 		return false, nil

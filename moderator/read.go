@@ -11,6 +11,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/signups"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -501,7 +502,7 @@ func (m *Moderator) edits(r *intake) error {
 		if st.Finished || late || earlier || signing {
 			reason := "edited after its phase's deadline: the edit does not change that phase"
 			if signing {
-				reason = signupEdit
+				reason = signups.Edit
 			}
 			s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Phase: st.Phase, Player: msg.AuthorName,
 				Channel: string(channelOf(msg.Kind)), Text: "(edit)", Kind: "edit", Status: store.CommandIgnored, Time: m.now(),

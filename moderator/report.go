@@ -9,6 +9,7 @@ import (
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gamelog"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/signups"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -53,7 +54,7 @@ type GameReport struct {
 	// Signups is the game's sign-ups (nil: its players were in its game
 	// file): while they run, who is in and when they close; after, who
 	// signed up and when the game started.
-	Signups *SignupList `json:"signups,omitempty"`
+	Signups *signups.List `json:"signups,omitempty"`
 }
 
 // HealthText is the forum health in one line for a GM, times in the

@@ -2,7 +2,6 @@ package moderator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/forumgm/forumgm/referee"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/signup"
+	"github.com/forumgm/forumgm/signups"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -20,15 +20,13 @@ import (
 // (status Signups): its state is the sign-up list (signup.State, played by
 // signup.Game, so status, the desk and the PM routing read it as any game),
 // and the bot posts the call for players. Each poll reads the thread as for
-// any game; processSignups then reads /in and /out from the new posts in
-// one step and answers them in one post. When the game is full, or at the
-// closing time with enough in, the same step closes sign-ups and starts the
-// game with those in: the real game set up from its recorded seed, its
-// players (names and forum user ids as their posts showed them), the
-// opening post and the role PMs, all saved at once, so a crash leaves
-// sign-ups open or the game started, never half of it; the outbox sends
-// each message once. Too few at the closing time: extended once, or the
-// game is cancelled, saying so.
+// any game; processSignups then has package signups read /in and /out from
+// the new posts in one step and answer them in one post. When the game is
+// full, or at the closing time with enough in, the same step closes
+// sign-ups and starts the game with those in (startGame: the real game set
+// up from its recorded seed, its players, the opening post and the role
+// PMs), all saved at once, so a crash leaves sign-ups open or the game
+// started, never half of it; the outbox sends each message once.
 
 // createSignups is Create for a game taking sign-ups.
 func (m *Moderator) createSignups(ctx context.Context, name, kind string, gc gameconfig.GameConfig, fc gameconfig.ForumConfig) (*store.Game, error) {
@@ -79,27 +77,27 @@ func (s *step) pmTo(a forum.Author, subject, text string) {
 		Marker: fmt.Sprintf("%s/%s/%d", s.l.markerName(), signup.Phase, s.queued)})
 }
 
-// signups is the sign-up state of a step's game (ok false once it started).
-func (s *step) signups() (signup.State, bool) {
-	st, ok := s.l.state.(signup.State)
-	return st, ok && s.l.row.Status == Signups
-}
-
-// signing is one step's work on sign-ups: the commands it read, answered
-// together in one post.
-type signing struct {
-	m       *Moderator
-	s       *step
-	results []signup.Result
-	done    bool // sign-ups closed (started or cancelled) in this step
-	changed bool // something to save and say
+// forSignups is the step as package signups sees it; done puts back the
+// list it changed as the step's state (unless the game started in it).
+func (m *Moderator) forSignups(s *step) (ss *signups.Step, done func()) {
+	l := s.l
+	st, ok := l.state.(signup.State)
+	ss = &signups.Step{Tx: s.tx, Row: l.row, Bot: l.forum.Bot, Reader: l.site.Reader, Zone: l.zone(), Unit: l.deadlineUnit(), Start: l.cfg.Start,
+		Now: m.now, List: st, Open: ok && l.row.Status == Signups, Changes: &s.ch,
+		Post: s.post, PM: s.pmTo, Warn: s.warn,
+		Resolved:  func(what string) { s.resolved = append(s.resolved, what) },
+		StartGame: func(st signup.State, at time.Time) error { return m.startGame(s, st, at) },
+	}
+	return ss, func() {
+		if ok && !ss.Started {
+			l.state = ss.List
+		}
+	}
 }
 
 // processSignups reads the sign-up commands of every message recorded and
-// not yet read, in forum order, in one step: up to readAt (the read was
-// complete up to then), closing sign-ups first when a message was surely
-// made after the closing time, and at the end when readAt is past it.
-// Messages after the one that filled the game are left for the game.
+// not yet read, in forum order, in one step (signups.Read): up to readAt
+// (the read was complete up to then).
 func (m *Moderator) processSignups(ctx context.Context, l *loaded, readAt time.Time) error {
 	if l.behind && l.readTo.Before(readAt) {
 		readAt = l.readTo
@@ -108,52 +106,19 @@ func (m *Moderator) processSignups(ctx context.Context, l *loaded, readAt time.T
 	if err != nil {
 		return fmt.Errorf("sign-ups of %s: %w", l.row.Name, err)
 	}
-	var g *signing
+	var s *step
+	done := false
 	err = m.DB.Tx(ctx, func(tx *store.Tx) error {
-		s, err := m.begin(tx, l)
-		if err != nil {
+		var err error
+		if s, err = m.begin(tx, l); err != nil {
 			return err
 		}
-		g = &signing{m: m, s: s}
-		if _, ok := s.signups(); !ok {
-			return nil // started (or cancelled) meanwhile
-		}
-		for _, msg := range msgs {
-			if msg.Stamp.After(readAt) == forum.Yes {
-				break // made after the read began: the next read has it complete
-			}
-			cur, err := tx.Message(msg.ID)
-			if err != nil {
-				return err
-			}
-			if cur.Status != store.MessageNew {
-				continue
-			}
-			for st, ok := s.signups(); ok && msg.Stamp.Known() && msg.Stamp.Before(st.Close) == forum.No; st, ok = s.signups() {
-				if err := g.closingTime(st); err != nil {
-					return err
-				}
-			}
-			if g.done {
-				break // the rest belong to the game (or to none)
-			}
-			if err := g.message(msg); err != nil {
-				return fmt.Errorf("%s %s: %w", msg.Kind, msg.ForumID, err)
-			}
-			if g.done {
-				break
-			}
-		}
-		for st, ok := s.signups(); ok && !g.done && readAt.After(st.Close); st, ok = s.signups() {
-			if err := g.closingTime(st); err != nil {
-				return err
-			}
-		}
-		if !g.changed {
-			return nil
-		}
-		if st, ok := s.signups(); ok && len(g.results) > 0 {
-			s.post(st.ListText(g.results, s.l.zone(), m.now()), m.now())
+		ss, back := m.forSignups(s)
+		changed, closed, err := signups.Read(ss, msgs, readAt)
+		back()
+		done = closed
+		if err != nil || !changed {
+			return err
 		}
 		if err := m.commit(tx, s); err != nil {
 			return err
@@ -163,137 +128,18 @@ func (m *Moderator) processSignups(ctx context.Context, l *loaded, readAt time.T
 	if err != nil {
 		return fmt.Errorf("sign-ups of %s: %w", l.row.Name, err)
 	}
-	m.logResolved(g.s)
-	if g.done {
+	m.logResolved(s)
+	if done {
 		return m.crash("after-signups")
 	}
 	return nil
 }
 
-// message reads one message's sign-up commands.
-func (g *signing) message(msg store.Message) error {
-	s := g.s
-	st, _ := s.signups()
-	author := forum.Author{Name: msg.AuthorName, ID: msg.AuthorID}
-	if strings.EqualFold(msg.AuthorName, s.l.forum.Bot) && len(forum.Markers(msg.BodyHTML)) > 0 {
-		// The bot's own post (the call says "post [b]/in[/b]").
-		s.setMessage(msg.ID, store.MessageIgnored)
-		return nil
-	}
-	var segs []string
-	if msg.Kind == forum.KindPM {
-		segs = s.l.site.Reader.Lines(msg.BodyHTML)
-	} else {
-		segs = s.l.site.Reader.Segments(msg.BodyHTML)
-	}
-	cmds := signup.Read(segs)
-	if len(cmds) == 0 {
-		s.setMessage(msg.ID, store.MessageIgnored) // chatter: in the audit log, nobody answered
-		return nil
-	}
-	g.changed = true
-	row := func(c signup.Command, r signup.Result) {
-		status := store.CommandRejected
-		if r.OK {
-			status = store.CommandAccepted
-		}
-		s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, MessageID: msg.ID, Seq: c.Seq, Phase: signup.Phase,
-			Player: msg.AuthorName, Channel: string(channelOf(msg.Kind)), Text: c.Text, Kind: string(c.Kind), Args: signupArgs(author),
-			Status: status, Reason: r.Reason, Time: msg.Time})
-	}
-	s.setMessage(msg.ID, store.MessageProcessed)
-	switch {
-	case msg.Kind == forum.KindPM:
-		var lines []string
-		for _, c := range cmds {
-			r := signup.Result{Kind: c.Kind, Name: msg.AuthorName, Reason: signup.PMReason}
-			row(c, r)
-			lines = append(lines, "✘ “"+rules.Esc(c.Text)+"” — "+rules.Esc(r.Reason))
-		}
-		s.pmTo(author, "sign-ups", "Your PM was read, but sign-ups are not taken by PM:\n"+strings.Join(lines, "\n"))
-		return nil
-	case !msg.Stamp.Known():
-		// Never a silent drop: whether it came before the closing time
-		// cannot be told.
-		reason := unreadableReason(msg.Stamp)
-		s.warn("a message's time could not be read; its sign-up was not taken", "kind", msg.Kind, "id", msg.ForumID, "author", msg.AuthorName, "time", msg.Stamp.Text, "err", msg.Stamp.Err)
-		for _, c := range cmds {
-			r := signup.Result{Kind: c.Kind, Name: msg.AuthorName, Reason: reason}
-			row(c, r)
-			g.results = append(g.results, r)
-		}
-		return nil
-	}
-	for _, c := range cmds {
-		var r signup.Result
-		if g.done {
-			r = signup.Result{Kind: c.Kind, Name: msg.AuthorName, Reason: "sign-ups closed when the game filled, earlier in this post"}
-		} else if c.Kind == signup.In {
-			st, r = st.Join(msg.AuthorName, msg.AuthorID, laterOf(msg.Stamp.Earliest, s.l.cfg.Start), msg.ForumID)
-		} else {
-			st, r = st.Leave(msg.AuthorName, msg.AuthorID)
-		}
-		row(c, r)
-		g.results = append(g.results, r)
-		if g.done {
-			continue
-		}
-		s.l.state = st
-		if r.OK && st.Full() {
-			if err := g.start(st, laterOf(msg.Stamp.Earliest, s.l.cfg.Start), signup.Filled); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// signupArgs keeps the forum user id an /in was read with in the audit log.
-func signupArgs(a forum.Author) []string {
-	if a.ID == "" {
-		return nil
-	}
-	return []string{"forum user id " + a.ID}
-}
-
-// closingTime is the closing time of st come: the game starts with enough
-// in; else sign-ups are extended once, or the game is cancelled.
-func (g *signing) closingTime(st signup.State) error {
-	g.changed = true
-	switch st.AtClose() {
-	case signup.Start:
-		return g.start(st, st.Close, signup.Closing)
-	case signup.Extend:
-		s := g.s
-		at := st.Close
-		st = st.Extend(forum.DeadlineOn(at.Add(st.ExtendBy), s.l.deadlineUnit()))
-		s.l.state = st
-		s.post(st.ExtendedText(g.results, s.l.zone(), g.m.now()), at)
-		g.results = nil
-		s.resolved = append(s.resolved, signup.Phase+" (extended)")
-		return nil
-	default:
-		g.cancel(st, false)
-		return nil
-	}
-}
-
-// cancel closes sign-ups for good: the game never starts.
-func (g *signing) cancel(st signup.State, byGM bool) {
-	s := g.s
-	s.post(st.CancelledText(g.results, byGM), g.m.now())
-	g.results = nil
-	s.l.row.Status = Cancelled
-	g.done, g.changed = true, true
-	s.resolved = append(s.resolved, signup.Phase+" (cancelled)")
-}
-
-// start closes sign-ups at at and starts the game with those in: it is set
-// up from its recorded seed with them as its players, in sign-up order, and
-// its opening post and role PMs are queued after the post that closes
-// sign-ups, all in this step.
-func (g *signing) start(st signup.State, at time.Time, why signup.Why) error {
-	s, m := g.s, g.m
+// startGame closes sign-ups at at and starts the game with those in st
+// (signups.Step.StartGame): it is set up from its recorded seed with them
+// as its players, in sign-up order, and its opening post and role PMs are
+// queued after the post that closed sign-ups, all in this step.
+func (m *Moderator) startGame(s *step, st signup.State, at time.Time) error {
 	eng, err := rules.Lookup(s.l.row.Kind)
 	if err != nil {
 		return err
@@ -304,8 +150,6 @@ func (g *signing) start(st signup.State, at time.Time, why signup.Why) error {
 	if err != nil {
 		return fmt.Errorf("starting the game with %d signed up: %w", len(st.In), err)
 	}
-	s.post(st.ClosedText(why, g.results), at)
-	g.results = nil
 	s.l.game, s.l.state, s.l.cfg, s.l.cfgChanged = eng, setup.State, cfg, true
 	s.l.row.Status = Running
 	s.players = make([]store.Player, len(st.In))
@@ -317,135 +161,67 @@ func (g *signing) start(st signup.State, at time.Time, why signup.Why) error {
 	openDeadline(s, cfg.Start, m.now())
 	setup.State = s.l.state
 	s.emit(store.SendChores, "setup", setup, m.now()) // after running games' answers: its clock starts once it is up
-	s.resolved = append(s.resolved, signup.Phase)
-	g.done, g.changed = true, true
 	return nil
 }
 
-// lateSignup records the /in and /out of someone who is not a player, made
-// after sign-ups closed (the game applies what comes after them): each a
-// rejection with the reason, in the audit log. The post that closed
-// sign-ups told the thread that an /in cannot be taken any more. It says
-// whether the message had any.
-func lateSignup(s *step, msg store.Message) bool {
+// late records the /in and /out of someone who is not a player, made
+// after sign-ups closed (signups.Late). It says whether the message had any.
+func (s *step) late(msg store.Message) bool {
 	l := s.l
-	if l.cfg.Signups == nil || msg.Kind != forum.KindPost || !l.active() || strings.EqualFold(msg.AuthorName, l.forum.Bot) {
+	if l.cfg.Signups == nil || !l.active() {
 		return false
 	}
-	cmds := signup.Read(l.site.Reader.Segments(msg.BodyHTML))
-	if len(cmds) == 0 {
-		return false
-	}
-	reason := signup.LateReason(l.cfg.Start, l.zone())
-	for _, c := range cmds {
-		s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: l.row.ID, MessageID: msg.ID, Seq: c.Seq, Phase: l.phase(),
-			Player: msg.AuthorName, Channel: string(rules.Public), Text: c.Text, Kind: string(c.Kind), Args: signupArgs(forum.Author{Name: msg.AuthorName, ID: msg.AuthorID}),
-			Status: store.CommandRejected, Reason: reason, Time: msg.Time})
-	}
-	s.setMessage(msg.ID, store.MessageProcessed)
-	return true
+	ss := &signups.Step{Row: l.row, Bot: l.forum.Bot, Reader: l.site.Reader, Zone: l.zone(), Start: l.cfg.Start, Changes: &s.ch}
+	return signups.Late(ss, msg, l.phase())
 }
-
-// signupEdit is why an edit of a sign-up post changes nothing.
-const signupEdit = "edited during sign-ups: the list goes by each post as first read; post /in or /out again instead"
-
-// ErrNotSigningUp is a sign-up control on a game not taking sign-ups.
-var ErrNotSigningUp = errors.New("not taking sign-ups")
 
 // signupControl runs a GM's sign-up control as a step.
-func (m *Moderator) signupControl(ctx context.Context, what, name string, fn func(g *signing, st signup.State) error) error {
+func (m *Moderator) signupControl(ctx context.Context, what, name string, fn func(ss *signups.Step) error) error {
 	return m.control(ctx, "signups "+what, name, func(_ *store.Tx, s *step) error {
-		st, ok := s.signups()
-		if !ok {
-			return fmt.Errorf("game %s is %s: %w", name, s.l.row.Status, ErrNotSigningUp)
-		}
-		return fn(&signing{m: m, s: s}, st)
+		ss, done := m.forSignups(s)
+		defer done()
+		return fn(ss)
 	})
-}
-
-// gmRow records a GM's sign-up control in the audit log.
-func (g *signing) gmRow(kind, text, reason string) {
-	s := g.s
-	s.ch.Commands = append(s.ch.Commands, store.CommandRow{GameID: s.l.row.ID, Phase: signup.Phase, Player: "(the GM)", Text: text, Kind: kind,
-		Status: store.CommandAccepted, Reason: reason, Time: g.m.now()})
 }
 
 // CloseSignups closes a game's sign-ups now and starts it with those in
-// (at least the minimum).
+// (at least the minimum; signups.Close).
 func (m *Moderator) CloseSignups(ctx context.Context, name string) error {
-	return m.signupControl(ctx, "close", name, func(g *signing, st signup.State) error {
-		if !st.Enough() {
-			return fmt.Errorf("only %d signed up, and %s needs at least %d: nothing closed (wait, or cancel the game with 'forumgm end %s')", len(st.In), name, st.Min, name)
-		}
-		g.gmRow("close", "close", fmt.Sprintf("the GM closed sign-ups with %d in", len(st.In)))
-		return g.start(st, m.now(), signup.ByGM)
-	})
+	return m.signupControl(ctx, "close", name, signups.Close)
 }
 
 // RemoveSignup takes who (matched as commands name players) off a game's
-// sign-ups and says so in the thread. It returns the name taken off.
+// sign-ups and says so in the thread (signups.Remove). It returns the name
+// taken off.
 func (m *Moderator) RemoveSignup(ctx context.Context, name, who string) (string, error) {
 	var gone string
-	err := m.signupControl(ctx, "remove", name, func(g *signing, st signup.State) error {
-		st, r, err := st.Take(who)
-		if err != nil {
-			return err
-		}
-		gone = r.Name
-		g.s.l.state = st
-		g.gmRow("remove", "remove "+who, "the GM took "+r.Name+" off the sign-ups")
-		g.s.post(st.ListText([]signup.Result{r}, g.s.l.zone(), m.now()), m.now())
-		return nil
+	err := m.signupControl(ctx, "remove", name, func(ss *signups.Step) (err error) {
+		gone, err = signups.Remove(ss, who)
+		return err
 	})
 	return gone, err
 }
 
 // cancelSignups is End on a game in sign-ups: it is cancelled, and the
-// thread told.
+// thread told (signups.Cancel).
 func (m *Moderator) cancelSignups(s *step) {
-	st, _ := s.signups()
-	g := &signing{m: m, s: s}
-	g.gmRow("cancel", "end", "the GM cancelled the game during sign-ups")
-	g.cancel(st, true)
-}
-
-// SignupList is a game's sign-ups as the GM sees them (`forumgm signups`,
-// `status`, the desk).
-type SignupList struct {
-	Status   store.GameStatus `json:"status"`
-	Open     bool             `json:"open"` // still taking sign-ups
-	Min      int              `json:"min"`
-	Max      int              `json:"max"`
-	Close    time.Time        `json:"close"` // when they close (or closed: the game's start)
-	Extended bool             `json:"extended,omitempty"`
-	// CloseText is Close as the posts write it (the board's zone and UTC).
-	CloseText string         `json:"close_text"`
-	In        []signup.Entry `json:"in"`
+	ss, done := m.forSignups(s)
+	defer done()
+	signups.Cancel(ss)
 }
 
 // signupList is the sign-ups of a loaded game (nil for a game that had
 // none).
-func signupList(l *loaded, players []store.Player, zone *time.Location) *SignupList {
+func signupList(l *loaded, players []store.Player, zone *time.Location) *signups.List {
 	su := l.cfg.Signups
 	if su == nil {
 		return nil
 	}
-	out := &SignupList{Status: l.row.Status, Min: su.Min, Max: su.Max, In: []signup.Entry{}}
-	if st, ok := l.state.(signup.State); ok {
-		out.Open = l.row.Status == Signups
-		out.Close, out.Extended, out.In = st.Close, st.Extended, st.In
-	} else {
-		out.Close = l.cfg.Start
-		for _, p := range players {
-			out.In = append(out.In, signup.Entry{Name: p.ForumName, ID: p.ForumUserID})
-		}
-	}
-	out.CloseText = rules.WhenUTC(out.Close, zone)
-	return out
+	return signups.ListOf(l.row.Status, su.Min, su.Max, l.state, l.cfg.Start, players, zone)
 }
 
 // Signups is a game's sign-ups: who is in, in order, and when they close.
-func (m *Moderator) Signups(ctx context.Context, name string) (*SignupList, error) {
+func (m *Moderator) Signups(ctx context.Context, name string) (*signups.List, error) {
 	l, err := m.viewNamed(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("signups %s: %w", name, err)
@@ -475,9 +251,6 @@ func decodeSignups(l *loaded) error {
 	return nil
 }
 
-// signupItem says whether an outbox item belongs to the sign-ups (its
-// marker's phase), not to the game that followed them.
-func signupItem(it *store.OutboxItem) bool {
-	_, rest, _ := strings.Cut(it.Marker, "/")
-	return strings.HasPrefix(rest, signup.Phase+"/")
-}
+// signupItem says whether an outbox item belongs to the sign-ups, not to
+// the game that followed them (signups.Item).
+func signupItem(it *store.OutboxItem) bool { return signups.Item(it.Marker) }

@@ -81,6 +81,7 @@ var modulePackages = []string{
 	"schedule",
 	"scraper",
 	"signup",
+	"signups",
 	"simplayers",
 	"store",
 	"webdesk",

@@ -1,7 +1,6 @@
 package moderator
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,16 +123,3 @@ func (l *loaded) deadlineUnit() time.Duration { return l.site.DeadlineUnit }
 
 // when formats a time for players and the audit log.
 func when(t time.Time) string { return t.UTC().Format("Mon 2 Jan 15:04:05 MST") }
-
-// stampText is how a message's time is quoted back: as the board showed it.
-func stampText(st forum.Stamp) string {
-	if st.Text != "" {
-		return "“" + st.Text + "”"
-	}
-	return "an empty time"
-}
-
-// unreadableReason says that the bot could not read when a message was made.
-func unreadableReason(st forum.Stamp) string {
-	return fmt.Sprintf("the bot could not read when this was made (the board showed %s: %s), so it was not applied; please send it again", stampText(st), st.Err)
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/forumgm/forumgm/bbcode"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/signups"
 	"github.com/forumgm/forumgm/store"
 )
 
@@ -37,7 +38,7 @@ var funcs = template.FuncMap{
 	"who":       who,
 	"slug":      slug,
 	"formWords": formWords.Replace,
-	"signupsOf": func(l *moderator.SignupList, game, csrf string) signupsBox {
+	"signupsOf": func(l *signups.List, game, csrf string) signupsBox {
 		return signupsBox{List: l, Game: game, CSRF: csrf}
 	},
 	// inboxWaits: what waits while the PM inbox cannot be read.
@@ -242,7 +243,7 @@ func slug(s string) string {
 
 // signupsBox is a game's sign-ups with what their controls need.
 type signupsBox struct {
-	List *moderator.SignupList
+	List *signups.List
 	Game string
 	CSRF string
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/rules"
+	"github.com/forumgm/forumgm/signups"
 )
 
 // signupsCommand is `forumgm signups GAME [close | remove NAME]`: the
@@ -67,7 +68,7 @@ game during sign-ups, 'forumgm end GAME'. 'forumgm run' posts what they say.`,
 }
 
 // printSignups writes a sign-up list, each line after indent.
-func printSignups(l *moderator.SignupList, indent string) {
+func printSignups(l *signups.List, indent string) {
 	seats := fmt.Sprintf("%d to %d players", l.Min, l.Max)
 	if l.Min == l.Max {
 		seats = rules.Plural(l.Max, "player")
