@@ -23,6 +23,12 @@
 // state), create.go, control.go (the GM's commands), send.go (the outbox),
 // step.go (what a step loads and saves), game.go (a game as loaded, with
 // its board).
+//
+// The GM's work beside the loop is not here: counts, reminders and prods
+// (package between), sign-ups (signups), the GM's own words (gmwords) and
+// a game's records read back (gamelog). The loop calls them at known
+// points of its steps, handing each the step as it may see and add to it;
+// between.go, signups.go, words.go and records.go are those calls.
 package moderator
 
 import (
