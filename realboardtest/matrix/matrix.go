@@ -104,6 +104,13 @@ type Result struct {
 // OutEnv names the results directory.
 const OutEnv = "FORUMGM_MATRIX_OUT"
 
+// FullEnv set to "full" runs the cells CI leaves out for its time (whole
+// games on the engines where one takes many whole-minute phases).
+const FullEnv = "FORUMGM_MATRIX"
+
+// Full says whether the full matrix was asked for (FORUMGM_MATRIX=full).
+func Full() bool { return os.Getenv(FullEnv) == "full" }
+
 // Cell marks the running test (or subtest) as the cell (engine, feature).
 // When the test ends its outcome (pass, fail, skip) is recorded as the
 // cell's result. An unknown engine or feature fails the test at once.

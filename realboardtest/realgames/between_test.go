@@ -257,24 +257,48 @@ func playCountsAndReminders(t *testing.T, engine string) {
 // Real-clock cost: phases of 25 s (the demo at speed 1), most closing as
 // soon as everyone has acted: five to seven minutes (seven players keep
 // bouncing each other off phpBB's post review), beside the other tests.
+//
+// FORUMGM_MATRIX=full also plays it on MyBB (its matrix cell), without
+// the counts: MyBB stamps posts to the minute and merges the bot's posts
+// in a row, so counts the gap apart cannot be told there (the counts on
+// MyBB are TestCountsAndReminders' and TestGMsDay's). Deadlines go on whole
+// minutes there; about eight minutes.
 func TestResistanceSevenWithPlotCards(t *testing.T) {
 	t.Parallel()
-	matrix.Cell(t, realboardtest.PhpBB, matrix.Resistance7)
 	if testing.Short() {
 		t.Skip("plays a whole game in real time (minutes)")
 	}
+	engines := []string{realboardtest.PhpBB}
+	if matrix.Full() {
+		engines = append(engines, realboardtest.MyBB)
+	}
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			playSeven(t, engine)
+		})
+	}
+}
+
+func playSeven(t *testing.T, engine string) {
+	matrix.Cell(t, engine, matrix.Resistance7)
+	counts := engine == realboardtest.PhpBB
 	g, _ := rules.Lookup("resistance")
 	demo := g.(rules.Demo).DemoTable(1)
 	if len(demo.Players) != 7 {
 		t.Fatalf("the demo table has %d players", len(demo.Players))
 	}
-	b := realboardtest.Start(t, realboardtest.PhpBB, realboardtest.Options{Players: demo.Players, Subject: demo.Title,
+	b := realboardtest.Start(t, engine, realboardtest.Options{Players: demo.Players, Subject: demo.Title,
 		Opening: "Seven players: the plot cards are in play. forumgm is your GM."})
 	b.ExemptBot(t)
 	const gap = 10 * time.Second
+	start := time.Now()
+	if !counts { // MyBB: whole minutes, as TestWholeGames plays it
+		start = start.Truncate(time.Minute).Add(time.Minute)
+	}
 	// Reminders are TestCountsAndReminders'; here every PM is the game's.
 	off := gameconfig.Offsets{}
-	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Seed: 11, Start: time.Now().UTC(),
+	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Seed: 11, Start: start.UTC(),
 		Counts: &gameconfig.Counts{Gap: gap.String()}, Reminders: &gameconfig.Reminders{Before: &off, Prod: "off"}}
 	zero := 0.0
 	slowBoard(t, b)
@@ -283,8 +307,12 @@ func TestResistanceSevenWithPlotCards(t *testing.T) {
 		t.Fatal("seven players and no plot deck")
 	}
 	t0 := time.Now()
-	playOutWith(t, tb, wholeGame{kind: "resistance", engine: b.Engine, seed: 11, limit: 10 * time.Minute}, time.Now(),
-		&simplayers.Table{Game: g, Seed: 11, AskCounts: 3})
+	ask := 0
+	if counts {
+		ask = 3
+	}
+	playOutWith(t, tb, wholeGame{kind: "resistance", engine: b.Engine, seed: 11, limit: 12 * time.Minute, wholeMinute: !counts}, start,
+		&simplayers.Table{Game: g, Seed: 11, AskCounts: ask})
 
 	given, played := 0, map[string]int{}
 	asked, answered := 0, 0
@@ -305,6 +333,10 @@ func TestResistanceSevenWithPlotCards(t *testing.T) {
 	}
 	if given == 0 || len(played) == 0 {
 		t.Errorf("plot cards given %d times, played %v: want both", given, played)
+	}
+	if !counts {
+		t.Logf("seven players with plot cards on %s: %d cards given, played %v; %.0fs", engine, given, played, time.Since(t0).Seconds())
+		return
 	}
 	markers, at, body := tb.countsOnBoard()
 	byPhase := map[string][]string{}

@@ -66,6 +66,14 @@ func TestWholeGames(t *testing.T) {
 		{kind: "nations", engine: realboardtest.MyBB, seed: 7, limit: 5 * time.Minute, wholeMinute: true,
 			options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}},
 	}
+	if matrix.Full() {
+		// The matrix's MyBB cells CI leaves out for its time: whole-minute
+		// phases (MyBB stamps to the minute), several minutes each.
+		games = append(games,
+			wholeGame{kind: "resistance", engine: realboardtest.MyBB, speed: 2, seed: 3, limit: 12 * time.Minute, players: 5, wholeMinute: true},
+			wholeGame{kind: "protest", engine: realboardtest.MyBB, seed: 5, limit: 12 * time.Minute, wholeMinute: true,
+				options: rules.Options{"turn_hours": 1.0 / 60, "sites": 2}})
+	}
 	for _, wg := range games {
 		t.Run(wg.kind+"-on-"+wg.engine, func(t *testing.T) {
 			t.Parallel()

@@ -37,6 +37,17 @@ func setUpBot(t *testing.T, b *realboardtest.Board) {
 // edit (if any) changes the bot's forum settings before the game is created.
 func startGame(t *testing.T, b *realboardtest.Board, name, kind string, gc gameconfig.GameConfig, edit ...func(*gameconfig.ForumConfig)) *smfTable {
 	t.Helper()
+	var players []store.Player
+	for _, p := range b.Players {
+		players = append(players, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.IDString()})
+	}
+	return startGameWith(t, b, name, kind, gc, players, edit...)
+}
+
+// startGameWith is startGame with these players (none: a game filled by
+// sign-ups in its thread).
+func startGameWith(t *testing.T, b *realboardtest.Board, name, kind string, gc gameconfig.GameConfig, players []store.Player, edit ...func(*gameconfig.ForumConfig)) *smfTable {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "game.db")
@@ -57,10 +68,6 @@ func startGame(t *testing.T, b *realboardtest.Board, name, kind string, gc gamec
 	for _, e := range edit {
 		e(&fc)
 	}
-	var players []store.Player
-	for _, p := range b.Players {
-		players = append(players, store.Player{Slot: p.Name, ForumName: p.Name, ForumUserID: p.IDString()})
-	}
 	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: func(ctx context.Context, site *gameconfig.Site) (moderator.Forum, error) {
 		return forumconn.Connect(site, clock.Real{}, "test")
 	}}
@@ -68,14 +75,20 @@ func startGame(t *testing.T, b *realboardtest.Board, name, kind string, gc gamec
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); m.Run(runCtx) }()
-	var once sync.Once
-	tl := &smfTable{t: t, b: b, db: db, g: g, stop: func() { once.Do(func() { cancel(); wg.Wait() }) }}
+	tl := &smfTable{t: t, b: b, db: db, g: g, m: m}
+	tl.run()
 	t.Cleanup(func() { tl.stop(); db.Close() })
 	return tl
+}
+
+// run starts the moderator (again, after stop: a restarted `forumgm run`).
+func (tl *smfTable) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); tl.m.Run(ctx) }()
+	var once sync.Once
+	tl.stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
 }
 
 // smfTable is the game's store and board, for the checks.
@@ -84,6 +97,7 @@ type smfTable struct {
 	b  *realboardtest.Board
 	db *store.DB
 	g  *store.Game
+	m  *moderator.Moderator
 	// stop ends the moderator (and waits for it).
 	stop func()
 }
