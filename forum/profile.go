@@ -76,8 +76,19 @@ type Profile struct {
 	// it, and each form submitted in its page's charset.
 	Charset string `yaml:"charset"`
 
+	// UserIDs is how the board tells its members apart: "" by the numeric
+	// ids selectors.author_id_* find, "names" where no page shows one (the
+	// member's name is then their id, compared as the name matcher
+	// compares names, and {user} in a URL is the name).
+	UserIDs string `yaml:"user_ids"`
+
 	URLs      URLs      `yaml:"urls"`
 	Selectors Selectors `yaml:"selectors"`
+	// PageMarks are the logged-in, page-end and error marks of one kind
+	// of page, where its template differs from the rest of the board's
+	// (PM pages without a logout link); each unset mark is the one of
+	// Selectors.
+	PageMarks PageMarks `yaml:"page_marks"`
 	Forms     Forms     `yaml:"forms"`
 	// FloodText: substrings (case-insensitive) of the board's flood-control
 	// error; FloodWaitRegexp's first matching group is the seconds still to
@@ -110,6 +121,11 @@ type Profile struct {
 	// MaxSubjectChars is the longest PM subject the board keeps (in
 	// characters); the marker key goes at its end (0: 80).
 	MaxSubjectChars int `yaml:"max_subject_chars"`
+	// MaxSubjectBytes is the longest subject (a PM's, a reply's) the board
+	// takes in bytes of its charset, each character the charset lacks
+	// counted as its numeric reference (a 64-byte column: "—" is the 7
+	// bytes of "&#8212;" in ISO-8859-1); 0: no byte limit.
+	MaxSubjectBytes int `yaml:"max_subject_bytes"`
 	// SentFolderSize is how many PMs the bot's sent folder keeps before
 	// the board deletes the oldest (phpBB's default full_folder_action;
 	// 0: it deletes none). A full folder whose oldest PM is newer than a
@@ -182,7 +198,14 @@ type URLs struct {
 	// ones pushed it off the first page; empty: the first page only.
 	SentPage    string `yaml:"sent_page"`
 	SentPerPage int    `yaml:"sent_per_page"`
-	ReadPM      string `yaml:"read_pm"`
+	// SentOnePage: the sent folder is one page that lists every sent PM,
+	// never split into pages, so its first page read whole is all of it.
+	SentOnePage bool `yaml:"sent_one_page"`
+	// SentNewestFirst: the sent folder (with no outbox) lists the newest
+	// PM first, with its time, so a check for a PM queued at a time needs
+	// read only back to then: a longer folder proves its absence too.
+	SentNewestFirst bool   `yaml:"sent_newest_first"`
+	ReadPM          string `yaml:"read_pm"`
 	// ReadSentPM reads one PM of the sent folder, where the engine needs
 	// another URL for it (SMF: f=sent); empty means ReadPM.
 	ReadSentPM string `yaml:"read_sent_pm"`
@@ -223,6 +246,16 @@ type Selectors struct {
 	Post         string `yaml:"post"`
 	PostIDAttr   string `yaml:"post_id_attr"`
 	PostIDRegexp string `yaml:"post_id_regexp"`
+	// PostID (within the post's node) is the element carrying PostIDAttr,
+	// where the node itself does not (the <a name="pidN"> anchor in the
+	// first row of a post); empty: the post's node.
+	PostID string `yaml:"post_id"`
+	// PostSpan is how far a post runs past the node Post matched, for a
+	// layout with no one element around each post: "next" (the node and
+	// its following siblings up to the next post node), or a number N (the
+	// node and the N-1 element siblings after it: phpBB 2's rows). Empty:
+	// the node alone is the post.
+	PostSpan string `yaml:"post_span"`
 	// Author (within a post) is the name node; a link's AuthorIDAttr
 	// matched by AuthorIDRegexp is the user id (absent for guests).
 	Author         string `yaml:"author"`
@@ -245,6 +278,10 @@ type Selectors struct {
 	PageTime   string `yaml:"page_time"`
 	Body       string `yaml:"body"`
 	EditNotice string `yaml:"edit_notice"`
+	// EditNoticeRegexp matches an edit notice the board writes as text
+	// inside the body ("[Edited on 6-12-2026 by carol]"): a post showing
+	// it reads as edited, and the notice is never part of a command.
+	EditNoticeRegexp string `yaml:"edit_notice_regexp"`
 	// PageCurrent is the current page number in the pagination; PageLinks
 	// are numbered page links (the highest number is the page count).
 	PageCurrent string `yaml:"page_current"`
@@ -328,6 +365,67 @@ type Selectors struct {
 	ThreadForumRegexp string `yaml:"thread_forum_regexp"`
 }
 
+// PageKind is a kind of page the bot reads, for its marks (PageMarks).
+type PageKind string
+
+// The kinds of page with marks of their own. "" is any page.
+const (
+	PageThread   PageKind = "thread"    // a thread page
+	PagePMFolder PageKind = "pm_folder" // the PM inbox, sent folder, outbox
+	PagePM       PageKind = "pm"        // one PM's page
+	PagePMForm   PageKind = "pm_form"   // the PM form's page, and the board's answer to it
+	PagePostForm PageKind = "post_form" // the reply form's page, and the board's answer to it
+)
+
+// PageKinds lists the kinds PageMarks has.
+var PageKinds = []PageKind{PageThread, PagePMFolder, PagePM, PagePMForm, PagePostForm}
+
+// Marks are a page's logged-in, page-end and error marks (selectors, as
+// Selectors.LoggedIn, PageEnd and Error).
+type Marks struct {
+	LoggedIn string `yaml:"logged_in"`
+	PageEnd  string `yaml:"page_end"`
+	Error    string `yaml:"error"`
+}
+
+// PageMarks are the marks of each kind of page.
+type PageMarks struct {
+	Thread   Marks `yaml:"thread"`
+	PMFolder Marks `yaml:"pm_folder"`
+	PM       Marks `yaml:"pm"`
+	PMForm   Marks `yaml:"pm_form"`
+	PostForm Marks `yaml:"post_form"`
+}
+
+// MarksOf are the marks of a kind of page: those page_marks gives it, the
+// rest from selectors (logged_in, page_end, error). Key names the key
+// each comes from, for messages ("page_marks.pm_folder.logged_in").
+func (p Profile) MarksOf(kind PageKind) (m Marks, key Marks) {
+	var own Marks
+	switch kind {
+	case PageThread:
+		own = p.PageMarks.Thread
+	case PagePMFolder:
+		own = p.PageMarks.PMFolder
+	case PagePM:
+		own = p.PageMarks.PM
+	case PagePMForm:
+		own = p.PageMarks.PMForm
+	case PagePostForm:
+		own = p.PageMarks.PostForm
+	}
+	pick := func(own, def, name string) (string, string) {
+		if strings.TrimSpace(own) != "" {
+			return own, "page_marks." + string(kind) + "." + name
+		}
+		return def, "selectors." + name
+	}
+	m.LoggedIn, key.LoggedIn = pick(own.LoggedIn, p.Selectors.LoggedIn, "logged_in")
+	m.PageEnd, key.PageEnd = pick(own.PageEnd, p.Selectors.PageEnd, "page_end")
+	m.Error, key.Error = pick(own.Error, p.Selectors.Error, "error")
+	return m, key
+}
+
 // Form names one form of the board: the page that holds it, a selector for
 // the form, the fields the bot fills, and fixed extra fields.
 type Form struct {
@@ -388,6 +486,7 @@ func (p Profile) Validate() error {
 		"selectors.topic_id_regexp":        p.Selectors.TopicIDRegexp,
 		"selectors.topic_last_post_regexp": p.Selectors.TopicLastPostRegexp,
 		"selectors.topic_replies_regexp":   p.Selectors.TopicRepliesRegexp,
+		"selectors.edit_notice_regexp":     p.Selectors.EditNoticeRegexp,
 	} {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("profile %s: %s: %w", p.Name, name, err)
@@ -395,6 +494,12 @@ func (p Profile) Validate() error {
 	}
 	if _, err := p.Location(); err != nil {
 		return fmt.Errorf("profile %s: time_zone: %w", p.Name, err)
+	}
+	if _, _, err := p.Span(); err != nil {
+		return fmt.Errorf("profile %s: selectors.post_span: %w", p.Name, err)
+	}
+	if u := p.UserIDs; u != "" && u != UserIDsNames {
+		return fmt.Errorf("profile %s: user_ids %q: leave it out for numeric ids, or %q", p.Name, u, UserIDsNames)
 	}
 	if err := CheckMarkerMarkup(p.MarkerMarkup); err != nil {
 		return fmt.Errorf("profile %s: marker_markup: %w", p.Name, err)
@@ -411,6 +516,31 @@ func (p Profile) Validate() error {
 		return fmt.Errorf("profile %s: posts_per_page must be positive", p.Name)
 	}
 	return nil
+}
+
+// UserIDsNames is Profile.UserIDs of a board whose members are known by
+// name only.
+const UserIDsNames = "names"
+
+// NamesAreIDs reports whether the board's members are known by name only
+// (user_ids: names).
+func (p Profile) NamesAreIDs() bool { return p.UserIDs == UserIDsNames }
+
+// Span reads selectors.post_span: toNext for "next", else rows, the
+// element siblings a post spans with its own node (1: the node alone).
+func (p Profile) Span() (rows int, toNext bool, err error) {
+	v := strings.TrimSpace(p.Selectors.PostSpan)
+	switch {
+	case v == "":
+		return 1, false, nil
+	case strings.EqualFold(v, "next"):
+		return 1, true, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 50 {
+		return 0, false, fmt.Errorf("%q: \"next\", or how many sibling elements a post spans (1 to 50)", v)
+	}
+	return n, false, nil
 }
 
 // Location is the profile's time zone (UTC when unset): an IANA name or a

@@ -118,3 +118,25 @@ func TestLoadProfileErrors(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// Each kind of page has the marks page_marks gives it, the rest from
+// selectors, and says which key each came from (issue 44, point 5).
+func TestMarksOf(t *testing.T) {
+	p, _ := Builtin("phpbb")
+	p.PageMarks.PMFolder = Marks{LoggedIn: `a[href*="folder=inbox"]`}
+	p.PageMarks.PostForm = Marks{Error: "table.errorbox span.gen", PageEnd: "div#end"}
+	m, key := p.MarksOf(PagePMFolder)
+	if m.LoggedIn != `a[href*="folder=inbox"]` || key.LoggedIn != "page_marks.pm_folder.logged_in" ||
+		m.PageEnd != p.Selectors.PageEnd || key.PageEnd != "selectors.page_end" || m.Error != p.Selectors.Error || key.Error != "selectors.error" {
+		t.Errorf("pm_folder: %+v %+v", m, key)
+	}
+	m, key = p.MarksOf(PagePostForm)
+	if m.Error != "table.errorbox span.gen" || key.Error != "page_marks.post_form.error" || key.PageEnd != "page_marks.post_form.page_end" || m.LoggedIn != p.Selectors.LoggedIn {
+		t.Errorf("post_form: %+v %+v", m, key)
+	}
+	for _, k := range []PageKind{"", PageThread, PagePM, PagePMForm} {
+		if m, key := p.MarksOf(k); m.LoggedIn != p.Selectors.LoggedIn || key.LoggedIn != "selectors.logged_in" {
+			t.Errorf("%q: %+v %+v", k, m, key)
+		}
+	}
+}

@@ -166,7 +166,8 @@ func walkProfile(v reflect.Value, prefix string, fn func(key string, v reflect.V
 }
 
 // ProfileKeys lists every key a profile file may hold, as documented:
-// the three forms share their keys, listed once as forms.*.KEY.
+// the three forms share their keys, listed once as forms.*.KEY, and so do
+// the kinds of page's marks (page_marks.*.KEY).
 func ProfileKeys() []string {
 	seen := map[string]bool{}
 	var out []string
@@ -179,7 +180,7 @@ func ProfileKeys() []string {
 			}
 			key := joinKey(prefix, name)
 			ft := t.Field(i).Type
-			if ft == reflect.TypeOf(Form{}) {
+			if ft == reflect.TypeOf(Form{}) || ft == reflect.TypeOf(Marks{}) {
 				if !seen[key] {
 					seen[key] = true
 					out = append(out, key)

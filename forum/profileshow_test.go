@@ -42,6 +42,14 @@ func TestProfileFileText(t *testing.T) {
 				if k == "base" || strings.HasPrefix(k, "forms.") {
 					continue // a built-in has no base; forms are checked below
 				}
+				if strings.HasPrefix(k, "page_marks.*.") {
+					for _, kind := range PageKinds {
+						if kk := strings.Replace(k, "*", string(kind), 1); !hasPath(m, kk) {
+							t.Errorf("the printed profile does not name %s", kk)
+						}
+					}
+					continue
+				}
 				if !hasPath(m, k) {
 					t.Errorf("the printed profile does not name %s", k)
 				}

@@ -181,7 +181,7 @@ func (gf *GameFile) Check(dir string) []FieldError {
 	if !validName.MatchString(gf.Name) {
 		bad("name", "name %q: use letters, digits, '.', '_' and '-' (it goes into every marker)", gf.Name)
 	}
-	if strings.Contains(prof.Forms.PM.Page, "{user}") && gf.Signups == nil {
+	if strings.Contains(prof.Forms.PM.Page, "{user}") && gf.Signups == nil && !prof.NamesAreIDs() {
 		for _, p := range gf.Players {
 			if p.ID == "" {
 				bad("players", "player %s: %s sends PMs by user id, so give {name: %s, id: N} (N from the profile link, e.g. memberlist.php?mode=viewprofile&u=N on phpBB)", p.Name, prof.Name, p.Name)

@@ -42,6 +42,11 @@ func (p *Parser) MemberAt(doc *goquery.Document) (a forum.Author, found bool, er
 	if a.Name == "" {
 		return a, false, nil
 	}
+	if p.Profile.NamesAreIDs() {
+		a.Name = collapse(a.Name)
+		a.ID = a.Name // user_ids: names
+		return a, true, nil
+	}
 	if s.MemberID == "" || s.MemberIDRegexp == "" {
 		return a, true, nil
 	}

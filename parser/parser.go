@@ -31,14 +31,24 @@ type Parser struct {
 	bold, quote, spoiler, code, strike                                                            goquery.Matcher
 	inRow, inLink, inFrom, inTime, inUnread                                                       goquery.Matcher
 	pm, pmSubject, pmFrom, pmTime, pmTimeTitle, pmBody, pageTime                                  goquery.Matcher
-	captcha                                                                                       goquery.Matcher
+	captcha, postID                                                                               goquery.Matcher
 	topicRow, topicID, topicLast, topicReplies, threadForum                                       goquery.Matcher
 	// withAuthorID and withTimeAttr match any node carrying the profile's
 	// AuthorIDAttr / TimeAttr (compiled once, not per post).
 	withAuthorID, withTimeAttr goquery.Matcher
 
 	rePostID, reAuthorID, reTime, rePMID, rePMTime, reInTime, reURLPost, reURLPM, reFlood *regexp.Regexp
-	reTopicID, reTopicLast, reTopicReplies, reThreadForum                                 *regexp.Regexp
+	reTopicID, reTopicLast, reTopicReplies, reThreadForum, reEditText                     *regexp.Regexp
+
+	// spanRows, spanNext: how far a post runs past its node
+	// (forum.Profile.Span); spans: beyond the node at all.
+	spanRows int
+	spanNext bool
+	spans    bool
+
+	// marks are the logged-in, page-end and error marks of each kind of
+	// page (forum.Profile.MarksOf); "" is any page.
+	marks map[forum.PageKind]pageMarks
 
 	// memoKeys are the attributes the body selectors read, memoOK that a
 	// walk may remember how elements read by them (quick.go, bodyMemo).
@@ -77,6 +87,10 @@ func New(p forum.Profile) (*Parser, error) {
 		return nil, err
 	}
 	x.layouts = compileLayouts(p.TimeLayouts)
+	if x.spanRows, x.spanNext, err = p.Span(); err != nil {
+		return nil, err
+	}
+	x.spans = x.spanNext || x.spanRows > 1
 	x.skew = time.Duration(max(p.ClockSkewSeconds, 0)) * time.Second
 	s := p.Selectors
 	for _, c := range []struct {
@@ -98,7 +112,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.pm, "pm", s.PM}, {&x.pmSubject, "pm_subject", s.PMSubject}, {&x.pmFrom, "pm_from", s.PMFrom},
 		{&x.pmTime, "pm_time", s.PMTime}, {&x.pmTimeTitle, "pm_time_title", s.PMTimeTitle},
 		{&x.pmBody, "pm_body", s.PMBody}, {&x.pageTime, "page_time", s.PageTime},
-		{&x.captcha, "captcha", s.Captcha},
+		{&x.captcha, "captcha", s.Captcha}, {&x.postID, "post_id", s.PostID},
 		{&x.topicRow, "topic_row", s.TopicRow}, {&x.topicID, "topic_id", s.TopicID},
 		{&x.topicLast, "topic_last_post", s.TopicLastPost}, {&x.topicReplies, "topic_replies", s.TopicReplies},
 		{&x.threadForum, "thread_forum", s.ThreadForum},
@@ -106,6 +120,21 @@ func New(p forum.Profile) (*Parser, error) {
 		if *c.dst, err = compileSel(c.name, c.sel); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 		}
+	}
+	x.marks = map[forum.PageKind]pageMarks{"": {loggedIn: x.loggedIn, pageEnd: x.pageEnd, errBox: x.errBox, endSet: strings.TrimSpace(s.PageEnd) != ""}}
+	for _, k := range forum.PageKinds {
+		m, key := p.MarksOf(k)
+		var pm pageMarks
+		for _, c := range []struct {
+			dst       *goquery.Matcher
+			name, sel string
+		}{{&pm.loggedIn, key.LoggedIn, m.LoggedIn}, {&pm.pageEnd, key.PageEnd, m.PageEnd}, {&pm.errBox, key.Error, m.Error}} {
+			if *c.dst, err = compileSel(c.name, c.sel); err != nil {
+				return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+			}
+		}
+		pm.endSet = strings.TrimSpace(m.PageEnd) != ""
+		x.marks[k] = pm
 	}
 	var body []*quickMatcher
 	for _, m := range []goquery.Matcher{x.bold, x.quote, x.spoiler, x.code, x.strike} {
@@ -133,7 +162,7 @@ func New(p forum.Profile) (*Parser, error) {
 		{&x.rePMTime, s.PMTimeRegexp}, {&x.reInTime, s.InboxTimeRegex},
 		{&x.reURLPost, p.URLs.PostIDRegexp}, {&x.reURLPM, p.URLs.PMIDRegexp}, {&x.reFlood, p.FloodWaitRegexp},
 		{&x.reTopicID, s.TopicIDRegexp}, {&x.reTopicLast, s.TopicLastPostRegexp}, {&x.reTopicReplies, s.TopicRepliesRegexp},
-		{&x.reThreadForum, s.ThreadForumRegexp},
+		{&x.reThreadForum, s.ThreadForumRegexp}, {&x.reEditText, s.EditNoticeRegexp},
 	} {
 		if c.re == "" {
 			continue
@@ -187,13 +216,13 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 		forumNode     *html.Node // the last thread_forum match
 		links         []*html.Node
 		loggedIn      bool
-		walk          func(n *html.Node, inPost bool)
+		walk          func(n *html.Node, inPost bool) *postNodes
 	)
 	// The pagination, the logged-in marker and the board's clock are
 	// looked for outside posts only: what a player writes must not pass
 	// for them, no engine puts them inside a post, and posts are most of
 	// a page's nodes.
-	walk = func(n *html.Node, inPost bool) {
+	walk = func(n *html.Node, inPost bool) *postNodes {
 		var mine *postNodes
 		if n.Type == html.ElementNode {
 			for _, p := range open {
@@ -202,7 +231,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 			if x.post.Match(n) {
 				// Even inside a post: markup left open in a body (a cut too
 				// deep post) takes the posts after it inside.
-				mine = &postNodes{node: n, id: group(x.rePostID, nodeAttr(n, x.Profile.Selectors.PostIDAttr))}
+				mine = &postNodes{node: n, id: x.postIDOf(n)}
 				posts = append(posts, mine)
 			}
 			if !inPost {
@@ -215,7 +244,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 				if x.pageLinks.Match(n) {
 					links = append(links, n)
 				}
-				if !loggedIn && x.loggedIn.Match(n) {
+				if !loggedIn && x.marks[forum.PageThread].loggedIn.Match(n) {
 					loggedIn = true
 				}
 				if x.threadForum.Match(n) {
@@ -227,12 +256,36 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 			open = append(open, mine)
 		}
 		inPost = inPost || mine != nil && mine.id != ""
+		// A post spanning siblings (selectors.post_span) stays open over
+		// them: their parts are its parts, and they are inside a post.
+		var span *postNodes
+		left := 0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, inPost)
+			if span != nil && c.Type == html.ElementNode {
+				switch {
+				case x.post.Match(c) && x.postIDOf(c) != "":
+					span = nil // the next post begins
+				case x.spanNext:
+				case left == 0:
+					span = nil
+				default:
+					left--
+				}
+			}
+			if span != nil {
+				open = append(open, span)
+				walk(c, true)
+				open = open[:len(open)-1]
+				continue
+			}
+			if p := walk(c, inPost); x.spans && p != nil && p.id != "" {
+				span, left = p, x.spanRows-1
+			}
 		}
 		if mine != nil {
 			open = open[:len(open)-1]
 		}
+		return mine
 	}
 	for _, n := range doc.Nodes {
 		walk(n, false)
@@ -261,7 +314,7 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 			if wasCut(p.BodyHTML) {
 				p.BodyHTML = readableBody(p.BodyHTML)
 			} else {
-				w := &walker{x: x, memo: memo}
+				w := &walker{x: x, memo: memo, mask: x.editMask(body, nil)}
 				for c := body.FirstChild; c != nil; c = c.NextSibling {
 					w.walk(c, false)
 				}
@@ -276,10 +329,52 @@ func (x *Parser) ThreadAt(doc *goquery.Document, f Fetch) Thread {
 			p.Edited = true
 			p.EditNotice = collapse(sel(doc, edit).Text())
 		}
+		if note := x.editText(body); note != "" {
+			p.Edited = true
+			if p.EditNotice == "" {
+				p.EditNotice = note
+			}
+		}
 		t.Posts = append(t.Posts, p)
 		t.segs = append(t.segs, segs)
 	}
 	return t
+}
+
+// postIDOf is the post id a post node carries (selectors.post_id_attr),
+// on itself or, with selectors.post_id, on the first element in it that
+// post_id matches; "" when it is no post.
+func (x *Parser) postIDOf(n *html.Node) string {
+	a := x.Profile.Selectors.PostIDAttr
+	if _, ok := x.postID.(nothing); ok {
+		return group(x.rePostID, nodeAttr(n, a))
+	}
+	var id string
+	var find func(n *html.Node) bool
+	find = func(n *html.Node) bool {
+		if n.Type == html.ElementNode && x.postID.Match(n) {
+			if id = group(x.rePostID, nodeAttr(n, a)); id != "" {
+				return true
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if find(c) {
+				return true
+			}
+		}
+		return false
+	}
+	find(n)
+	return id
+}
+
+// editText is the edit notice the board wrote as text inside a body
+// (selectors.edit_notice_regexp), collapsed; "" when none.
+func (x *Parser) editText(body *html.Node) string {
+	if x.reEditText == nil || body == nil {
+		return ""
+	}
+	return collapse(x.reEditText.FindString(nodeText(body)))
 }
 
 // postNodes are a post's node and the first of each of its parts, in
@@ -400,11 +495,42 @@ func pages(cur *html.Node, links []*html.Node) (page, pages int) {
 // after every post). Only a complete page can show that something is NOT
 // on it.
 func (x *Parser) Complete(raw []byte, doc *goquery.Document) bool {
+	return x.CompleteOn("", raw, doc)
+}
+
+// pageMarks are one kind of page's marks, compiled.
+type pageMarks struct {
+	loggedIn, pageEnd, errBox goquery.Matcher
+	endSet                    bool
+}
+
+// CompleteOn is Complete for a kind of page, by its page-end mark
+// (page_marks.KIND.page_end, else selectors.page_end).
+func (x *Parser) CompleteOn(kind forum.PageKind, raw []byte, doc *goquery.Document) bool {
 	tail := raw[max(0, len(raw)-4096):]
 	if !bytes.Contains(bytes.ToLower(tail), []byte("</html>")) {
 		return false
 	}
-	return strings.TrimSpace(x.Profile.Selectors.PageEnd) == "" || doc.FindMatcher(x.pageEnd).Length() > 0
+	m := x.marks[kind]
+	return !m.endSet || doc.FindMatcher(m.pageEnd).Length() > 0
+}
+
+// LoggedInOn is LoggedIn for a kind of page, by its logged-in mark
+// (page_marks.KIND.logged_in, else selectors.logged_in).
+func (x *Parser) LoggedInOn(kind forum.PageKind, doc *goquery.Document) bool {
+	return doc.FindMatcher(x.marks[kind].loggedIn).Length() > 0
+}
+
+// ErrorTextOn is ErrorText for a kind of page, by its error mark
+// (page_marks.KIND.error, else selectors.error).
+func (x *Parser) ErrorTextOn(kind forum.PageKind, doc *goquery.Document) string {
+	var parts []string
+	doc.FindMatcher(x.marks[kind].errBox).Each(func(_ int, s *goquery.Selection) {
+		if t := collapse(s.Text()); t != "" {
+			parts = append(parts, t)
+		}
+	})
+	return strings.Join(parts, " | ")
 }
 
 // nodeText is a node's text, as goquery's Text.
@@ -424,9 +550,7 @@ func nodeText(n *html.Node) string {
 }
 
 // LoggedIn reports whether the page shows the profile's logged-in marker.
-func (x *Parser) LoggedIn(doc *goquery.Document) bool {
-	return doc.FindMatcher(x.loggedIn).Length() > 0
-}
+func (x *Parser) LoggedIn(doc *goquery.Document) bool { return x.LoggedInOn("", doc) }
 
 // Captcha reports whether a node (a form) holds the profile's captcha
 // control.
@@ -435,21 +559,17 @@ func (x *Parser) Captcha(s *goquery.Selection) bool {
 }
 
 // ErrorText is the text of the page's error box(es), "" when none.
-func (x *Parser) ErrorText(doc *goquery.Document) string {
-	var parts []string
-	doc.FindMatcher(x.errBox).Each(func(_ int, s *goquery.Selection) {
-		if t := collapse(s.Text()); t != "" {
-			parts = append(parts, t)
-		}
-	})
-	return strings.Join(parts, " | ")
-}
+func (x *Parser) ErrorText(doc *goquery.Document) string { return x.ErrorTextOn("", doc) }
 
 // authorOf reads a name node: its text is the name, and the user id comes
 // from its own link or the first descendant link that carries one.
 func (x *Parser) authorOf(s *goquery.Selection) forum.Author {
 	a := forum.Author{Name: collapse(s.Text())}
 	if s.Length() == 0 {
+		return a
+	}
+	if x.Profile.NamesAreIDs() {
+		a.ID = a.Name // user_ids: names
 		return a
 	}
 	idAttr := x.Profile.Selectors.AuthorIDAttr
@@ -570,7 +690,7 @@ func (x *Parser) PMAt(doc *goquery.Document, f Fetch) (forum.PrivateMessage, boo
 		} else {
 			// Its lines, from the page's tree (as BodyReader.Lines reads
 			// them from the body).
-			w := &walker{x: x, all: true, memo: x.newMemo()}
+			w := &walker{x: x, all: true, memo: x.newMemo(), mask: x.editMask(b.Nodes[0], nil)}
 			for c := b.Nodes[0].FirstChild; c != nil; c = c.NextSibling {
 				w.walk(c, true)
 			}
@@ -585,7 +705,7 @@ func (x *Parser) PMAt(doc *goquery.Document, f Fetch) (forum.PrivateMessage, boo
 func (x *Parser) Kind(doc *goquery.Document) string {
 	found := false
 	doc.FindMatcher(x.post).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		found = group(x.rePostID, attr(s, x.Profile.Selectors.PostIDAttr)) != ""
+		found = x.postIDOf(s.Nodes[0]) != ""
 		return !found
 	})
 	switch {

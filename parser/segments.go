@@ -71,8 +71,11 @@ type walker struct {
 	all        bool // every text counts (PM lines), not only bold
 	onlyQuotes bool // strip quotes only (marker search)
 	memo       bodyMemo
-	cur        strings.Builder
-	out        []string
+	// mask is the text of the text nodes an edit notice written as text
+	// (selectors.edit_notice_regexp) overlaps, the notice blanked out.
+	mask map[*html.Node]string
+	cur  strings.Builder
+	out  []string
 }
 
 func (w *walker) run(body string) []string {
@@ -82,6 +85,9 @@ func (w *walker) run(body string) []string {
 	}
 	w.memo = w.x.newMemo()
 	for _, n := range doc.Nodes {
+		w.mask = w.x.editMask(n, w.mask)
+	}
+	for _, n := range doc.Nodes {
 		w.walk(n, w.all)
 	}
 	w.flush()
@@ -89,7 +95,14 @@ func (w *walker) run(body string) []string {
 }
 
 func (w *walker) flush() {
-	if s := collapse(w.cur.String()); s != "" {
+	t := w.cur.String()
+	if re := w.x.reEditText; re != nil {
+		// What the notice's removal left may read as one again.
+		for re.MatchString(t) {
+			t = re.ReplaceAllString(t, " ")
+		}
+	}
+	if s := collapse(t); s != "" {
 		w.out = append(w.out, s)
 	}
 	w.cur.Reset()
@@ -99,7 +112,11 @@ func (w *walker) walk(n *html.Node, inBold bool) {
 	switch n.Type {
 	case html.TextNode:
 		if inBold {
-			w.cur.WriteString(n.Data)
+			if m, ok := w.mask[n]; ok {
+				w.cur.WriteString(m)
+			} else {
+				w.cur.WriteString(n.Data)
+			}
 		}
 		return
 	case html.DocumentNode:
@@ -231,4 +248,67 @@ func textLines(nodes ...*html.Node) string {
 		rec(n)
 	}
 	return b.String()
+}
+
+// editMask adds to mask (made when nil and needed) the text nodes under
+// root that an edit notice written as text overlaps, with the notice's
+// characters blanked: a notice is never part of a command, even where the
+// board writes it inside a bold run or across a link. The notice is found
+// in the text of the whole body, so it may span nodes.
+func (x *Parser) editMask(root *html.Node, mask map[*html.Node]string) map[*html.Node]string {
+	if x.reEditText == nil || root == nil {
+		return mask
+	}
+	var texts []*html.Node
+	var all strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			texts = append(texts, n)
+			all.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(root)
+	hits := x.reEditText.FindAllStringIndex(all.String(), -1)
+	if len(hits) == 0 {
+		return mask
+	}
+	if mask == nil {
+		mask = map[*html.Node]string{}
+	}
+	at, h := 0, 0 // h: the first hit not wholly before the text node
+	for _, t := range texts {
+		start := at
+		at += len(t.Data)
+		for h < len(hits) && hits[h][1] <= start {
+			h++
+		}
+		if h == len(hits) || hits[h][0] >= at {
+			continue // no notice in this node
+		}
+		var b strings.Builder
+		i, k := 0, h
+		for i < len(t.Data) {
+			for k < len(hits) && hits[k][1] <= start+i {
+				k++
+			}
+			if k < len(hits) && hits[k][0] <= start+i {
+				// Inside a notice: one space for the rest of it here.
+				b.WriteByte(' ')
+				i = min(hits[k][1]-start, len(t.Data))
+				continue
+			}
+			next := len(t.Data)
+			if k < len(hits) {
+				next = min(next, hits[k][0]-start)
+			}
+			b.WriteString(t.Data[i:next])
+			i = next
+		}
+		mask[t] = b.String()
+	}
+	return mask
 }

@@ -97,11 +97,11 @@ func (sc *Scraper) ReadThreadPages(ctx context.Context, topic string, cur Cursor
 	page := max(cur.Page, 1)
 	stepBack, clamped := true, false
 	for {
-		pg, err := sc.Session.Fetch(ctx, sc.Session.Profile.ThreadPageURL(topic, page))
+		pg, err := sc.Session.FetchAs(ctx, sc.Session.Profile.ThreadPageURL(topic, page), forum.PageThread)
 		if err != nil {
 			return res, fmt.Errorf("thread %s page %d: %w", topic, page, err)
 		}
-		if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+		if !sc.Session.Parser.CompleteOn(forum.PageThread, pg.Body, pg.Doc) {
 			// A cut page may hold a post cut mid-body: its commands
 			// would be read short and never again. Read it whole later.
 			return res, fmt.Errorf("thread %s page %d: %w", topic, page, ErrIncomplete)
@@ -225,11 +225,11 @@ func (sc *Scraper) folderAt(ctx context.Context, rel string) ([]forum.PMHeader, 
 // folderPage fetches and lists a PM folder page (a page cut short is
 // ErrIncomplete).
 func (sc *Scraper) folderPage(ctx context.Context, rel string) (*Page, []forum.PMHeader, error) {
-	pg, err := sc.Session.Fetch(ctx, rel)
+	pg, err := sc.Session.FetchAs(ctx, rel, forum.PagePMFolder)
 	if err != nil {
 		return nil, nil, fmt.Errorf("PM folder: %w", err)
 	}
-	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+	if !sc.Session.Parser.CompleteOn(forum.PagePMFolder, pg.Body, pg.Doc) {
 		return nil, nil, fmt.Errorf("PM folder %s: %w", pg.URL, ErrIncomplete)
 	}
 	return pg, sc.Session.Parser.InboxAt(pg.Doc, pg.Fetch()), nil
@@ -298,8 +298,9 @@ func (sc *Scraper) folderPages(ctx context.Context, first, paged string, maxPage
 		if page > 1 {
 			if paged == "" {
 				// The first page is all the profile can read: all there
-				// is only if it was not full.
-				return firstPage != nil && len(seen) < per, false, firstPage, nil
+				// is if the board never splits the folder
+				// (urls.sent_one_page), else only if it was not full.
+				return firstPage != nil && (sc.onePage(first) || len(seen) < per), false, firstPage, nil
 			}
 			rel = forum.Expand(paged, map[string]string{"page": strconv.Itoa(page), "start": strconv.Itoa((page - 1) * per)})
 		}
@@ -329,8 +330,18 @@ func (sc *Scraper) folderPages(ctx context.Context, first, paged string, maxPage
 		if len(fresh) == 0 {
 			return true, false, firstPage, nil // past the last page (boards repeat their last one, or show none)
 		}
+		if paged == "" && sc.onePage(first) {
+			return true, false, firstPage, nil // the whole folder, read whole
+		}
 	}
 	return false, false, firstPage, nil
+}
+
+// onePage: the folder at rel is the sent folder, which the board never
+// splits into pages (urls.sent_one_page).
+func (sc *Scraper) onePage(rel string) bool {
+	u := sc.Session.Profile.URLs
+	return u.SentOnePage && rel == u.Sent
 }
 
 // ErrNotSentFolder: a page read as the bot's sent folder (or outbox) does
@@ -369,11 +380,11 @@ func (sc *Scraper) ReadSentPM(ctx context.Context, id string) (forum.PrivateMess
 }
 
 func (sc *Scraper) readPM(ctx context.Context, tmpl, id string) (forum.PrivateMessage, error) {
-	pg, err := sc.Session.Fetch(ctx, forum.Expand(tmpl, map[string]string{"pm": id}))
+	pg, err := sc.Session.FetchAs(ctx, forum.Expand(tmpl, map[string]string{"pm": id}), forum.PagePM)
 	if err != nil {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, err)
 	}
-	if !sc.Session.Parser.Complete(pg.Body, pg.Doc) {
+	if !sc.Session.Parser.CompleteOn(forum.PagePM, pg.Body, pg.Doc) {
 		return forum.PrivateMessage{}, fmt.Errorf("PM %s: %w", id, ErrIncomplete)
 	}
 	m, ok := sc.Session.Parser.PMAt(pg.Doc, pg.Fetch())

@@ -524,12 +524,19 @@ func (s *Session) postLocked(ctx context.Context, abs string, vals url.Values, r
 // logged us out (no logged-in marker), it logs in again and refetches.
 // Without credentials pages are read as a guest.
 func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
+	return s.FetchAs(ctx, rel, "")
+}
+
+// FetchAs is Fetch of a kind of page, whose logged-in mark is its own
+// where the profile gives one (page_marks: PM pages without the logout
+// link the rest of the board shows).
+func (s *Session) FetchAs(ctx context.Context, rel string, kind forum.PageKind) (*Page, error) {
 	gen := s.loginGen.Load()
 	pg, err := s.get(ctx, rel)
 	if err != nil {
 		return pg, err
 	}
-	if s.creds.Username == "" || s.Parser.LoggedIn(pg.Doc) {
+	if s.creds.Username == "" || s.Parser.LoggedInOn(kind, pg.Doc) {
 		return pg, nil
 	}
 	if err := s.loginAfter(ctx, gen, rel); err != nil {
@@ -539,8 +546,9 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 	if err != nil {
 		return pg, err
 	}
-	if !s.Parser.LoggedIn(pg.Doc) {
-		return pg, fmt.Errorf("%w: logged in, but %s still shows a guest page", ErrLogin, rel)
+	if !s.Parser.LoggedInOn(kind, pg.Doc) {
+		_, key := s.Profile.MarksOf(kind)
+		return pg, fmt.Errorf("%w: logged in, but %s still shows a guest page (no %s)", ErrLogin, rel, key.LoggedIn)
 	}
 	return pg, nil
 }
