@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
@@ -71,6 +72,10 @@ type Poster struct {
 	ScanPages int
 	SentPages int
 	ScanSent  int
+	// Answered, when set, sees each answer the board gave a submission,
+	// with the kind of form it answered (the probe checks the board's
+	// success page against the profile's error mark).
+	Answered func(kind forum.PageKind, res *scraper.Page)
 	// Unmarked leaves the marker line out: for accounts that are not the
 	// bot (the demo's simulated players), whose posts need no exactly-once
 	// check. Confirmation then rests on the board's redirect alone.
@@ -277,10 +282,16 @@ func (p *Poster) SendPM(ctx context.Context, to forum.Author, key, subject, body
 		return "", err
 	}
 	f := p.Session.Profile.Forms.PM
+	if to.ID == "" && p.Session.Profile.NamesAreIDs() {
+		to.ID = to.Name // user_ids: names
+	}
 	if strings.Contains(f.Page, "{user}") && to.ID == "" {
 		return "", fmt.Errorf("PM to %q: the %s profile needs the recipient's user id", to.Name, p.Session.Profile.Name)
 	}
-	page := forum.Expand(f.Page, map[string]string{"user": to.ID, "name": to.Name})
+	// A name in the page's query goes in the board's charset, as a
+	// browser writes it from the board's pages (scraper.Member does too).
+	cs, _ := p.Session.BoardCharset()
+	page := forum.Expand(f.Page, map[string]string{"user": parser.EncodeText(to.ID, cs), "name": parser.EncodeText(to.Name, cs)})
 	if subject == "" {
 		subject = "Game message"
 	}
@@ -405,6 +416,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		}
 		if !res.Sent.IsZero() {
 			at = res.Sent // after the board's pacer: when the board got it
+		}
+		if p.Answered != nil {
+			p.Answered(p.formKind(f), res)
 		}
 		a := p.judge(res, f, check, isPost)
 		if a.formAgain && shared {
@@ -566,7 +580,7 @@ const formKeep = 3 * time.Hour
 
 // oneForm is one fetch of the form page, filled in and waited for.
 func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (parser.Form, *scraper.Page, error) {
-	pg, err := p.Session.Fetch(ctx, page)
+	pg, err := p.Session.FetchAs(ctx, page, p.formKind(f))
 	if err != nil {
 		// The GET already retried with backoff: the forum is down, or
 		// the page is refused. Report it; the caller retries later.
@@ -589,10 +603,88 @@ func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, f
 	for k, v := range f.Extra {
 		form.Values.Set(k, v)
 	}
+	if err := p.fitBytes(what, f, form, pg); err != nil {
+		return parser.Form{}, nil, err
+	}
 	if err := p.Session.FormWait(ctx, pg, form.Values); err != nil {
 		return parser.Form{}, nil, err
 	}
 	return form, pg, nil
+}
+
+// formKind is the kind of page a form's page is, for its marks.
+func (p *Poster) formKind(f forum.Form) forum.PageKind {
+	if f.Page == p.Session.Profile.Forms.Reply.Page {
+		return forum.PagePostForm
+	}
+	return forum.PagePMForm
+}
+
+// fitBytes holds a filled form to the profile's limits in bytes of the
+// charset it will go out in (each character the charset lacks as its
+// numeric reference, as the board stores it): the subject is shortened
+// to max_subject_bytes, keeping a PM's marker key at its end; a message
+// over max_message_bytes (max_pm_bytes) is refused before it is sent, as
+// the board would refuse it, naming a limit in the units the message is
+// cut by, so it goes out in parts that fit. A board that keeps a
+// subject in a 64-byte column answered a longer one with HTTP 500.
+func (p *Poster) fitBytes(what string, f forum.Form, form parser.Form, pg *scraper.Page) error {
+	prof := p.Session.Profile
+	cs := p.Session.SubmitCharset(pg.URL, form.Action)
+	if max := prof.MaxSubjectBytes; max > 0 && f.Subject != "" {
+		if subj := form.Values.Get(f.Subject); subj != "" {
+			form.Values.Set(f.Subject, FitSubject(subj, max, cs))
+		}
+	}
+	limit := prof.MaxMessageBytes
+	if pm := prof.MaxPMBytes; p.formKind(f) == forum.PagePMForm && pm > 0 && (limit <= 0 || pm < limit) {
+		limit = pm
+	}
+	msg := form.Values.Get(f.Message)
+	if limit <= 0 || msg == "" || cs == parser.UTF8 {
+		// In UTF-8 the message was cut to the limit when it was queued.
+		return nil
+	}
+	n := forum.MessageSize(parser.EncodeText(msg, cs))
+	if n <= limit {
+		return nil
+	}
+	// The limit as forum.MessageSize counts the text (the moderator cuts
+	// by it), scaled by how much longer the charset makes it.
+	scaled := int(int64(limit) * int64(forum.MessageSize(msg)) / int64(n))
+	return fmt.Errorf("%s: %w: %w", what, ErrRejected, &forum.TooLongError{Max: scaled,
+		Said: fmt.Sprintf("not sent: %d bytes in %s, over the profile's limit of %d bytes", n, cs, limit)})
+}
+
+// FitSubject shortens subject to at most max bytes in the charset cs (as
+// parser.EncodeText writes it), keeping a marker key at its end
+// (SubjectWithKey) whole, ending what was cut with "…" (or "..." where
+// the charset lacks it).
+func FitSubject(subject string, max int, cs string) string {
+	size := func(s string) int { return len(parser.EncodeText(s, cs)) }
+	if size(subject) <= max {
+		return subject
+	}
+	head, tail := subject, ""
+	if k := SubjectKey(subject); k != "" {
+		i := strings.LastIndex(subject, " #")
+		head, tail = subject[:i], subject[i:]
+	}
+	ell := "…"
+	if size(ell) > len("...") {
+		ell = "..."
+	}
+	r := []rune(head)
+	for len(r) > 0 {
+		r = r[:len(r)-1]
+		if s := strings.TrimSpace(string(r)) + ell + tail; size(s) <= max {
+			return s
+		}
+	}
+	if size(tail) <= max {
+		return strings.TrimSpace(tail)
+	}
+	return subject // no room for the key: the board cuts it, and the PM is opened to confirm it
 }
 
 // answer is what the board's response to a submission says.
@@ -614,6 +706,9 @@ type answer struct {
 
 // judge reads the board's answer to a submission.
 func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bool, error), isPost bool) answer {
+	if res.Status == http.StatusInternalServerError {
+		return p.failed(res, f, check)
+	}
 	if res.Status == http.StatusTooManyRequests || res.Status >= 500 {
 		a := answer{busy: true, why: fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, res.Status), unclear: true}
 		if d, ok := scraper.RetryAfter(res.Header, p.Session.Clock().Now()); ok {
@@ -645,7 +740,7 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 			return answer{id: id}
 		}
 	}
-	boxes := p.Session.Parser.ErrorText(res.Doc)
+	boxes := p.Session.Parser.ErrorTextOn(p.formKind(f), res.Doc)
 	if tl, max := p.Session.Profile.TooLong(boxes); tl && res.Status < 300 {
 		// Shown on the form again (phpBB): the same text is refused
 		// however often it is resubmitted.
@@ -693,6 +788,58 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		return answer{rejected: boxes}
 	}
 	return answer{why: fmt.Errorf("no confirmation (HTTP %d, %s)", res.Status, boardSays(p.Session, res)), unclear: true}
+}
+
+// failed reads an HTTP 500 answer to a submission: the board's own code
+// failed on it (a subject too long for its database column, a bad
+// character), and the same text fails again, so it is a refusal recorded
+// with the board's words, never resubmitted as it is. The failure may
+// have come after the board stored the message, so its marker is looked
+// for first, as after a lost answer: found, it was sent; a check that
+// cannot tell leaves it unconfirmed (checked again before anything else).
+func (p *Poster) failed(res *scraper.Page, f forum.Form, check func() (string, bool, error)) answer {
+	said := p.Session.Parser.ErrorTextOn(p.formKind(f), res.Doc)
+	if said == "" && res.Doc != nil {
+		said = pageWords(res.Doc)
+	}
+	if r := []rune(said); len(r) > 300 {
+		said = string(r[:300]) + "…"
+	}
+	id, ok, err := check()
+	switch {
+	case err == nil && ok:
+		return answer{id: id}
+	case err != nil:
+		return answer{why: fmt.Errorf("HTTP 500 (%s), and the marker check failed: %w", said, err), unclear: true}
+	}
+	if said == "" {
+		said = "no text"
+	}
+	return answer{rejected: "HTTP 500, the board's own error: " + said}
+}
+
+// pageWords is the visible text of a page without a box the profile
+// names: its body's text nodes, one space between them.
+func pageWords(doc *goquery.Document) string {
+	var words []string
+	doc.Find("body").Contents().Each(func(_ int, s *goquery.Selection) {
+		var rec func(n *html.Node)
+		rec = func(n *html.Node) {
+			if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "style") {
+				return
+			}
+			if n.Type == html.TextNode {
+				words = append(words, strings.Fields(n.Data)...)
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				rec(c)
+			}
+		}
+		for _, n := range s.Nodes {
+			rec(n)
+		}
+	})
+	return strings.Join(words, " ")
 }
 
 // nextAllowed is when flood control lets the next submission go: after
@@ -797,7 +944,7 @@ func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string,
 	for i := 0; ; i++ {
 		var t parser.Thread
 		for read := 1; ; read++ {
-			pg, err := p.Session.Fetch(ctx, page)
+			pg, err := p.Session.FetchAs(ctx, page, forum.PageThread)
 			if err != nil {
 				return "", false, err
 			}
@@ -809,7 +956,7 @@ func (p *Poster) PostWithMarker(ctx context.Context, topic, key string) (string,
 					return post.ID, true, nil
 				}
 			}
-			if p.Session.Parser.Complete(pg.Body, pg.Doc) {
+			if p.Session.Parser.CompleteOn(forum.PageThread, pg.Body, pg.Doc) {
 				break
 			}
 			if read == 3 {
@@ -876,7 +1023,7 @@ func SubjectKey(subject string) string {
 // proves nothing by not holding the key, and the answer is ErrUnchecked,
 // never "not sent".
 func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Time) (string, bool, error) {
-	l, id, err := p.list(ctx, key)
+	l, id, err := p.list(ctx, key, since)
 	if err != nil {
 		return "", false, err
 	}
@@ -906,6 +1053,11 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Ti
 	if found != "" {
 		return found, true, nil
 	}
+	if back, newest := p.reachBack(since, !since.IsZero()); !ended && newest && readBack(l.rows, back) {
+		// Newest first, read back past when it was queued: a PM the
+		// board took after then would have been listed before.
+		ended = true
+	}
 	for _, id := range legacy {
 		m, err := p.reader.ReadSentPM(ctx, id)
 		if err != nil {
@@ -918,7 +1070,7 @@ func (p *Poster) SentPMWithMarker(ctx context.Context, key string, since time.Ti
 	if !ended {
 		// More of the folder than was read: absence proves nothing, and
 		// a resend could send it twice.
-		return "", false, fmt.Errorf("%w: the sent folder is longer than the %d pages read", ErrUnchecked, max(p.SentPages, 1))
+		return "", false, fmt.Errorf("%w: the sent folder is longer than the %d pages read (set urls.sent_page, urls.sent_one_page or urls.sent_newest_first in the profile: docs/profiles.md)", ErrUnchecked, max(p.SentPages, 1))
 	}
 	size := p.Session.Profile.SentFolderSize
 	if full && size == 0 {

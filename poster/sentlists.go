@@ -3,6 +3,7 @@ package poster
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 )
@@ -26,10 +27,14 @@ type sentLists struct {
 // sentList is one listing of the sent folder (and outbox) for the keys of
 // the checks that joined it before it began.
 type sentList struct {
-	keys    map[string]bool
-	waiters int
-	cancel  context.CancelFunc
-	done    chan struct{}
+	keys map[string]bool
+	// since is the earliest time a joined check's message was queued;
+	// unknown once a check joined without one.
+	since      time.Time
+	sinceKnown bool
+	waiters    int
+	cancel     context.CancelFunc
+	done       chan struct{}
 
 	// As the pages are read: a check whose key a page shows is answered
 	// then, not when the listing ends (another check's key may be for a PM
@@ -49,7 +54,7 @@ type sentList struct {
 // poster's SentPages), and returns the id it found for key as soon as a
 // page shows it, or else the whole listing. Another check's end does not
 // end it: the listing is cancelled only once every check on it has left.
-func (p *Poster) list(ctx context.Context, key string) (l *sentList, id string, err error) {
+func (p *Poster) list(ctx context.Context, key string, since time.Time) (l *sentList, id string, err error) {
 	b := &p.lists
 	b.mu.Lock()
 	if b.run == nil {
@@ -64,6 +69,14 @@ func (p *Poster) list(ctx context.Context, key string) (l *sentList, id string, 
 			found: map[string]string{}, page: make(chan struct{})}
 		b.open = l
 		go p.read(lctx, l)
+	}
+	switch {
+	case len(l.keys) == 0:
+		l.since, l.sinceKnown = since, !since.IsZero()
+	case since.IsZero():
+		l.sinceKnown = false
+	case since.Before(l.since):
+		l.since = since
 	}
 	l.keys[key] = true
 	l.waiters++
@@ -119,8 +132,14 @@ func (p *Poster) read(ctx context.Context, l *sentList) {
 		b.open = nil // begun: later checks start the next
 	}
 	keys := l.keys
+	back, newest := p.reachBack(l.since, l.sinceKnown)
 	b.mu.Unlock()
-	l.ended, l.full, l.err = p.reader.SentPages(ctx, max(p.SentPages, 1), func(hs []forum.PMHeader) bool {
+	pages := max(p.SentPages, 1)
+	if newest {
+		// Read back to the earliest message, however many pages.
+		pages = maxNewestPages
+	}
+	l.ended, l.full, l.err = p.reader.SentPages(ctx, pages, func(hs []forum.PMHeader) bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		for _, h := range hs {
@@ -131,6 +150,35 @@ func (p *Poster) read(ctx context.Context, l *sentList) {
 		}
 		close(l.page)
 		l.page = make(chan struct{})
+		if newest && readBack(hs, back) {
+			return false // older than every message looked for: none is further on
+		}
 		return len(l.found) < len(keys)
 	})
+}
+
+// maxNewestPages bounds a listing read back to a time (urls.sent_newest_first).
+const maxNewestPages = 500
+
+// reachBack is how far back a listing for messages queued at since must
+// read on a board whose sent folder lists the newest first with times
+// (urls.sent_newest_first, no outbox): to a row older than since by the
+// board's clock skew and the list's minute; newest false where that
+// cannot be told.
+func (p *Poster) reachBack(since time.Time, known bool) (back time.Time, newest bool) {
+	prof := p.Session.Profile
+	if !prof.URLs.SentNewestFirst || prof.URLs.Outbox != "" || !known {
+		return time.Time{}, false
+	}
+	return since.Add(-2*time.Minute - time.Duration(max(prof.ClockSkewSeconds, 0))*time.Second), true
+}
+
+// readBack: rows reach back before t (a row with a known time older).
+func readBack(hs []forum.PMHeader, t time.Time) bool {
+	for _, h := range hs {
+		if !h.Time.IsZero() && h.Time.Before(t) {
+			return true
+		}
+	}
+	return false
 }
