@@ -232,11 +232,15 @@ func (s *Server) viewTopic(w http.ResponseWriter, r *http.Request, se *session) 
 	fmt.Fprintf(&b, "<h2 class=\"topic-title\"><a href=\"%s\">%s</a></h2>\n", e(base), e(t.Title))
 	fmt.Fprintf(&b, "<div class=\"action-bar bar-top\">\n<a href=\"./posting.php?mode=reply&amp;t=%d\" class=\"button\" title=\"Post a reply\"><span>Post Reply</span></a>\n%s</div>\n\n", t.ID, pag)
 	end := min(start+per, total)
-	for i, id := range t.posts[start:end] {
-		if s.fx.truncate && start+i == end-1 {
-			b.WriteString(truncateMark)
+	if s.rows() {
+		b.WriteString(s.renderRows(se, t, t.posts[start:end]))
+	} else {
+		for i, id := range t.posts[start:end] {
+			if s.fx.truncate && start+i == end-1 {
+				b.WriteString(truncateMark)
+			}
+			b.WriteString(s.renderPost(se, t, s.posts[id], i))
 		}
-		b.WriteString(s.renderPost(se, t, s.posts[id], i))
 	}
 	fmt.Fprintf(&b, "<div class=\"action-bar bar-bottom\">\n<a href=\"./posting.php?mode=reply&amp;t=%d\" class=\"button\" title=\"Post a reply\"><span>Post Reply</span></a>\n%s</div>\n", t.ID, pag)
 	if se.registered() {
@@ -340,8 +344,8 @@ func (s *Server) memberlist(w http.ResponseWriter, r *http.Request, se *session)
 		var b strings.Builder
 		fmt.Fprintf(&b, "<h2 class=\"memberlist-title\">Viewing profile - %s</h2>\n<form method=\"post\" action=\"./memberlist.php\" id=\"viewprofile\">\n<div class=\"panel bg1\">\n<div class=\"inner\">\n<dl class=\"left-box details profile-details\">\n<dt>Username:</dt><dd>%s</dd>\n<dt>Groups:</dt><dd>%s</dd>\n</dl>\n</div>\n</div>\n",
 			e(u.Name), name, e(groups))
-		fmt.Fprintf(&b, "<div class=\"panel bg2\">\n<div class=\"inner\">\n<div class=\"column1\">\n<h3>Contact %s</h3>\n<dl class=\"details\"><dt>PM:</dt><dd><a href=\"./ucp.php?i=pm&amp;mode=compose&amp;u=%d\">Send private message</a></dd></dl>\n</div>\n",
-			e(u.Name), u.ID)
+		fmt.Fprintf(&b, "<div class=\"panel bg2\">\n<div class=\"inner\">\n<div class=\"column1\">\n<h3>Contact %s</h3>\n<dl class=\"details\"><dt>PM:</dt><dd><a href=\"%s\">Send private message</a></dd></dl>\n</div>\n",
+			e(u.Name), e(s.composeLink(u.ID)))
 		fmt.Fprintf(&b, "<div class=\"column2\">\n<h3>User statistics</h3>\n<dl class=\"details\"><dt>Joined:</dt><dd>%s</dd>\n<dt>Total posts:</dt><dd>%d</dd></dl>\n</div>\n</div>\n</div>\n</form>",
 			e(s.date(u.Joined)), s.postCount(u.ID))
 		s.page(w, r, se, "Viewing profile - "+u.Name, b.String(), pageOpts{section: "section-memberlist"})
@@ -581,7 +585,7 @@ func (s *Server) readPM(w http.ResponseWriter, r *http.Request, se *session) {
 		fmt.Fprintf(&b, "<div id=\"sig%d\" class=\"signature\">%s</div>\n", m.ID, u.sigHTML)
 	}
 	b.WriteString("</div>\n</div>\n</div>\n")
-	fmt.Fprintf(&b, "<p><a href=\"./ucp.php?i=pm&amp;mode=compose&amp;u=%d\" class=\"button\">Reply</a></p>\n</div>\n</div>", m.FromID)
+	fmt.Fprintf(&b, "<p><a href=\"%s\" class=\"button\">Reply</a></p>\n</div>\n</div>", e(s.composeLink(m.FromID)))
 	s.page(w, r, se, "Private messages - "+m.Subject, b.String(), pageOpts{section: "section-ucp"})
 }
 
@@ -601,6 +605,12 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, se *session) {
 	}
 	if id := intParam(r, "u"); id != 0 && r.Method == http.MethodGet {
 		add(id)
+	}
+	if un := r.FormValue("un"); un != "" && r.Method == http.MethodGet && s.rows() {
+		// The rows layout addresses a member by name.
+		if v := s.userNamed(un); v != nil {
+			add(v.ID)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
 		if m := reAddress.FindStringSubmatch(k); m != nil {
@@ -654,6 +664,9 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, se *session) {
 		s.composeForm(w, r, se, to, subject, message, errs)
 		return
 	}
+	if s.subjectTooLong(w, subject, "privmsgs_subject") {
+		return
+	}
 	s.useToken(key)
 	m := s.addPM(u, to, subject, message)
 	u.lastPost = s.now()
@@ -668,7 +681,7 @@ func (s *Server) composeForm(w http.ResponseWriter, r *http.Request, se *session
 	fmt.Fprintf(&b, "<form id=\"postform\" method=\"post\" action=\"./ucp.php?i=pm&amp;mode=compose&amp;sid=%s\" name=\"postform\" enctype=\"multipart/form-data\">\n", e(se.id))
 	b.WriteString("<div class=\"panel\" id=\"postingbox\">\n<div class=\"inner\">\n<h3>Compose message</h3>\n<fieldset class=\"fields1\">\n")
 	if len(errs) > 0 {
-		fmt.Fprintf(&b, "<p class=\"error\">%s</p>\n", joinErrs(errs))
+		b.WriteString(s.formErrors(errs))
 	}
 	b.WriteString("<dl>\n<dt><label for=\"username_list\">Recipients:</label></dt>\n<dd><textarea id=\"username_list\" name=\"username_list\" class=\"inputbox\" cols=\"50\" rows=\"2\" tabindex=\"1\"></textarea></dd>\n<dd><input type=\"submit\" name=\"add_to\" value=\"Add\" class=\"button2\" tabindex=\"1\" /></dd>\n")
 	if len(to) > 0 {

@@ -30,9 +30,9 @@ func (s *Server) userFull(id int, name string) string {
 		return `<span class="username">` + e(name) + `</span>`
 	}
 	if u.Moderator {
-		return `<a href="` + e(profileURL(id)) + `" style="color: #00AA00;" class="username-coloured">` + e(u.Name) + `</a>`
+		return `<a href="` + e(s.profileLink(id)) + `" style="color: #00AA00;" class="username-coloured">` + e(u.Name) + `</a>`
 	}
-	return `<a href="` + e(profileURL(id)) + `" class="username">` + e(u.Name) + `</a>`
+	return `<a href="` + e(s.profileLink(id)) + `" class="username">` + e(u.Name) + `</a>`
 }
 
 // pageOpts are the extras of one page render.
@@ -79,12 +79,15 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 		}
 		b.WriteString("</a></li>\n")
 	}
-	if se.registered() {
+	// The rows layout's PM pages show no logout link, nor the member's
+	// menu: only the PM link above says who is in.
+	bare := s.rows() && po.section == "section-ucp"
+	if se.registered() && !bare {
 		u := s.users[se.userID]
 		fmt.Fprintf(&b, "<li id=\"username_logged_in\" class=\"rightside\" data-skip-responsive=\"true\">\n<div class=\"header-profile dropdown-container\">\n<a href=\"./ucp.php\" class=\"header-avatar dropdown-trigger\"><span class=\"username\">%s</span></a>\n", e(u.Name))
-		fmt.Fprintf(&b, "<div class=\"dropdown\"><ul class=\"dropdown-contents\" role=\"menu\">\n<li><a href=\"./ucp.php\" title=\"User Control Panel\" role=\"menuitem\"><span>User Control Panel</span></a></li>\n<li><a href=\"%s\" title=\"Profile\" role=\"menuitem\"><span>Profile</span></a></li>\n", e(profileURL(u.ID)))
+		fmt.Fprintf(&b, "<div class=\"dropdown\"><ul class=\"dropdown-contents\" role=\"menu\">\n<li><a href=\"./ucp.php\" title=\"User Control Panel\" role=\"menuitem\"><span>User Control Panel</span></a></li>\n<li><a href=\"%s\" title=\"Profile\" role=\"menuitem\"><span>Profile</span></a></li>\n", e(s.profileLink(u.ID)))
 		fmt.Fprintf(&b, "<li class=\"separator\"></li>\n<li><a href=\"./ucp.php?mode=logout&amp;sid=%s\" title=\"Logout\" accesskey=\"x\" role=\"menuitem\"><span>Logout</span></a></li>\n</ul></div>\n</div>\n</li>\n", e(se.id))
-	} else {
+	} else if !se.registered() {
 		redirect := strings.TrimPrefix(r.URL.RequestURI(), boardDir(r))
 		if strings.Contains(redirect, "mode=login") || redirect == "" {
 			redirect = "index.php"
@@ -117,6 +120,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, se *session, title
 // message is trigger_error: a panel#message with the text in a <p>.
 func (s *Server) message(w http.ResponseWriter, r *http.Request, se *session, status int, text, refresh string) {
 	body := "<div class=\"panel\" id=\"message\">\n<div class=\"inner\">\n<h2 class=\"message-title\">Information</h2>\n<p>" + text + "</p>\n</div>\n</div>"
+	if s.rows() {
+		body = msgBox(text)
+	}
 	s.page(w, r, se, "Information", body, pageOpts{status: status, refresh: refresh})
 }
 

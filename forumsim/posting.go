@@ -193,6 +193,9 @@ func (s *Server) refused(w http.ResponseWriter, r *http.Request, se *session, f 
 // publish adds u's post to t, starts u's flood interval and sends the
 // browser to the new post.
 func (s *Server) publish(w http.ResponseWriter, r *http.Request, t *Topic, u *User, subject, message string) {
+	if s.subjectTooLong(w, subject, "post_subject") {
+		return
+	}
 	p := s.addPost(t, u.ID, u.Name, subject, message)
 	u.lastPost = s.now()
 	redirect(w, r, postURL(p.ID))
@@ -261,7 +264,7 @@ func (s *Server) postingForm(w http.ResponseWriter, r *http.Request, se *session
 	}
 	fmt.Fprintf(&b, "<div class=\"panel\" id=\"postingbox\">\n<div class=\"inner\">\n<h3>%s</h3>\n<fieldset class=\"fields1\">\n", e(f.heading))
 	if len(f.errs) > 0 {
-		fmt.Fprintf(&b, "<p class=\"error\">%s</p>\n", joinErrs(f.errs))
+		b.WriteString(s.formErrors(f.errs))
 	}
 	b.WriteString(subjectField(f.subject))
 	fmt.Fprintf(&b, "<div id=\"message-box\" class=\"message-box\"><textarea name=\"message\" id=\"message\" rows=\"15\" cols=\"76\" tabindex=\"4\" class=\"inputbox\">%s</textarea></div>\n", e(f.message))

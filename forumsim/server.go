@@ -81,6 +81,13 @@ type Options struct {
 	// Content-Type names no charset).
 	Charset       string
 	CharsetInMeta bool
+	// SubjectBytes is the board's subject column's size in bytes (0: no
+	// limit): a longer post or PM subject is answered with HTTP 500, the
+	// database's error, and not stored.
+	SubjectBytes int
+	// Layout is the pages' layout: "" phpBB 3's prosilver, LayoutRows a
+	// classic board's (layout.go).
+	Layout string
 }
 
 // User is a board member.

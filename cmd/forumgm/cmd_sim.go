@@ -35,6 +35,8 @@ func simCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-pms", Usage: "a board without private messages: every PM page answers 404 (no game can run on it: try probe and new)"},
 			&cli.StringFlag{Name: "charset", Usage: "serve the board in a legacy charset, as a PHP board set to it works: ISO-8859-1 or windows-1252 (pages declared and sent in it, forms read as its bytes, &#NNNN; references kept)"},
 			&cli.BoolFlag{Name: "charset-in-meta", Usage: "with --charset: declare it in the pages' <meta> only, not in their Content-Type"},
+			&cli.StringFlag{Name: "layout", Usage: "the pages' layout: rows serves a classic board (each post three table rows with no element around it, members by name only, edit notes as text in the body, PM pages without a logout link, one message box for errors and successes: needs examples/legacy-rows.profile.yaml)"},
+			&cli.IntFlag{Name: "subject-bytes", Usage: "the board's subject column in bytes: a longer post or PM subject is answered with HTTP 500, the database's error (the profile's max_subject_bytes keeps the bot under it)"},
 			&cli.BoolFlag{Name: "no-size", Usage: "a board whose BBCode has no [size] (as FluxBB's): the tag shows as typed (a profile's marker_markup: \"{marker}\" keeps it from under the bot's posts)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -45,6 +47,9 @@ func simCommand() *cli.Command {
 			theme, ok := forumsim.Themes[c.String("theme")]
 			if !ok {
 				return cli.Exit(fmt.Sprintf("--theme %q: prosilver or renamed", c.String("theme")), 2)
+			}
+			if l := c.String("layout"); l != "" && l != forumsim.LayoutRows {
+				return cli.Exit(fmt.Sprintf("--layout %q: %s, or none for prosilver's", l, forumsim.LayoutRows), 2)
 			}
 			switch c.String("charset") {
 			case "", forumsim.CharsetLatin1, forumsim.CharsetCP1252:
@@ -64,7 +69,7 @@ func simCommand() *cli.Command {
 				rules = append(rules, r)
 			}
 			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme, NoPMs: c.Bool("no-pms"), NoSize: c.Bool("no-size"),
-				Charset: c.String("charset"), CharsetInMeta: c.Bool("charset-in-meta")})
+				Charset: c.String("charset"), CharsetInMeta: c.Bool("charset-in-meta"), Layout: c.String("layout"), SubjectBytes: c.Int("subject-bytes")})
 			if err := s.SetFaults(c.Int64("fault-seed"), rules...); err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
