@@ -353,10 +353,11 @@ func repeat(d *goquery.Document, n int) []*goquery.Document {
 
 func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.Thread, *goquery.Document, bool) {
 	c := Check{ID: id, Title: title, Needed: true}
-	pg, err := p.sess.Fetch(ctx, rel)
+	pg, err := p.sess.FetchAs(ctx, rel, forum.PageThread)
 	if err != nil {
 		c.Status, c.Detail = Fail, err.Error()
 		c.Fix = "check the thread id and that the bot may read the forum it is in"
+		p.guestPage(&c, err, forum.PageThread)
 		if pg != nil && pg.Doc != nil {
 			c.Found = mainRegion(pg.Doc)
 		}
@@ -379,11 +380,12 @@ func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.
 		p.add(c)
 		return t, pg.Doc, false
 	}
-	if !p.sess.Parser.Complete(pg.Body, pg.Doc) {
+	if !p.sess.Parser.CompleteOn(forum.PageThread, pg.Body, pg.Doc) {
 		// Every read would refuse such a page as cut short: the game
 		// would never read its thread.
 		c.Status = Fail
-		c.Key = keyVal("selectors.page_end", p.prof.Selectors.PageEnd)
+		m, key := p.prof.MarksOf(forum.PageThread)
+		c.Key = keyVal(key.PageEnd, m.PageEnd)
 		c.Detail = fmt.Sprintf("%d posts, but the page has no %s or no closing </html>, so the bot would take it as cut short", len(t.Posts), c.Key)
 		c.Fix = "set selectors.page_end to the theme's page footer (an element after every post), or to \"\" to check only </html>"
 		// The page's end, where a footer would be.
@@ -392,6 +394,7 @@ func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.
 		return t, pg.Doc, true
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%d posts on page %d of %d", len(t.Posts), t.Page, t.Pages)
+	p.errorMark(&c, forum.PageThread, pg)
 	p.add(c)
 	return t, pg.Doc, true
 }
@@ -422,7 +425,11 @@ func (p *prober) postNode(doc *goquery.Document, id string) *goquery.Selection {
 	re, _ := regexp.Compile(s.PostIDRegexp)
 	var out *goquery.Selection
 	doc.Find(s.Post).EachWithBreak(func(_ int, n *goquery.Selection) bool {
-		v, _ := n.Attr(s.PostIDAttr)
+		carrier := n
+		if s.PostID != "" {
+			carrier = n.Find(s.PostID).AddSelection(n.Filter(s.PostID)).First()
+		}
+		v, _ := carrier.Attr(s.PostIDAttr)
 		if m := re.FindStringSubmatch(v); m != nil && m[len(m)-1] == id {
 			out = n
 		}
@@ -430,6 +437,16 @@ func (p *prober) postNode(doc *goquery.Document, id string) *goquery.Selection {
 	})
 	if out == nil {
 		return doc.Selection.Slice(0, 0)
+	}
+	if rows, next, err := p.prof.Span(); err == nil && (next || rows > 1) {
+		// A post spanning sibling rows: its node and those rows.
+		sib := out.NextAll()
+		if !next {
+			sib = sib.Slice(0, min(rows-1, sib.Length()))
+		} else if end := sib.Filter(s.Post); end.Length() > 0 {
+			sib = out.NextUntilSelection(end.First())
+		}
+		out = out.AddSelection(sib)
 	}
 	return out
 }
@@ -490,12 +507,14 @@ func (p *prober) postChecks(posts []forum.Post, docs []*goquery.Document) {
 
 	if len(noAuthor) == 0 {
 		c = Check{ID: "posts.author_id", Title: "post authors' user ids", Status: OK, Detail: "every author has a user id"}
-		if len(noID) > 0 {
+		if p.prof.NamesAreIDs() {
+			c.Detail = "members are known by name (user_ids: names): each author's name is their id, compared as the bot compares names (case, spaces, '_' and '-' ignored)"
+		} else if len(noID) > 0 {
 			i := noID[0]
 			c.Status, c.Key = Warn, keyVal("selectors.author_id_regexp", s.AuthorIDRegexp)
 			c.Detail = fmt.Sprintf("%d of %d posts' authors have no user id (%s); players are then matched by name only (guests have none)", len(noID), n, ids(noID))
 			c.Found = clip(htmlOf(p.postNode(docs[i], posts[i].ID).Find(s.Author).First()))
-			c.Fix = "set selectors.author_id_attr / author_id_regexp to read the id from the author's profile link"
+			c.Fix = "set selectors.author_id_attr / author_id_regexp to read the id from the author's profile link; if the board shows no numeric user id anywhere (its links name members by name), set user_ids: names"
 		}
 		p.add(c)
 	}
@@ -595,10 +614,11 @@ func (p *prober) folder(ctx context.Context, id, title, rel, key string) {
 		p.add(c)
 		return
 	}
-	pg, err := p.sess.Fetch(ctx, rel)
+	pg, err := p.sess.FetchAs(ctx, rel, forum.PagePMFolder)
 	if err != nil {
 		c.Status, c.Key, c.Detail = Fail, keyVal(key, rel), err.Error()
 		c.Fix = pmFix(err, "check that the bot account may use private messages and that "+key+" is the folder's URL")
+		p.guestPage(&c, err, forum.PagePMFolder)
 		if pg != nil && pg.Doc != nil {
 			c.Found = mainRegion(pg.Doc)
 		}
@@ -624,6 +644,14 @@ func (p *prober) folder(ctx context.Context, id, title, rel, key string) {
 		return
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%d messages listed", len(heads))
+	p.errorMark(&c, forum.PagePMFolder, pg)
+	if u := p.prof.URLs; id == "pm.sent" && c.Status == OK && u.SentPage == "" && !u.SentOnePage && !(u.SentNewestFirst && u.Outbox == "") && len(heads) >= max(u.SentPerPage, 1) {
+		// Past its first page the bot cannot read the folder: a PM it is
+		// unsure of, once others pushed it off, stays unconfirmed.
+		c.Status, c.Key = Warn, keyVal("urls.sent_page", "")
+		c.Detail += "; the profile reads only the sent folder's first page, so a PM the bot is unsure of stays unconfirmed once newer ones fill that page"
+		c.Fix = "say how to read the whole folder: urls.sent_page (and urls.sent_per_page) if the board splits it into pages; urls.sent_one_page: true if it never does; or urls.sent_newest_first: true if it lists the newest first with times (docs/profiles.md)"
+	}
 	// Read the newest one: the PM page's selectors.
 	m, err := p.conn.Scraper.ReadPM(ctx, heads[0].ID)
 	switch {
@@ -673,13 +701,18 @@ var captchaRe = regexp.MustCompile(`(?i)captcha|recaptcha|verification[_-]?code|
 func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, vars map[string]string) {
 	c := Check{ID: id, Title: title, Needed: true}
 	rel := forum.Expand(f.Page, vars)
-	pg, err := p.sess.Fetch(ctx, rel)
+	kind := forum.PagePMForm
+	if id == "form.reply" {
+		kind = forum.PagePostForm
+	}
+	pg, err := p.sess.FetchAs(ctx, rel, kind)
 	if err != nil {
 		c.Status, c.Key, c.Detail = Fail, keyVal(key+".page", f.Page), err.Error()
 		c.Fix = "check that the bot may " + map[bool]string{true: "reply in the thread", false: "send PMs"}[id == "form.reply"] + " and that " + key + ".page is the form's page"
 		if id == "form.pm" {
 			c.Fix = pmFix(err, c.Fix)
 		}
+		p.guestPage(&c, err, kind)
 		if pg != nil && pg.Doc != nil {
 			c.Found = mainRegion(pg.Doc)
 		}
@@ -745,6 +778,7 @@ func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, 
 		return
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("found, not submitted (%d fields, tokens kept)", len(form.Values))
+	p.errorMark(&c, kind, pg)
 	p.add(c)
 }
 
@@ -806,6 +840,9 @@ func (p *prober) postTest(ctx context.Context) {
 	key := "probe." + time.Now().UTC().Format("20060102T150405") + "." + randHex(3)
 	po := p.conn.Poster
 	clk := po.Session.Clock()
+	answers := map[forum.PageKind]*scraper.Page{}
+	po.Answered = func(kind forum.PageKind, res *scraper.Page) { answers[kind] = res }
+	defer func() { po.Answered = nil }()
 	reply := Check{ID: "post_test.reply", Title: "test reply", Needed: true}
 	// The board's own flood refusal is what tells: wait it out, as a game's
 	// next tick would.
@@ -823,6 +860,7 @@ func (p *prober) postTest(ctx context.Context) {
 		p.add(reply)
 	} else {
 		reply.Status, reply.Detail = OK, fmt.Sprintf("posted #%s and found it again by its marker %s", id, key)
+		p.successMark(&reply, forum.PagePostForm, answers[forum.PagePostForm])
 		p.add(reply)
 		p.learnBotID(ctx, id)
 	}
@@ -846,6 +884,7 @@ func (p *prober) postTest(ctx context.Context) {
 	} else {
 		pmSent = true
 		pm.Status, pm.Detail = OK, fmt.Sprintf("sent PM %s, found in the sent folder by its marker %s", pmID, pmKey)
+		p.successMark(&pm, forum.PagePMForm, answers[forum.PagePMForm])
 		if got, err := p.inboxMarker(ctx, pmKey); err != nil {
 			pm.Status, pm.Key = Fail, keyVal("selectors.pm", p.prof.Selectors.PM)
 			pm.Detail += "; not found in the inbox: " + err.Error()
@@ -1047,4 +1086,50 @@ func (p *prober) pictures(ctx context.Context, posted bool, id string) {
 		c.Detail = "the board shows [img] as text in the thread's forum (the test reply's picture came out as " + clip(strings.TrimSpace(doc.Text())) + ")"
 		c.Fix = pictureFix
 	}
+}
+
+// guestPage names the logged-in mark of a kind of page that still showed
+// a guest page after a login (the board's PM pages without the logout
+// link its other pages show).
+func (p *prober) guestPage(c *Check, err error, kind forum.PageKind) {
+	if !errors.Is(err, scraper.ErrLogin) || !strings.Contains(err.Error(), "guest page") {
+		return
+	}
+	m, key := p.prof.MarksOf(kind)
+	c.Key = keyVal(key.LoggedIn, m.LoggedIn)
+	c.Fix = fmt.Sprintf("the login worked, but this page does not show %s: if these pages lack what the rest of the board shows a member (a logout link), set page_marks.%s.logged_in to what only a logged-in member sees on them (docs/profiles.md)", key.LoggedIn, kind)
+}
+
+// errorMark warns when the error mark of a kind of page matches a page
+// that is no error: the bot reads its mark on the board's answers to its
+// posts and PMs, and a mark that matches other pages may match the
+// board's success page too, where it reads as a refusal.
+func (p *prober) errorMark(c *Check, kind forum.PageKind, pg *scraper.Page) {
+	said := p.sess.Parser.ErrorTextOn(kind, pg.Doc)
+	if said == "" || c.Status != OK {
+		return
+	}
+	m, key := p.prof.MarksOf(kind)
+	c.Status, c.Key = Warn, keyVal(key.Error, m.Error)
+	c.Detail += fmt.Sprintf("; but %s matches this page, which is no error (%q): it may match the board's success page too", key.Error, clip(said))
+	c.Fix = fmt.Sprintf("narrow %s to the board's error box only, or set page_marks.%s.error (docs/profiles.md)", key.Error, kind)
+}
+
+// successMark fails c when the board's answer to a submission that went
+// in (res) shows the kind's error mark and no sent_text: where a marker
+// check after such an answer cannot tell, the bot would take the
+// success for the board's refusal, fail the message, and a GM's retry
+// would post it twice.
+func (p *prober) successMark(c *Check, kind forum.PageKind, res *scraper.Page) {
+	if res == nil || res.Doc == nil {
+		return
+	}
+	said := p.sess.Parser.ErrorTextOn(kind, res.Doc)
+	if said == "" || p.prof.SaysSent(said) {
+		return
+	}
+	m, key := p.prof.MarksOf(kind)
+	c.Status, c.Key = Fail, keyVal(key.Error, m.Error)
+	c.Detail += fmt.Sprintf("; but the board's answer to it, a success, matches the error mark %s (%q): where a marker check after such an answer cannot tell, the bot would take it for a refusal", key.Error, clip(said))
+	c.Fix = fmt.Sprintf("narrow %s to the board's error box only (or set page_marks.%s.error), or add the words of its success page to sent_text (docs/profiles.md)", key.Error, kind)
 }
