@@ -28,6 +28,13 @@ func TestProfileKeysDocumented(t *testing.T) {
 			t.Errorf("docs/profiles.md documents `%s`, which is no profile key", m[1])
 		}
 	}
+	// Each key's row gives an example from a real engine (issue 44).
+	engines := regexp.MustCompile(`(?i)phpbb|mybb|smf|nodebb|fluxbb|subsilver`)
+	for _, row := range regexp.MustCompile("(?m)^\\| `[a-z_.*]+` \\|.*$").FindAllString(string(doc), -1) {
+		if !engines.MatchString(row) {
+			t.Errorf("docs/profiles.md: no engine's example in %.80s…", row)
+		}
+	}
 	for _, k := range RequiredKeys {
 		if !strings.Contains(string(doc), "`"+k+"`") {
 			t.Errorf("docs/profiles.md does not list the required key %s", k)
