@@ -2,6 +2,7 @@ package poster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -236,5 +237,50 @@ func TestForumsimLegacyCharsetMember(t *testing.T) {
 	}
 	if _, found, err := sc.Member(context.Background(), "Zoe"); err != nil || found {
 		t.Errorf("Member(Zoe) found %v %v: another account", found, err)
+	}
+}
+
+// A message limit in bytes of a legacy charset (issue 44, point 3): on a
+// board in ISO-8859-1 each "Ł" goes out as the 6 bytes of "&#321;", so a
+// message of 1,000 UTF-8 bytes can be far over a 2,000-byte limit: it is
+// refused before it is sent, as too long, naming a limit the moderator
+// cuts it by (in its own count), and nothing reaches the board. The same
+// message in "é" (one byte each in the charset) goes out.
+func TestMessageBytesInTheBoardsCharset(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(start)
+	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: -1, Charset: forumsim.CharsetLatin1})
+	bot, err := sim.AddUser("GMBot", "gm-pass", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic, _, err := sim.AddTopic(sim.AddForum("Jeux", ""), bot, "Nations", "Welcome")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	prof, _ := forum.Builtin("phpbb")
+	prof.MaxMessageBytes = 2000
+	rt := &postCounter{}
+	s, err := scraper.NewSession(srv.URL+"/forum/", prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"}, scraper.Options{Clock: clk, Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := poster.New(s)
+	body := strings.Repeat("Ł", 500) // 1,000 bytes in UTF-8, 3,000 as references
+	_, err = p.Reply(context.Background(), fmt.Sprint(topic), "m1/day-1/1", "", body)
+	var tl *forum.TooLongError
+	if !errors.As(err, &tl) || !errors.Is(err, poster.ErrRejected) || tl.Max <= 0 || tl.Max >= forum.MessageSize(body) || !strings.Contains(tl.Said, "ISO-8859-1") && !strings.Contains(tl.Said, "windows-1252") {
+		t.Fatalf("err = %v, want a TooLongError naming the charset and a limit under the message's size", err)
+	}
+	if parts := forum.SplitMessage(body, tl.Max); len(parts) < 2 {
+		t.Errorf("the limit %d does not cut the message", tl.Max)
+	}
+	if rt.posts != 0 || len(sim.Posts(topic)) != 1 {
+		t.Errorf("%d submissions, %d posts: the message reached the board", rt.posts, len(sim.Posts(topic)))
+	}
+	if _, err := p.Reply(context.Background(), fmt.Sprint(topic), "m1/day-1/2", "", strings.Repeat("é", 900)); err != nil {
+		t.Errorf("a message that fits in the charset: %v", err)
 	}
 }

@@ -394,7 +394,6 @@ func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.
 		return t, pg.Doc, true
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%d posts on page %d of %d", len(t.Posts), t.Page, t.Pages)
-	p.errorMark(&c, forum.PageThread, pg)
 	p.add(c)
 	return t, pg.Doc, true
 }
@@ -644,7 +643,6 @@ func (p *prober) folder(ctx context.Context, id, title, rel, key string) {
 		return
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%d messages listed", len(heads))
-	p.errorMark(&c, forum.PagePMFolder, pg)
 	if u := p.prof.URLs; id == "pm.sent" && c.Status == OK && u.SentPage == "" && !u.SentOnePage && !(u.SentNewestFirst && u.Outbox == "") && len(heads) >= max(u.SentPerPage, 1) {
 		// Past its first page the bot cannot read the folder: a PM it is
 		// unsure of, once others pushed it off, stays unconfirmed.
@@ -778,7 +776,6 @@ func (p *prober) form(ctx context.Context, id, title, key string, f forum.Form, 
 		return
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("found, not submitted (%d fields, tokens kept)", len(form.Values))
-	p.errorMark(&c, kind, pg)
 	p.add(c)
 }
 
@@ -1098,21 +1095,6 @@ func (p *prober) guestPage(c *Check, err error, kind forum.PageKind) {
 	m, key := p.prof.MarksOf(kind)
 	c.Key = keyVal(key.LoggedIn, m.LoggedIn)
 	c.Fix = fmt.Sprintf("the login worked, but this page does not show %s: if these pages lack what the rest of the board shows a member (a logout link), set page_marks.%s.logged_in to what only a logged-in member sees on them (docs/profiles.md)", key.LoggedIn, kind)
-}
-
-// errorMark warns when the error mark of a kind of page matches a page
-// that is no error: the bot reads its mark on the board's answers to its
-// posts and PMs, and a mark that matches other pages may match the
-// board's success page too, where it reads as a refusal.
-func (p *prober) errorMark(c *Check, kind forum.PageKind, pg *scraper.Page) {
-	said := p.sess.Parser.ErrorTextOn(kind, pg.Doc)
-	if said == "" || c.Status != OK {
-		return
-	}
-	m, key := p.prof.MarksOf(kind)
-	c.Status, c.Key = Warn, keyVal(key.Error, m.Error)
-	c.Detail += fmt.Sprintf("; but %s matches this page, which is no error (%q): it may match the board's success page too", key.Error, clip(said))
-	c.Fix = fmt.Sprintf("narrow %s to the board's error box only, or set page_marks.%s.error (docs/profiles.md)", key.Error, kind)
 }
 
 // successMark fails c when the board's answer to a submission that went
