@@ -78,8 +78,8 @@ type Profile struct {
 
 	// UserIDs is how the board tells its members apart: "" by the numeric
 	// ids selectors.author_id_* find, "names" where no page shows one (the
-	// member's name is then their id, compared as the name matcher
-	// compares names, and {user} in a URL is the name).
+	// member's name is then their id, as the board writes it, and {user}
+	// in a URL is the name).
 	UserIDs string `yaml:"user_ids"`
 
 	URLs      URLs      `yaml:"urls"`

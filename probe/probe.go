@@ -507,7 +507,7 @@ func (p *prober) postChecks(posts []forum.Post, docs []*goquery.Document) {
 	if len(noAuthor) == 0 {
 		c = Check{ID: "posts.author_id", Title: "post authors' user ids", Status: OK, Detail: "every author has a user id"}
 		if p.prof.NamesAreIDs() {
-			c.Detail = "members are known by name (user_ids: names): each author's name is their id, compared as the bot compares names (case, spaces, '_' and '-' ignored)"
+			c.Detail = "members are known by name (user_ids: names): each author's name is their id"
 		} else if len(noID) > 0 {
 			i := noID[0]
 			c.Status, c.Key = Warn, keyVal("selectors.author_id_regexp", s.AuthorIDRegexp)
