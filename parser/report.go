@@ -96,7 +96,10 @@ func (x *Parser) MakeReportAt(page []byte, f Fetch) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{Kind: x.Kind(doc), LoggedIn: x.LoggedIn(doc), Incomplete: !x.Complete(page, doc)}
+	r := Report{Kind: x.Kind(doc)}
+	// The marks of the kind of page it is (page_marks).
+	kind := map[string]forum.PageKind{"thread": forum.PageThread, "pm": forum.PagePM, "inbox": forum.PagePMFolder}[r.Kind]
+	r.LoggedIn, r.Incomplete = x.LoggedInOn(kind, doc), !x.CompleteOn(kind, page, doc)
 	switch r.Kind {
 	case "thread":
 		t := x.ThreadAt(doc, f)

@@ -374,7 +374,7 @@ func (p *prober) threadPage(ctx context.Context, id, title, rel string) (parser.
 			c.Detail += "; the board says: " + say
 			c.Fix = "check the thread id and that the bot may read it"
 		} else {
-			c.Fix = "the theme names posts differently: set selectors.post (and selectors.post_id_attr / post_id_regexp) in a profile file; see docs/profiles.md"
+			c.Fix = "the theme names posts differently: set selectors.post (and selectors.post_id_attr / post_id_regexp) in a profile file; where nothing holds one post (each post rows of one table), selectors.post_span and post_id too; see docs/profiles.md"
 		}
 		c.Found = p.postLike(pg.Doc)
 		p.add(c)

@@ -109,10 +109,11 @@ func fetchedAt(v string, prof forum.Profile) (time.Time, error) {
 func parseNotes(rep parser.Report, prof forum.Profile) []string {
 	var notes []string
 	if rep.Incomplete {
-		end := strings.TrimSpace(prof.Selectors.PageEnd)
+		m, key := prof.MarksOf(map[string]forum.PageKind{"thread": forum.PageThread, "pm": forum.PagePM, "inbox": forum.PagePMFolder}[rep.Kind])
+		end := strings.TrimSpace(m.PageEnd)
 		why := "no closing </html> near its end"
 		if end != "" {
-			why += fmt.Sprintf(", or no %s (the profile's page_end footer)", end)
+			why += fmt.Sprintf(", or no %s (the profile's %s footer)", end, key.PageEnd)
 		}
 		notes = append(notes, fmt.Sprintf("the page is incomplete (%s): the bot would refuse it and read it again later; if the page is whole, check page_end", why))
 	}
