@@ -75,6 +75,16 @@ func TestProbeNamesTheKeysOfAClassicBoard(t *testing.T) {
 		t.Errorf("a sent folder read as its first page only: %s, key %q, fix %q", c.Status, c.Key, c.Fix)
 	}
 
+	// A page end the PM pages lack is named where it is checked.
+	r = b.probe(t, legacyRows(t, func(p *forum.Profile) { p.PageMarks.PMFolder.PageEnd = "div#pm-footer" }), false)
+	if c := check(t, r, "pm.inbox"); c.Status != Fail || !strings.HasPrefix(c.Key, "page_marks.pm_folder.page_end ") {
+		t.Errorf("a PM folder without its page end: %s, key %q", c.Status, c.Key)
+	}
+	r = b.probe(t, legacyRows(t, func(p *forum.Profile) { p.PageMarks.PM.PageEnd = "div#pm-footer" }), false)
+	if c := check(t, r, "pm.inbox"); c.Status != Fail || !strings.HasPrefix(c.Key, "page_marks.pm.page_end ") {
+		t.Errorf("a PM page without its page end: %s, key %q (%s)", c.Status, c.Key, c.Detail)
+	}
+
 	// Without user_ids: names the probe warns, and says what to set.
 	r = b.probe(t, legacyRows(t, func(p *forum.Profile) { p.UserIDs = "" }), false)
 	if c := check(t, r, "posts.author_id"); c.Status != Warn || !strings.Contains(c.Fix, "user_ids: names") {

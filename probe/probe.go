@@ -628,6 +628,16 @@ func (p *prober) folder(ctx context.Context, id, title, rel, key string) {
 		p.add(c)
 		return
 	}
+	if !p.sess.Parser.CompleteOn(forum.PagePMFolder, pg.Body, pg.Doc) {
+		// Every read of the folder would refuse the page as cut short.
+		m, k := p.prof.MarksOf(forum.PagePMFolder)
+		c.Status, c.Key = Fail, keyVal(k.PageEnd, m.PageEnd)
+		c.Detail = fmt.Sprintf("the page has no %s or no closing </html>, so the bot would take it as cut short and never read the folder", c.Key)
+		c.Fix = fmt.Sprintf("set %s to the PM pages' footer (an element after their list), or page_marks.pm_folder.page_end where it is not the thread pages' one", k.PageEnd)
+		c.Found = "…" + strings.Join(strings.Fields(strings.ToValidUTF8(string(pg.Body[max(0, len(pg.Body)-240):]), "")), " ")
+		p.add(c)
+		return
+	}
 	heads := p.sess.Parser.InboxAt(pg.Doc, pg.Fetch())
 	if len(heads) == 0 {
 		if l := p.pmLinks(pg.Doc); l.Length() > 0 {
@@ -653,6 +663,11 @@ func (p *prober) folder(ctx context.Context, id, title, rel, key string) {
 	// Read the newest one: the PM page's selectors.
 	m, err := p.conn.Scraper.ReadPM(ctx, heads[0].ID)
 	switch {
+	case errors.Is(err, scraper.ErrIncomplete):
+		m, k := p.prof.MarksOf(forum.PagePM)
+		c.Status, c.Key = Fail, keyVal(k.PageEnd, m.PageEnd)
+		c.Detail += fmt.Sprintf("; reading PM %s: %v: the page has no %s or no closing </html>", heads[0].ID, err, c.Key)
+		c.Fix = fmt.Sprintf("set %s to the PM page's footer, or page_marks.pm.page_end where it is not the thread pages' one", k.PageEnd)
 	case err != nil:
 		c.Status, c.Key = Fail, keyVal("selectors.pm", p.prof.Selectors.PM)
 		c.Detail += fmt.Sprintf("; reading PM %s: %v", heads[0].ID, err)
