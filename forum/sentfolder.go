@@ -15,4 +15,3 @@ func (p Profile) SaysSentFolderFull(pageText string) bool {
 // not change that until someone acts. The message stays unconfirmed and is
 // never resent; its lane waits, the game's other messages go on.
 var ErrNoProof = errors.New("the board cannot show whether it went out")
-
