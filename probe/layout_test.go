@@ -102,3 +102,20 @@ func TestProbeNamesTheKeysOfAClassicBoard(t *testing.T) {
 		t.Errorf("an error mark matching the success page: %s, key %q, %q", c.Status, c.Key, c.Detail)
 	}
 }
+
+// Posts a page are the bot account's own (issue 44, point 8): a thread
+// whose full first page holds another count than the profile's fails,
+// naming posts_per_page and the count to set.
+func TestProbeNamesPostsPerPage(t *testing.T) {
+	t.Parallel()
+	b := newSimWith(t, forumsim.Options{PostsPerPage: 5}, true)
+	c := check(t, b.probe(t, builtin("phpbb"), false), "thread.last")
+	if c.Status != Fail || c.Key != "posts_per_page 10" || !strings.Contains(c.Fix, "posts_per_page: 5") {
+		t.Errorf("5 posts a page, the profile 10: %s, key %q, fix %q", c.Status, c.Key, c.Fix)
+	}
+	p := builtin("phpbb")
+	p.PostsPerPage = 5
+	if c := check(t, b.probe(t, p, false), "thread.last"); c.Status != OK {
+		t.Errorf("posts_per_page 5: %s %s", c.Status, c.Detail)
+	}
+}

@@ -318,6 +318,13 @@ func (p *prober) thread(ctx context.Context) {
 		i := len(p.r.Checks) - 1
 		c := &p.r.Checks[i]
 		switch {
+		case t1.Pages > 1 && t1.Page == 1 && len(t1.Posts) != p.prof.PostsPerPage:
+			// A full first page shows how many posts a page holds for
+			// the bot's account: another count puts every later page
+			// the bot computes elsewhere.
+			c.Status, c.Detail = Fail, fmt.Sprintf("the thread's first page of %d holds %d posts, but the profile says %d a page", t1.Pages, len(t1.Posts), p.prof.PostsPerPage)
+			c.Key = fmt.Sprintf("posts_per_page %d", p.prof.PostsPerPage)
+			c.Fix = fmt.Sprintf("set posts_per_page: %d, the posts a page the bot's own account sees (members may choose their own on MyBB and SMF)", len(t1.Posts))
 		case t1.Pages > 1 && tl.Page != t1.Pages:
 			c.Status, c.Detail = Fail, fmt.Sprintf("the first page counts %d pages but the last-page URL shows page %d", t1.Pages, tl.Page)
 			c.Key = keyVal("urls.last_page", p.prof.URLs.LastPage)
