@@ -44,6 +44,18 @@ type Profile struct {
 	// one form of a kind a second, each in its own second. Learned from
 	// the board's first such refusal when not set.
 	PostingLock bool `yaml:"posting_lock"`
+	// PMFloodApart: the board counts its flood interval for PMs apart
+	// from posts' (MyBB's pmfloodsecs and postfloodsecs, SMF's log types
+	// pm and post): a PM right after a post is no flood, and proves no
+	// exemption. Else one interval spaces posts and PMs together (phpBB).
+	PMFloodApart bool `yaml:"pm_flood_apart"`
+	// AssumeFlood: an account whose flood status is not known yet is
+	// spaced by flood_seconds from its first message, not tried as
+	// exempt (for an SMF on MySQL: 5 s, whose refusal comes without the
+	// form, so it costs a whole send more; SMF on PostgreSQL has no flood
+	// control, so not the built-in default). Such an account never
+	// learns it is exempt.
+	AssumeFlood bool `yaml:"assume_flood"`
 	// SendDepth is how many submissions a flood-exempt bot account may have
 	// under way at once (a form fetched while another waits out its form
 	// wait or is confirmed) [1: one at a time]. An account with a flood
@@ -813,7 +825,12 @@ func myBB() Profile {
 		Name:            "mybb",
 		MaxSubjectChars: 85,
 		PostsPerPage:    10,
-		FloodSeconds:    60,
+		// postfloodsecs and pmfloodsecs, 60 each, counted apart
+		// (datahandlers/post.php, pm.php); super moderators and admins
+		// are exempt. A post MyBB merges into the account's last one
+		// (below) is not flood-checked at all.
+		FloodSeconds: 60,
+		PMFloodApart: true,
 		// No form wait (my_post_key is the session's, posthash any string),
 		// so nothing for several submissions to overlap: the account's
 		// requests go one at a time (SendDepth 1).
@@ -987,8 +1004,11 @@ func smf() Profile {
 		Name:            "smf",
 		MaxSubjectChars: 100,
 		PostsPerPage:    15,
-		// spamWaitTime 5 s, counted per IP for posts and PMs alike.
+		// spamWaitTime 5 s, counted per IP, for posts and PMs each apart
+		// (Security.php spamProtection: log types post and pm);
+		// moderators 2 s.
 		FloodSeconds: 5,
+		PMFloodApart: true,
 		TimeZone:     "UTC",
 		// The default "%b %d, %Y, %I:%M %p", then the long month name.
 		TimeLayouts: []string{"Jan 02, 2006, 03:04 PM", "January 02, 2006, 03:04 PM", "Jan 02, 2006, 03:04:05 PM"},

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -81,11 +82,15 @@ type Poster struct {
 	// check. Confirmation then rests on the board's redirect alone.
 	Unmarked bool
 
-	mu         sync.Mutex // guards the fields below
-	lastSubmit time.Time  // the last submission the board may have taken
-	lastOK     time.Time  // the last one it confirmed
-	flood      forum.FloodStatus
-	floodUntil time.Time // a refusal's wait: nothing before it
+	mu    sync.Mutex // guards the fields below
+	flood forum.FloodStatus
+	// times: when the last submissions went, by kind (flood lane): one
+	// lane for all unless the profile counts PMs' flood apart from posts'
+	// (pm_flood_apart: MyBB, SMF).
+	times map[string]*floodTimes
+	// held: a form the board handed back with a flood refusal, kept for
+	// the same message's next submission after the wait (heldForm).
+	held map[string]heldForm
 	// slots: the submissions under way, one at a time unless the account
 	// is flood-exempt and the profile's send_depth allows more (depth).
 	slots gate.Gate
@@ -177,12 +182,58 @@ func (p *Poster) acquire(ctx context.Context) (release func(), err error) {
 	})
 }
 
+// floodTimes is one flood lane's timing.
+type floodTimes struct {
+	lastSubmit time.Time // the last submission the board may have taken
+	lastOK     time.Time // the last one it confirmed
+	until      time.Time // a refusal's wait: nothing before it
+}
+
+// Flood lanes: one for all, or posts and PMs apart.
+const (
+	laneAll  = ""
+	lanePost = "post"
+	lanePM   = "pm"
+)
+
+// lane is the flood lane of a post (isPost) or PM.
+func (p *Poster) lane(isPost bool) string {
+	switch {
+	case !p.Session.Profile.PMFloodApart:
+		return laneAll
+	case isPost:
+		return lanePost
+	}
+	return lanePM
+}
+
+// lanes is every lane the profile has.
+func (p *Poster) lanes() []string {
+	if p.Session.Profile.PMFloodApart {
+		return []string{lanePost, lanePM}
+	}
+	return []string{laneAll}
+}
+
+// timesOf is a lane's timing. Called with p.mu held.
+func (p *Poster) timesOf(lane string) *floodTimes {
+	if p.times == nil {
+		p.times = map[string]*floodTimes{}
+	}
+	t := p.times[lane]
+	if t == nil {
+		t = &floodTimes{}
+		p.times[lane] = t
+	}
+	return t
+}
+
 // submitted records a submission the board may have taken, made at at.
-func (p *Poster) submitted(at time.Time) {
+func (p *Poster) submitted(lane string, at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if at.After(p.lastSubmit) {
-		p.lastSubmit = at
+	if t := p.timesOf(lane); at.After(t.lastSubmit) {
+		t.lastSubmit = at
 	}
 }
 
@@ -196,8 +247,14 @@ func (p *Poster) mark(body, key string) string {
 
 // New makes a poster on a session.
 func New(s *scraper.Session) *Poster {
-	return &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, SentPages: 10, ScanSent: 10,
+	p := &Poster{Session: s, reader: scraper.New(s), Attempts: 6, ScanPages: 2, SentPages: 10, ScanSent: 10,
 		flood: forum.FloodStatus{State: forum.FloodUnknown}, oneToken: s.Profile.PostingLock}
+	if s.Profile.AssumeFlood && s.Profile.FloodSeconds > 0 {
+		// Spaced from the start (assume_flood), a second over the
+		// board's whole seconds (see refused).
+		p.flood = forum.FloodStatus{State: forum.FloodLimited, Interval: p.defaultFlood() + time.Second, Source: "profile"}
+	}
+	return p
 }
 
 // SetFlood fixes the account's flood interval as a game file gives it
@@ -219,8 +276,16 @@ func (p *Poster) Flood() forum.FloodStatus {
 	defer p.mu.Unlock()
 	s := p.flood
 	s.Depth = p.depth()
-	if n := p.nextAllowed(); n.After(p.Session.Clock().Now()) {
-		s.Next = n
+	// The latest lane's: the moderator waits for it before it sends the
+	// game's next message of either kind (as with one lane).
+	var next time.Time
+	for _, l := range p.lanes() {
+		if n := p.nextAllowed(l); n.After(next) {
+			next = n
+		}
+	}
+	if next.After(p.Session.Clock().Now()) {
+		s.Next = next
 	}
 	return s
 }
@@ -345,8 +410,9 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 	}
 	defer release()
 	clk := p.Session.Clock()
+	lane := p.lane(isPost)
 	p.mu.Lock()
-	n := p.nextAllowed()
+	n := p.nextAllowed(lane)
 	p.mu.Unlock()
 	if n.After(clk.Now()) {
 		// Not yet: the board is not touched.
@@ -380,7 +446,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			}
 			unclear = false
 		}
-		form, pg, shared, err := p.freshForm(ctx, what, page, f, fields)
+		form, pg, shared, err := p.heldOrFresh(ctx, what, page, f, fields, lane)
 		var fe *forum.FloodError
 		if errors.As(err, &fe) {
 			fe.Uncertain = uncertain
@@ -404,7 +470,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			return "", fmt.Errorf("%s: %w: %w", what, forum.ErrNotSubmitted, err)
 		}
 		if err != nil {
-			p.submitted(at)
+			p.submitted(lane, at)
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
@@ -431,18 +497,21 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		}
 		if a.flood {
 			// Refused, so not taken: the board's last-post time is
-			// unchanged and the message is safe to send later.
-			return "", &forum.FloodError{Until: p.refused(a.floodWait, res.Received), Uncertain: uncertain}
+			// unchanged and the message is safe to send later, on the
+			// form the refusal came with if it did (heldForm).
+			until := p.refused(lane, a.floodWait, res.Received)
+			p.hold(page, f, fields, res, until)
+			return "", &forum.FloodError{Until: until, Uncertain: uncertain}
 		}
-		p.submitted(at)
+		p.submitted(lane, at)
 		switch {
 		case a.id != "":
-			p.taken(at)
+			p.taken(lane, at)
 			return a.id, nil
 		case a.sent:
 			// The board said it took it: never resubmitted, whatever the
 			// marker check said (forum.ErrSaidSent).
-			p.taken(at)
+			p.taken(lane, at)
 			return "", fmt.Errorf("%s: %w (%w): %w", what, forum.ErrUnconfirmed, forum.ErrSaidSent, a.why)
 		case a.tooLong != nil:
 			return "", fmt.Errorf("%s: %w: %w", what, ErrRejected, a.tooLong)
@@ -483,12 +552,12 @@ func wait(ctx context.Context, clk clock.Clock, bo *retry.Backoff, retryAfter ti
 // after the board's form delay; shared says another submission used a
 // form of the same kind and second (takeForm). A flood notice instead of
 // the form is a *forum.FloodError.
-func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (form parser.Form, pg *scraper.Page, shared bool, err error) {
+func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string, lane string) (form parser.Form, pg *scraper.Page, shared bool, err error) {
 	for tries := 0; ; tries++ {
 		if err := p.formTurn(ctx, f); err != nil {
 			return form, pg, false, err
 		}
-		form, pg, err = p.oneForm(ctx, what, page, f, fields)
+		form, pg, err = p.oneForm(ctx, what, page, f, fields, lane)
 		if err != nil {
 			return form, pg, false, err
 		}
@@ -501,6 +570,77 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 		// (phpBB's is the user's, the form's name and its second). This
 		// one waited out that second (FormWait): the next form is newer.
 	}
+}
+
+// heldForm is a form the board handed back with a flood refusal (MyBB
+// shows the form again, its key the session's): the same message's next
+// submission, after the wait, goes on it, with no new fetch: three
+// requests for a send refused once (form, refused submission, submission)
+// instead of four.
+type heldForm struct {
+	form parser.Form
+	pg   *scraper.Page
+	at   time.Time
+}
+
+// heldKeep is how long a held form is used: well within a session, on a
+// board whose forms carry no time of their own.
+const heldKeep = 10 * time.Minute
+
+func heldKey(page string, f forum.Form, fields map[string]string) string {
+	return page + "\x00" + fields[f.Message]
+}
+
+// hold keeps the form a flood refusal came with, for the same message.
+// Not on a board whose forms carry their creation time (phpBB: a token
+// taken once, one a second; its forms are fetched afresh).
+func (p *Poster) hold(page string, f forum.Form, fields map[string]string, res *scraper.Page, until time.Time) {
+	if p.Session.Profile.FormTimeField != "" || res.Status != http.StatusOK || until.Sub(res.Received) > heldKeep {
+		return
+	}
+	form, err := parser.FindForm(res.Doc, res.URL, f.Selector)
+	if err != nil {
+		return
+	}
+	now := p.Session.Clock().Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		p.held = map[string]heldForm{}
+	}
+	for k, h := range p.held {
+		if now.Sub(h.at) > heldKeep {
+			delete(p.held, k)
+		}
+	}
+	p.held[heldKey(page, f, fields)] = heldForm{form: form, pg: res, at: now}
+}
+
+// heldOrFresh is the form a flood refusal of this message came with, if
+// one is held and young enough, filled in again; else a fresh one. A held
+// form the board no longer takes (a new session) is refused as stale and
+// the next attempt fetches one.
+func (p *Poster) heldOrFresh(ctx context.Context, what, page string, f forum.Form, fields map[string]string, lane string) (parser.Form, *scraper.Page, bool, error) {
+	key := heldKey(page, f, fields)
+	p.mu.Lock()
+	h, ok := p.held[key]
+	delete(p.held, key)
+	p.mu.Unlock()
+	if !ok || p.Session.Clock().Now().Sub(h.at) > heldKeep {
+		return p.freshForm(ctx, what, page, f, fields, lane)
+	}
+	form := h.form
+	form.Values = url.Values{}
+	for k, v := range h.form.Values {
+		form.Values[k] = append([]string(nil), v...)
+	}
+	for k, v := range fields {
+		form.Values.Set(k, v)
+	}
+	for k, v := range f.Extra {
+		form.Values.Set(k, v)
+	}
+	return form, h.pg, false, nil
 }
 
 // takeForm notes a form by its kind and creation second (the profile's
@@ -579,7 +719,7 @@ var errNoTurn = errors.New("its turn for a form (one a second on this board) com
 const formKeep = 3 * time.Hour
 
 // oneForm is one fetch of the form page, filled in and waited for.
-func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string) (parser.Form, *scraper.Page, error) {
+func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, fields map[string]string, lane string) (parser.Form, *scraper.Page, error) {
 	pg, err := p.Session.FetchAs(ctx, page, p.formKind(f))
 	if err != nil {
 		// The GET already retried with backoff: the forum is down, or
@@ -589,7 +729,7 @@ func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, f
 	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
 	if err != nil {
 		if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
-			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(d, pg.Received)}
+			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(lane, d, pg.Received)}
 		}
 		return parser.Form{}, nil, fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
 	}
@@ -845,10 +985,11 @@ func pageWords(doc *goquery.Document) string {
 // nextAllowed is when flood control lets the next submission go: after
 // a refusal's wait, and for a limited account its interval after the last
 // submission the board may have taken.
-func (p *Poster) nextAllowed() time.Time {
-	n := p.floodUntil
-	if p.flood.State == forum.FloodLimited && !p.lastSubmit.IsZero() {
-		if t := p.lastSubmit.Add(p.flood.Interval); t.After(n) {
+func (p *Poster) nextAllowed(lane string) time.Time {
+	lt := p.timesOf(lane)
+	n := lt.until
+	if p.flood.State == forum.FloodLimited && !lt.lastSubmit.IsZero() {
+		if t := lt.lastSubmit.Add(p.flood.Interval); t.After(n) {
 			n = t
 		}
 	}
@@ -875,16 +1016,30 @@ func (p *Poster) defaultFlood() time.Duration {
 // waited the profile's
 // interval. At least a second, so a refusal never spins; the interval only
 // grows. It returns when to try again.
-func (p *Poster) refused(n parser.FloodNotice, asked time.Time) time.Time {
+func (p *Poster) refused(lane string, n parser.FloodNotice, asked time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	d, interval := n.Interval, n.Interval
-	switch since := asked.Sub(p.lastOK); {
-	case d > 0:
+	lt := p.timesOf(lane)
+	var d, interval time.Duration
+	switch since := asked.Sub(lt.lastOK); {
+	case n.Interval > 0:
+		// The board's whole interval, in its whole seconds: it forgets
+		// the last one only once more than that has passed (SMF deletes
+		// its flood log's rows older than the wait, then refuses): a
+		// second more, or the try at the end is refused too.
+		d = n.Interval + time.Second
+		interval = d
 	case n.Left > 0:
-		d, interval = n.Left, n.Left
-		if !p.lastOK.IsZero() && since >= 0 && since < maxFloodSpan {
+		d = n.Left
+		if !lt.lastOK.IsZero() && since >= 0 && since < maxFloodSpan {
 			interval = since + n.Left
+		} else {
+			// What it counts from is not known (a message sent before
+			// this poster began): the seconds left are only a floor. The
+			// profile's interval, and a second more (MyBB refuses at the
+			// interval itself: TIME_NOW - lastpost <= postfloodsecs), or
+			// the next one is refused too.
+			interval = max(n.Left, p.defaultFlood()+time.Second)
 		}
 	default:
 		d = p.defaultFlood()
@@ -897,22 +1052,25 @@ func (p *Poster) refused(n parser.FloodNotice, asked time.Time) time.Time {
 	}
 	now := p.Session.Clock().Now()
 	p.flood = forum.FloodStatus{State: forum.FloodLimited, Interval: interval, Source: "refused", Learned: now}
-	p.floodUntil = now.Add(d)
-	return p.floodUntil
+	lt.until = now.Add(d)
+	return lt.until
 }
 
 // taken learns from a submission the board confirmed: taken sooner after
 // the previous one than the interval it would enforce (the one learned, or
 // the profile's), the account is exempt. A configured or learned limit is
-// never tried sooner, so only an unknown account learns this way.
-func (p *Poster) taken(at time.Time) {
+// never tried sooner, so only an unknown account learns this way; and
+// only from two of one lane (MyBB takes a PM right after a post from an
+// account it limits: it counts them apart).
+func (p *Poster) taken(lane string, at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	prev := p.lastOK
+	lt := p.timesOf(lane)
+	prev := lt.lastOK
 	if at.Before(prev) {
 		return // confirmed after a later one (several under way)
 	}
-	p.lastOK = at
+	lt.lastOK = at
 	if p.flood.State != forum.FloodUnknown || prev.IsZero() {
 		return
 	}

@@ -93,10 +93,14 @@ var (
 	loopback = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 )
 
-// ConnectRecorded is Connect through a recorder.
-func ConnectRecorded(t testing.TB, b *realboardtest.Board, a realboardtest.Account) (*forumconn.Conn, *Recorder) {
+// ConnectRecorded is Connect through a recorder, the built-in profile
+// changed by edit (as a GM's profile file would).
+func ConnectRecorded(t testing.TB, b *realboardtest.Board, a realboardtest.Account, edit ...func(*forum.Profile)) (*forumconn.Conn, *Recorder) {
 	t.Helper()
 	prof, _ := forum.Builtin(b.Engine)
+	for _, e := range edit {
+		e(&prof)
+	}
 	rec := &Recorder{}
 	c, err := forumconn.Open(b.URL, prof, forum.Credentials{Username: a.Name, Password: a.Password},
 		scraper.Options{MinInterval: 20 * time.Millisecond, Retries: 2, Backoff: 200 * time.Millisecond,
