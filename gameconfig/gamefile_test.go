@@ -205,6 +205,12 @@ func TestGameFileProfile(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.src, err, c.want)
 		}
 	}
+	// The same phpBB-based profile on a board that knows members by name
+	// only (user_ids: names, issue 44): the name is the id.
+	os.WriteFile(filepath.Join(dir, "names.yaml"), []byte("base: phpbb\nuser_ids: names\n"), 0o644)
+	if _, err := LoadGameFile(write("name: x\ngame: nations\nforum: {url: u, thread: '1', bot: b, profile: names.yaml, password_env: P}\nplayers: [a]\n")); err != nil {
+		t.Errorf("players by name on a board with user_ids: names: %v", err)
+	}
 }
 
 // TestOutageExtensionOption: on unless the game file turns it off.
