@@ -135,8 +135,8 @@ type Profile struct {
 	MaxSubjectChars int `yaml:"max_subject_chars"`
 	// MaxSubjectBytes is the longest subject (a PM's, a reply's) the board
 	// takes in bytes of its charset, each character the charset lacks
-	// counted as its numeric reference (a 64-byte column: "—" is the 7
-	// bytes of "&#8212;" in ISO-8859-1); 0: no byte limit.
+	// counted as its numeric reference (a 64-byte column: "Ł" is the 6
+	// bytes of "&#321;" in ISO-8859-1); 0: no byte limit.
 	MaxSubjectBytes int `yaml:"max_subject_bytes"`
 	// SentFolderSize is how many PMs the bot's sent folder keeps before
 	// the board deletes the oldest (phpBB's default full_folder_action;
