@@ -39,7 +39,7 @@ func notAPI(site *gameconfig.Site) error {
 
 // connectAPI opens a game's connection to an API board, as connect does
 // for the others.
-func connectAPI(site *gameconfig.Site, clk clock.Clock, version string, pc *scraper.Pacer, log *slog.Logger) (forum.Board, error) {
+func connectAPI(site *gameconfig.Site, clk clock.Clock, version string, pc *scraper.Pacer, log *slog.Logger, listAge time.Duration) (forum.Board, error) {
 	if site.Err != nil {
 		return nil, site.Err
 	}
@@ -51,7 +51,7 @@ func connectAPI(site *gameconfig.Site, clk clock.Clock, version string, pc *scra
 	if log != nil {
 		log = log.With("board", fc.URL, "account", fc.Bot)
 	}
-	nopt := nodebb.Options{Clock: clk, UserAgent: nodebb.UserAgent(version), Pacer: pc, Log: log,
+	nopt := nodebb.Options{Clock: clk, UserAgent: nodebb.UserAgent(version), Pacer: pc, Log: log, ListAge: listAge,
 		Password: func() (string, error) {
 			c, err := fc.Credentials()
 			return c.Password, err

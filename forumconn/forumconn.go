@@ -169,7 +169,7 @@ func Connect(site *gameconfig.Site, clk clock.Clock, version string) (*Conn, err
 // port, whatever the board: Connect's, or an API board's client.
 func ConnectBoard(site *gameconfig.Site, clk clock.Clock, version string) (forum.Board, error) {
 	if site.Err == nil && site.Profile.API != "" {
-		return connectAPI(site, clk, version, nil, nil)
+		return connectAPI(site, clk, version, nil, nil, 0)
 	}
 	c, err := Connect(site, clk, version)
 	if err != nil {

@@ -128,7 +128,15 @@ func (ss *Sessions) connectAPI(site *gameconfig.Site) (forum.Board, error) {
 	if b := ss.apis[site.Account]; b != nil {
 		return b, nil
 	}
-	b, err := connectAPI(site, ss.Clock, ss.Version, pc, ss.Log)
+	// The chat room list is shared as an inbox list is: for InboxAge when
+	// set, else for nine tenths of the first game's poll (games polling
+	// within one poll share a list; a game on its own lists afresh at each
+	// of its polls, as before), at most 5 s.
+	age := ss.InboxAge
+	if age <= 0 {
+		age = min(site.Forum.Poll()*9/10, 5*time.Second)
+	}
+	b, err := connectAPI(site, ss.Clock, ss.Version, pc, ss.Log, age)
 	if err != nil {
 		return nil, err
 	}

@@ -179,11 +179,20 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum
 	if err != nil {
 		return forum.Inbox{}, err
 	}
-	listed := c.opt.Clock.Now()
-	since := cur.At - pmSlack.Milliseconds()
-	rooms, boardAt, err := c.rooms(ctx, func(r apiRoom) bool { return cur.At == 0 || r.Teaser.Timestamp >= since })
+	since := int64(0) // every room
+	if cur.At != 0 {
+		since = cur.At - pmSlack.Milliseconds()
+	}
+	lb, err := c.chats.get(ctx, c, c.opt.Clock.Now().Add(-c.opt.ListAge), since)
 	if err != nil {
 		return forum.Inbox{}, err
+	}
+	listed, boardAt := lb.listed, lb.boardAt
+	var rooms []apiRoom
+	for _, r := range lb.rooms {
+		if r.Teaser.Timestamp >= since {
+			rooms = append(rooms, r)
+		}
 	}
 	// The board's Date is to the second (its clock is up to a second
 	// past it): a second more is left to the next read. Without a Date,
@@ -195,7 +204,7 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum
 	var out []forum.PrivateMessage
 	next := cur
 	for _, r := range rooms {
-		ms, err := c.messages(ctx, r.RoomID.String(), func(oldest apiMessage) bool { return cur.after(oldest) })
+		ms, err := lb.messages(ctx, c, r, cur)
 		if err != nil {
 			// A partial read must not look complete.
 			return forum.Inbox{}, fmt.Errorf("reading chat room %s: %w", r.RoomID, err)
@@ -229,6 +238,125 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum
 	})
 	b, _ := json.Marshal(next)
 	return forum.Inbox{PMs: out, Next: b, ListedAt: complete}, nil
+}
+
+// roomListing shares the bot's room list among the account's games (one
+// Client serves them all: forumconn's Sessions), as forumconn's listing
+// shares a classic board's inbox: a game's read takes a list asked for no
+// earlier than its notBefore that reaches back to its cursor, and the room
+// reads made with it; games arriving while a list is under way join it.
+// With N games on one account, a poll costs one list, not N, and a room
+// with news one read, not one per game.
+type roomListing struct {
+	mu   sync.Mutex
+	cur  *roomBatch // the list under way
+	last *roomBatch // the newest list in
+}
+
+// roomBatch is one room list: the rooms with activity since since (0:
+// all of them), the board's clock when it answered (zero: unknown) and
+// the bot's when it was asked for, and the rooms' reads made with it.
+type roomBatch struct {
+	done    chan struct{}
+	since   int64
+	rooms   []apiRoom
+	boardAt time.Time
+	listed  time.Time
+	err     error
+
+	mu    sync.Mutex
+	reads map[string]*roomRead
+}
+
+// roomRead is a room's messages read once for the batch's callers: every
+// message newer than its oldest, or all of them (whole).
+type roomRead struct {
+	done  chan struct{}
+	ms    []apiMessage
+	whole bool
+	err   error
+}
+
+// covers says whether the batch lists every room a read from since needs.
+func (b *roomBatch) covers(since int64) bool { return b.since == 0 || since != 0 && b.since <= since }
+
+func (l *roomListing) get(ctx context.Context, c *Client, notBefore time.Time, since int64) (*roomBatch, error) {
+	for {
+		l.mu.Lock()
+		if lb := l.last; lb != nil && !lb.listed.Before(notBefore) && lb.covers(since) {
+			l.mu.Unlock()
+			return lb, nil
+		}
+		b, lead := l.cur, false
+		if b == nil || !b.covers(since) {
+			b, lead = &roomBatch{done: make(chan struct{}), since: since, reads: map[string]*roomRead{}}, true
+			if l.cur == nil {
+				l.cur = b
+			}
+		}
+		l.mu.Unlock()
+		if lead {
+			b.listed = c.opt.Clock.Now()
+			b.rooms, b.boardAt, b.err = c.rooms(ctx, func(r apiRoom) bool { return since == 0 || r.Teaser.Timestamp >= since })
+			l.mu.Lock()
+			if l.cur == b {
+				l.cur = nil
+			}
+			if b.err == nil && (l.last == nil || !b.listed.Before(l.last.listed)) {
+				l.last = b
+			}
+			l.mu.Unlock()
+			close(b.done)
+			return b, b.err
+		}
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if b.err == nil && !b.listed.Before(notBefore) {
+			return b, nil
+		}
+		// Its list failed, or came too early for this caller: again.
+	}
+}
+
+// messages is room r's messages after cur, oldest first: the batch's read
+// of the room when it reaches back to cur, else one of the caller's own
+// (kept for the batch's next callers when it reaches further back).
+func (b *roomBatch) messages(ctx context.Context, c *Client, r apiRoom, cur pmCursor) ([]apiMessage, error) {
+	room := r.RoomID.String()
+	b.mu.Lock()
+	rr := b.reads[room]
+	lead := rr == nil
+	if lead {
+		rr = &roomRead{done: make(chan struct{})}
+		b.reads[room] = rr
+	}
+	b.mu.Unlock()
+	if !lead {
+		select {
+		case <-rr.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if rr.err == nil && (rr.whole || len(rr.ms) > 0 && !cur.after(rr.ms[0])) {
+			return rr.ms, nil
+		}
+	}
+	ms, err := c.messages(ctx, room, func(oldest apiMessage) bool { return cur.after(oldest) })
+	if lead {
+		// Whole when one short page held the room; else it reaches back
+		// to its oldest message (at or before cur).
+		rr.ms, rr.whole, rr.err = ms, len(ms) < messagesPerPage, err
+		if err != nil {
+			b.mu.Lock()
+			delete(b.reads, room) // a failed read is not kept
+			b.mu.Unlock()
+		}
+		close(rr.done)
+	}
+	return ms, err
 }
 
 // roomCache keeps the one-to-one room of each recipient once found.

@@ -44,6 +44,11 @@ type Options struct {
 	Log      *slog.Logger
 	// Timeout bounds one request [30s].
 	Timeout time.Duration
+	// ListAge is how old a chat room list (and the room reads made with
+	// it) may be for another of the account's games to take it in its read
+	// of new chats: one list serves every game polling within it (0: each
+	// read lists for itself). forumconn's Sessions gives its InboxAge.
+	ListAge time.Duration
 	// LoginBackoff is the least wait after the board refused the bot's
 	// name or password before it is tried again, doubling while refused,
 	// at most a day [5m]: boards lock an account after a few failures.
@@ -85,6 +90,7 @@ type Client struct {
 
 	flood  floodState
 	roomOf roomCache
+	chats  roomListing // the room list shared by the account's games
 }
 
 // New prepares a client; it logs in on first use.
@@ -162,6 +168,10 @@ type response struct {
 	body   []byte
 	header http.Header
 	sent   time.Time
+	// maintenance: a 503 while /api/config says the board is in
+	// maintenance mode (NodeBB's 503 itself names it only when the admin
+	// wrote a message for it).
+	maintenance bool
 }
 
 // envelope is the write API's wrapper.
@@ -400,6 +410,14 @@ func (c *Client) call(ctx context.Context, method, rel string, body any, submit 
 		if err != nil {
 			return nil, err
 		}
+		if r.status == http.StatusServiceUnavailable && !bytes.Contains(bytes.ToLower(r.body), []byte("maintenance")) {
+			// One more request, only while the board fails: is it the
+			// admin's maintenance mode (the board closed, not down)?
+			if cr, err := c.request(ctx, http.MethodGet, "api/config", nil, false); err == nil && cr.status == http.StatusOK {
+				var cfg siteConfig
+				r.maintenance = json.Unmarshal(cr.body, &cfg) == nil && cfg.Maintenance
+			}
+		}
 		if r.status != http.StatusForbidden && r.status != http.StatusUnauthorized {
 			return r, nil
 		}
@@ -459,7 +477,7 @@ func statusErr(rel string, r *response) error {
 	switch {
 	case r.status == http.StatusNotFound:
 		return fmt.Errorf("%w: %s (HTTP 404)", scraper.ErrNotFound, rel)
-	case r.status == http.StatusServiceUnavailable && bytes.Contains(bytes.ToLower(r.body), []byte("maintenance")):
+	case r.status == http.StatusServiceUnavailable && (r.maintenance || bytes.Contains(bytes.ToLower(r.body), []byte("maintenance"))):
 		return fmt.Errorf("%w: %s", scraper.ErrClosed, rel)
 	case r.status >= 500 || r.status == http.StatusTooManyRequests:
 		return fmt.Errorf("%w: %s: HTTP %d", scraper.ErrUnavailable, rel, r.status)

@@ -3,7 +3,11 @@ package nodebb
 import (
 	"context"
 	"encoding/json"
+	"mime"
+	"net/http"
 	"net/url"
+	"strings"
+	"unicode/utf8"
 )
 
 // What the probe asks of a board before a game: its settings as members
@@ -64,18 +68,55 @@ type TopicAccess struct {
 	AdminOrMod      bool // the bot moderates it (no post queue, no delays)
 	Locked, Deleted bool
 	Pages           int
+	// CategoryQueue is the topic's category's post queue setting (nil
+	// when the answer does not say).
+	CategoryQueue *bool
 	// Authors are the user names of the first page's posts.
 	Authors []string
+	// Encoding is how the board's JSON came: the answer's Content-Type
+	// and whether its bytes are UTF-8.
+	Encoding Encoding
 }
 
-// Topic reads the topic's first page as the bot: its privileges there.
+// Encoding is how an answer of the board's API is encoded.
+type Encoding struct {
+	ContentType string
+	// Charset is the Content-Type's charset ("" when it names none:
+	// JSON is UTF-8 by RFC 8259).
+	Charset string
+	// ValidUTF8: the answer's bytes are UTF-8 (every one's must be: the
+	// bot finds its markers, "·" and all, in them).
+	ValidUTF8 bool
+}
+
+// UTF8 says whether the answer is JSON in UTF-8 as NodeBB sends it.
+func (e Encoding) UTF8() bool {
+	return e.ValidUTF8 && (e.Charset == "" || strings.EqualFold(e.Charset, "utf-8") || strings.EqualFold(e.Charset, "utf8"))
+}
+
+// Topic reads the topic's first page as the bot: its privileges there,
+// and how the answer is encoded.
 func (c *Client) Topic(ctx context.Context, thread string) (TopicAccess, error) {
 	var t apiTopic
-	if err := c.getJSON(ctx, "api/topic/"+url.PathEscape(thread), &t); err != nil {
+	rel := "api/topic/" + url.PathEscape(thread)
+	r, err := c.call(ctx, http.MethodGet, rel, nil, false)
+	if err != nil {
+		return TopicAccess{}, err
+	}
+	if err := decodeAnswer(rel, r, &t); err != nil {
 		return TopicAccess{}, err
 	}
 	a := TopicAccess{Read: t.Privileges.Read, Reply: t.Privileges.Reply, AdminOrMod: t.Privileges.AdminOrMod,
 		Locked: bool(t.Locked), Deleted: bool(t.Deleted), Pages: max(t.Pagination.PageCount, 1)}
+	if q := t.Category.PostQueue; q != nil {
+		on := bool(*q)
+		a.CategoryQueue = &on
+	}
+	ct := r.header.Get("Content-Type")
+	a.Encoding = Encoding{ContentType: ct, ValidUTF8: utf8.Valid(r.body)}
+	if _, params, err := mime.ParseMediaType(ct); err == nil {
+		a.Encoding.Charset = params["charset"]
+	}
 	for _, p := range t.Posts {
 		a.Authors = append(a.Authors, p.User.Username)
 	}

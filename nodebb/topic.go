@@ -47,6 +47,12 @@ type apiTopic struct {
 		PageCount   int `json:"pageCount"`
 		CurrentPage int `json:"currentPage"`
 	} `json:"pagination"`
+	// Category is the topic's category: its post queue setting (NodeBB
+	// queues where both the board's and the category's are on; the
+	// category's is the board's when it never set one).
+	Category struct {
+		PostQueue *flag `json:"postQueue"`
+	} `json:"category"`
 	Privileges struct {
 		Reply      bool `json:"topics:reply"`
 		Read       bool `json:"topics:read"`

@@ -110,7 +110,13 @@ func (c *Client) write(ctx context.Context, what, rel string, body any, chat boo
 			return got, nil
 		case r.status >= 500 || r.status == http.StatusTooManyRequests:
 			c.flood.submitted(r.sent)
-			last, unclear, uncertain = fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, r.status), true, true
+			if r.maintenance {
+				// The maintenance mode refuses before anything is done:
+				// not taken, nothing to look for before the next try.
+				last = fmt.Errorf("%w: HTTP %d", scraper.ErrClosed, r.status)
+			} else {
+				last, unclear, uncertain = fmt.Errorf("%w: HTTP %d", scraper.ErrUnavailable, r.status), true, true
+			}
 			d := bo.Next()
 			if ra, ok := scraper.RetryAfter(r.header, clk.Now()); ok {
 				d = min(max(ra, time.Second), 10*time.Minute)

@@ -47,7 +47,7 @@ func runNodeBB(ctx context.Context, cfg Config) (*Report, error) {
 			login.Fix = "check the url (the board's root, where /api/config answers)"
 		}
 		p.add(login)
-		for _, s := range []struct{ id, title string }{{"thread.first", "topic"}, {"thread.reply", "reply privilege"},
+		for _, s := range []struct{ id, title string }{{"thread.first", "topic"}, {"thread.reply", "reply privilege"}, {"charset", "charset of the API's answers"},
 			{"post_queue", "post queue"}, {"chats", "chats (private messages)"}} {
 			p.add(Check{ID: s.id, Title: s.title, Status: Skipped, Needed: true, Detail: "not tried: the bot is not logged in"})
 		}
@@ -103,6 +103,12 @@ func runNodeBB(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	p.add(reply)
 
+	if terr == nil {
+		p.add(nodebbCharset(access.Encoding, p.prof.Charset))
+	} else {
+		p.add(Check{ID: "charset", Title: "charset of the API's answers", Needed: true, Status: Skipped, Detail: "not tried: the topic could not be read"})
+	}
+
 	exempt := selfErr == nil && self.Admin || terr == nil && access.AdminOrMod
 	queue := Check{ID: "post_queue", Title: "post queue", Needed: true}
 	switch {
@@ -110,6 +116,9 @@ func runNodeBB(ctx context.Context, cfg Config) (*Report, error) {
 		queue.Status, queue.Detail = Unknown, siteErr.Error()
 	case !site.PostQueue:
 		queue.Status, queue.Detail = OK, "off"
+	case terr == nil && access.CategoryQueue != nil && !*access.CategoryQueue:
+		// NodeBB queues where both settings are on.
+		queue.Status, queue.Detail = OK, "on for the board, but off in the topic's category"
 	case exempt:
 		queue.Status, queue.Needed = Warn, false
 		queue.Detail = "on: the bot skips it (it is an administrator or moderates the topic's category), but players' posts may wait for a moderator's approval, and a command counts only once its post is in the topic"
@@ -214,4 +223,35 @@ func orEmpty(s []string) []string {
 func versionOf(ua string) string {
 	v, _, _ := strings.Cut(strings.TrimPrefix(ua, "forumgm/"), " ")
 	return v
+}
+
+// nodebbCharset is the charset check on NodeBB (the classic boards'
+// is charsets): NodeBB reads and writes UTF-8 JSON only, so there is
+// nothing to set, but the probe confirms it from the topic's answer (a
+// proxy in front of the board could re-encode it) and says so, as it says
+// for the other engines.
+func nodebbCharset(enc nodebb.Encoding, profCharset string) Check {
+	c := Check{ID: "charset", Title: "charset of the API's answers", Needed: true}
+	declared := enc.Charset
+	if declared == "" {
+		declared = "none named (JSON is UTF-8)"
+	}
+	switch {
+	case profCharset != "" && !strings.EqualFold(strings.ReplaceAll(profCharset, "-", ""), "utf8"):
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("the profile's charset %q: NodeBB takes and gives UTF-8 JSON only, and the bot would send its markers in another", profCharset)
+		c.Fix = "remove charset from the profile (NodeBB is UTF-8 only)"
+	case !enc.ValidUTF8:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("the topic's JSON is not UTF-8 (Content-Type %q): the bot would not find its markers in it", enc.ContentType)
+		c.Fix = "NodeBB sends UTF-8: check what stands in front of the board (a proxy re-encoding its answers)"
+	case !enc.UTF8():
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("the topic's JSON says charset %q (Content-Type %q), but NodeBB sends UTF-8", enc.Charset, enc.ContentType)
+		c.Fix = "NodeBB sends UTF-8: check what stands in front of the board (a proxy rewriting its Content-Type)"
+	default:
+		c.Status = OK
+		c.Detail = fmt.Sprintf("the topic's JSON is UTF-8 (Content-Type %q, charset %s), and the bot sends UTF-8 JSON: nothing to set", enc.ContentType, declared)
+	}
+	return c
 }

@@ -27,7 +27,8 @@ import (
 )
 
 // NodeBB is the NodeBB 4.10.3 board (Node.js, PostgreSQL). Its boards are
-// NodeBBBoards (StartNodeBB), not Boards: they are reached over HTTP only.
+// NodeBBBoards (StartNodeBB, NodeBBServer.Board), not Boards: they are
+// reached over HTTP only.
 const NodeBB = "nodebb"
 
 // The NodeBB files in the engines directory (see its README).
@@ -69,13 +70,50 @@ type NodeBBOptions struct {
 	// post queue, as a GM's bot account usually is).
 	BotAdmin bool
 	// Settings change the board's config hash before it starts (NodeBB
-	// reads it at start): "postQueue": 1, "postDelay": 10, ….
+	// reads it at start): "postQueue": 1, "postDelay": 10, …. Only for
+	// StartNodeBB (a board of its own).
 	Settings map[string]any
+	// PostQueue holds the members' posts in the board's category for a
+	// moderator (NodeBB's queue is on where both the board's setting and
+	// the category's are; a shared server's setting is on, its boards'
+	// categories off unless this is set).
+	PostQueue bool
+	// Exclusive, on a restartable shared server (SharedNodeBB), has this
+	// test alone on the server while it runs (it may change the board's
+	// settings or stop it for everyone: chats off, maintenance mode); the
+	// server's other tests wait for it, and it for them.
+	Exclusive bool
 }
 
-// NodeBBBoard is one running NodeBB board. Its fields are read-only.
+// NodeBBServer is one running NodeBB process and its database. Boards
+// (NodeBBBoard: a category, a topic and accounts of their own) are made
+// on it by Board; many tests share one (SharedNodeBB), side by side.
+type NodeBBServer struct {
+	URL   string // http://127.0.0.1:PORT/
+	Admin Account
+
+	dsn, conf, root, logf string
+	shared                bool // boards' accounts get a serial suffix
+	restartable           bool
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	done    chan struct{}
+	sess    map[string]*nodebbSession
+	logins  map[string]*sync.Mutex // one login at a time per account
+	boards  int
+	stop    sync.Once
+	life    sync.Mutex   // one Restart at a time
+	adminMu sync.Mutex   // the admin's writes, one at a time
+	excl    sync.RWMutex // Exclusive boards hold it, the others share it
+	cleanup func()
+}
+
+// NodeBBBoard is one test's board: its own category and topic, its own bot
+// and players, on a NodeBBServer it may share with other tests. Its fields
+// are read-only.
 type NodeBBBoard struct {
-	URL           string // http://127.0.0.1:PORT/
+	URL           string // the server's: http://127.0.0.1:PORT/
 	CategoryID    int
 	ThreadID      int
 	OpeningPostID int
@@ -84,28 +122,37 @@ type NodeBBBoard struct {
 	Players       []Account
 	Others        []Account
 
-	dsn  string
-	conf string
-	root string
-	logf string
-	cmd  *exec.Cmd
-	done chan struct{}
-	stop sync.Once
-	mu   sync.Mutex
-	user map[string]*NodeBBUser
+	srv   *NodeBBServer
+	given map[string]Account // by the names the options gave
 }
 
 // ThreadIDString is the thread id as the forum packages carry it.
 func (b *NodeBBBoard) ThreadIDString() string { return strconv.Itoa(b.ThreadID) }
 
-// Player returns the player account with that name.
+// Server is the NodeBB process the board is on.
+func (b *NodeBBBoard) Server() *NodeBBServer { return b.srv }
+
+// Player returns the player account the options named so (its board name
+// may carry a suffix on a shared server), or with that board name.
 func (b *NodeBBBoard) Player(name string) Account {
+	if a, ok := b.given[name]; ok {
+		return a
+	}
 	for _, p := range b.Players {
 		if p.Name == name {
 			return p
 		}
 	}
 	panic("realboardtest: no player " + name)
+}
+
+// Names are the board names of accounts.
+func Names(as []Account) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Name)
+	}
+	return out
 }
 
 // nodebbServer is the test binary's PostgreSQL and the template database
@@ -115,13 +162,95 @@ var (
 	nodebbTpl   string // DSN of the template database
 )
 
-// StartNodeBB installs NodeBB (once per archive and lock file, cached under
-// the same directory as the other engines), makes the board's database a
-// copy of the pristine one, starts it on loopback, and registers the bot and
-// the players through /register: a board for this test, stopped when it
-// ends. It skips (fails under FORUMGM_REQUIRE_REALBOARDS=1) without node
-// and npm, PostgreSQL or the archive.
+// StartNodeBB starts a NodeBB server of the test's own, with the options'
+// settings, and makes the board on it: for tests that need settings no
+// other test may see before NodeBB starts. (Most tests take a board on a
+// shared server: SharedNodeBB(t, …).Board.) It skips (fails under
+// FORUMGM_REQUIRE_REALBOARDS=1) without node and npm, PostgreSQL or the
+// archive.
 func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
+	t.Helper()
+	s := startNodeBBServer(t, opt.Settings, t.TempDir())
+	t.Cleanup(s.Stop)
+	s.restartable = true
+	return s.Board(t, opt)
+}
+
+// The shared servers of the test binary, by key (StopNodeBB stops them).
+var nodebbShared struct {
+	sync.Mutex
+	m map[string]*sharedNodeBB
+}
+
+type sharedNodeBB struct {
+	once sync.Once
+	s    *NodeBBServer
+	err  string
+}
+
+// SharedNodeBB is the test binary's shared NodeBB server of that key,
+// started by the first test that asks (with the settings it gives, over the
+// test board's), stopped by StopNodeBB from TestMain. Its category queue
+// setting is on (a board's category holds posts with PostQueue). Tests on a
+// restartable server may Restart it (its other tests must bear a restart)
+// and take it Exclusive; on the others neither.
+func SharedNodeBB(t testing.TB, key string, restartable bool, settings map[string]any) *NodeBBServer {
+	t.Helper()
+	nodebbCheck(t)
+	nodebbShared.Lock()
+	if nodebbShared.m == nil {
+		nodebbShared.m = map[string]*sharedNodeBB{}
+	}
+	e := nodebbShared.m[key]
+	if e == nil {
+		e = &sharedNodeBB{}
+		nodebbShared.m[key] = e
+	}
+	nodebbShared.Unlock()
+	e.once.Do(func() {
+		dir, err := os.MkdirTemp("", "forumgm-nodebb-"+key+"-")
+		if err != nil {
+			e.err = err.Error()
+			return
+		}
+		set := map[string]any{"postQueue": 1}
+		for k, v := range settings {
+			set[k] = v
+		}
+		ok := false
+		defer func() {
+			if !ok && e.err == "" {
+				e.err = "starting the shared NodeBB server " + key + " failed in another test"
+			}
+		}()
+		s := startNodeBBServer(t, set, dir)
+		s.shared, s.restartable = true, restartable
+		s.cleanup = func() { os.RemoveAll(dir) }
+		e.s, ok = s, true
+	})
+	if e.s == nil {
+		t.Fatalf("realboardtest: %s", e.err)
+	}
+	return e.s
+}
+
+// StopNodeBB stops the test binary's shared NodeBB servers: call it from
+// TestMain after m.Run (before the PostgreSQL server stops).
+func StopNodeBB() {
+	nodebbShared.Lock()
+	defer nodebbShared.Unlock()
+	for _, e := range nodebbShared.m {
+		if e.s != nil {
+			e.s.Stop()
+			e.s.cleanup()
+		}
+	}
+	nodebbShared.m = nil
+}
+
+// nodebbCheck skips (or fails) the test without node 20, npm or the
+// engines' files, and returns node's path and the files.
+func nodebbCheck(t testing.TB) (string, map[string]string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -153,9 +282,81 @@ func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 		}
 		t.Skipf("realboardtest: skipping, NodeBB needs PostgreSQL: %v", err)
 	}
+	return node, files
+}
+
+// startNodeBBServer installs NodeBB (once per archive and lock file, cached
+// under the same directory as the other engines), makes the server's
+// database a copy of the pristine one with the settings, and starts it on
+// loopback, its config and log in dir.
+func startNodeBBServer(t testing.TB, settings map[string]any, dir string) *NodeBBServer {
+	t.Helper()
+	node, files := nodebbCheck(t)
 	root, cost, err := nodebbPristine(t, files)
 	if err != nil {
 		t.Fatalf("realboardtest: installing NodeBB: %v", err)
+	}
+	t0 := time.Now()
+	tpl, err := nodebbTemplate(t, root)
+	if err != nil {
+		t.Fatalf("realboardtest: NodeBB's template database: %v", err)
+	}
+	dsn, err := copyDB(t, tpl)
+	if err != nil {
+		t.Fatalf("realboardtest: NodeBB's database: %v", err)
+	}
+	if len(settings) > 0 {
+		if err := setConfig(dsn, settings); err != nil {
+			t.Fatalf("realboardtest: NodeBB's settings: %v", err)
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &NodeBBServer{URL: fmt.Sprintf("http://127.0.0.1:%d/", port), dsn: dsn, root: root,
+		conf: filepath.Join(dir, "config.json"), logf: filepath.Join(dir, "nodebb.log"),
+		Admin: Account{Name: nodebbAdmin, Password: password(nodebbAdmin), ID: 1}, sess: map[string]*nodebbSession{}}
+	u, _ := url.Parse(dsn)
+	pgPort, _ := strconv.Atoi(u.Port())
+	// bcrypt_rounds 4 (12 by default): a test board's accounts are made
+	// and logged in at once, many boards side by side.
+	conf := map[string]any{"url": strings.TrimSuffix(s.URL, "/"), "port": port, "bind_address": "127.0.0.1", "bcrypt_rounds": 4,
+		"secret": "realboard-" + strconv.Itoa(port), "database": "postgres",
+		"postgres": map[string]any{"host": u.Hostname(), "port": pgPort, "username": u.User.Username(), "password": "",
+			"database": strings.TrimPrefix(u.Path, "/"), "ssl": false}}
+	cj, _ := json.MarshalIndent(conf, "", "  ")
+	if err := os.WriteFile(s.conf, cj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tDB := time.Since(t0)
+	if err := s.start(node); err != nil {
+		s.Stop()
+		t.Fatalf("realboardtest: starting NodeBB: %v\n%s", err, s.ServerLog())
+	}
+	t.Logf("realboardtest: nodebb server at %s (database %.1fs, start %.1fs; install %s)", s.URL,
+		tDB.Seconds(), (time.Since(t0) - tDB).Seconds(), cost)
+	return s
+}
+
+// Board makes a test's board on the server: its accounts registered
+// through /register (on a shared server each name with the board's serial
+// number, "Alice7": Player finds them by the names given), a category of
+// its own made by the admin (its post queue as opt.PostQueue says) and the
+// game thread in it.
+func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
+	t.Helper()
+	if len(opt.Settings) > 0 && s.shared {
+		t.Fatalf("realboardtest: a board on a shared NodeBB server cannot have settings of its own (StartNodeBB)")
+	}
+	if s.shared && s.restartable {
+		if opt.Exclusive {
+			s.excl.Lock()
+			t.Cleanup(s.excl.Unlock)
+		} else {
+			s.excl.RLock()
+			t.Cleanup(s.excl.RUnlock)
+		}
 	}
 	if opt.Bot == "" {
 		opt.Bot = "GMBot"
@@ -169,89 +370,79 @@ func StartNodeBB(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	if opt.Opening == "" {
 		opt.Opening = "Welcome to the game. Vote in **bold**; orders by chat."
 	}
+	s.mu.Lock()
+	s.boards++
+	n := s.boards
+	s.mu.Unlock()
+	suffix := ""
+	if s.shared {
+		suffix = strconv.Itoa(n)
+	}
 	t0 := time.Now()
-	tpl, err := nodebbTemplate(t, root)
-	if err != nil {
-		t.Fatalf("realboardtest: NodeBB's template database: %v", err)
-	}
-	dsn, err := copyDB(t, tpl)
-	if err != nil {
-		t.Fatalf("realboardtest: NodeBB's database: %v", err)
-	}
-	if len(opt.Settings) > 0 {
-		if err := setConfig(dsn, opt.Settings); err != nil {
-			t.Fatalf("realboardtest: NodeBB's settings: %v", err)
-		}
-	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	b := &NodeBBBoard{URL: fmt.Sprintf("http://127.0.0.1:%d/", port), dsn: dsn, root: root,
-		conf: filepath.Join(tmp, "config.json"), logf: filepath.Join(tmp, "nodebb.log"),
-		Admin: Account{Name: nodebbAdmin, Password: password(nodebbAdmin), ID: 1}, user: map[string]*NodeBBUser{}}
-	u, _ := url.Parse(dsn)
-	pgPort, _ := strconv.Atoi(u.Port())
-	// bcrypt_rounds 4 (12 by default): a test board's accounts are made
-	// and logged in at once, several boards side by side.
-	conf := map[string]any{"url": strings.TrimSuffix(b.URL, "/"), "port": port, "bind_address": "127.0.0.1", "bcrypt_rounds": 4,
-		"secret": "realboard-" + strconv.Itoa(port), "database": "postgres",
-		"postgres": map[string]any{"host": u.Hostname(), "port": pgPort, "username": u.User.Username(), "password": "",
-			"database": strings.TrimPrefix(u.Path, "/"), "ssl": false}}
-	cj, _ := json.MarshalIndent(conf, "", "  ")
-	if err := os.WriteFile(b.conf, cj, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tDB := time.Since(t0)
-	if err := b.start(node); err != nil {
-		b.Stop()
-		t.Fatalf("realboardtest: starting NodeBB: %v\n%s", err, b.ServerLog())
-	}
-	t.Cleanup(b.Stop)
-	tStart := time.Since(t0) - tDB
+	b := &NodeBBBoard{URL: s.URL, Admin: s.Admin, srv: s, given: map[string]Account{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// The bot and the players register as people do; the bot opens the thread.
-	bot, err := b.register(ctx, opt.Bot)
-	if err != nil {
-		t.Fatalf("realboardtest: registering the bot: %v\n%s", err, b.ServerLog())
+	// The accounts are made side by side (one request each).
+	names := append(append([]string{opt.Bot}, opt.Players...), opt.Others...)
+	accts := make([]Account, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			accts[i], errs[i] = s.register(ctx, name+suffix)
+		}()
 	}
-	b.Bot = bot
-	for _, name := range opt.Players {
-		a, err := b.register(ctx, name)
-		if err != nil {
-			t.Fatalf("realboardtest: registering %s: %v\n%s", name, err, b.ServerLog())
+	wg.Wait()
+	for i, name := range names {
+		if errs[i] != nil {
+			t.Fatalf("realboardtest: registering %s: %v\n%s", name+suffix, errs[i], s.ServerLog())
 		}
-		b.Players = append(b.Players, a)
+		b.given[name] = accts[i]
 	}
-	for _, name := range opt.Others {
-		a, err := b.register(ctx, name)
-		if err != nil {
-			t.Fatalf("realboardtest: registering %s: %v\n%s", name, err, b.ServerLog())
-		}
-		b.Others = append(b.Others, a)
-	}
+	b.Bot = accts[0]
+	b.Players = accts[1 : 1+len(opt.Players)]
+	b.Others = accts[1+len(opt.Players):]
 	if opt.BotAdmin {
 		b.MakeAdmin(t, b.Bot)
 	}
-	b.CategoryID = 2 // General Discussion
-	// The admin opens the thread: neither the post queue nor the bot's
-	// post delay a test sets holds it back.
-	bs, err := b.Session(ctx, b.Admin)
+	admin, err := s.Session(ctx, s.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One board's category and topic at a time: NodeBB refuses an
+	// account's post while another of its posts is under way ("You are
+	// already posting"), and the admin makes every board's.
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	var cat struct {
+		CID int `json:"cid"`
+	}
+	if err := admin.API(ctx, http.MethodPost, "api/v3/categories", map[string]any{"name": fmt.Sprintf("Games %d", n),
+		"description": "a test's own category"}, &cat); err != nil {
+		t.Fatalf("realboardtest: making the board's category: %v", err)
+	}
+	queue := 0
+	if opt.PostQueue {
+		queue = 1
+	}
+	if err := admin.API(ctx, http.MethodPut, "api/v3/categories/"+strconv.Itoa(cat.CID), map[string]any{"postQueue": queue}, nil); err != nil {
+		t.Fatalf("realboardtest: the category's post queue: %v", err)
+	}
+	b.CategoryID = cat.CID
+	// The admin opens the thread: neither the post queue nor the bot's
+	// post delay a test sets holds it back.
 	var topic struct {
 		TID     int `json:"tid"`
 		MainPid int `json:"mainPid"`
 	}
-	if err := bs.API(ctx, http.MethodPost, "api/v3/topics", map[string]any{"cid": b.CategoryID, "title": opt.Subject, "content": opt.Opening}, &topic); err != nil {
+	if err := admin.API(ctx, http.MethodPost, "api/v3/topics", map[string]any{"cid": b.CategoryID, "title": opt.Subject, "content": opt.Opening}, &topic); err != nil {
 		t.Fatalf("realboardtest: opening the thread: %v", err)
 	}
 	b.ThreadID, b.OpeningPostID = topic.TID, topic.MainPid
-	t.Logf("realboardtest: nodebb at %s (database %.1fs, start %.1fs, accounts and thread %.1fs; install %s)", b.URL,
-		tDB.Seconds(), tStart.Seconds(), (time.Since(t0) - tDB - tStart).Seconds(), cost)
+	t.Logf("realboardtest: nodebb board %d at %s: category %d, topic %d, bot %s (accounts, category and topic %.1fs)", n, s.URL,
+		b.CategoryID, b.ThreadID, b.Bot.Name, time.Since(t0).Seconds())
 	return b
 }
 
@@ -265,14 +456,14 @@ func unavailableNodeBB(t testing.TB, format string, args ...any) {
 }
 
 // start runs NodeBB (one process, production mode, from the pristine
-// install with the board's own config file) and waits until it answers.
-func (b *NodeBBBoard) start(node string) error {
-	logf, err := os.OpenFile(b.logf, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// install with the server's own config file) and waits until it answers.
+func (s *NodeBBServer) start(node string) error {
+	logf, err := os.OpenFile(s.logf, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(node, "app.js", "--config="+b.conf)
-	cmd.Dir = b.root
+	cmd := exec.Command(node, "app.js", "--config="+s.conf)
+	cmd.Dir = s.root
 	cmd.Env = append(filterEnv(os.Environ(), "NODE_ENV"), "NODE_ENV=production")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -282,9 +473,9 @@ func (b *NodeBBBoard) start(node string) error {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); logf.Close(); close(done) }()
-	b.mu.Lock()
-	b.cmd, b.done = cmd, done
-	b.mu.Unlock()
+	s.mu.Lock()
+	s.cmd, s.done = cmd, done
+	s.mu.Unlock()
 	hc := &http.Client{Timeout: 5 * time.Second}
 	end := time.Now().Add(90 * time.Second)
 	for time.Now().Before(end) {
@@ -293,7 +484,7 @@ func (b *NodeBBBoard) start(node string) error {
 			return fmt.Errorf("NodeBB exited")
 		default:
 		}
-		if resp, err := hc.Get(b.URL + "api/config"); err == nil {
+		if resp, err := hc.Get(s.URL + "api/config"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
@@ -304,16 +495,16 @@ func (b *NodeBBBoard) start(node string) error {
 	return fmt.Errorf("NodeBB did not answer within 90 s")
 }
 
-// Stop stops the board's process (its database goes with the test binary's
-// PostgreSQL).
-func (b *NodeBBBoard) Stop() {
-	b.stop.Do(func() { b.kill() })
+// Stop stops the server's process (its database goes with the test
+// binary's PostgreSQL).
+func (s *NodeBBServer) Stop() {
+	s.stop.Do(func() { s.kill() })
 }
 
-func (b *NodeBBBoard) kill() {
-	b.mu.Lock()
-	cmd, done := b.cmd, b.done
-	b.mu.Unlock()
+func (s *NodeBBServer) kill() {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.mu.Unlock()
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
@@ -322,26 +513,52 @@ func (b *NodeBBBoard) kill() {
 }
 
 // Restart stops NodeBB with SIGKILL and starts it again on the same port
-// and database (a board restarted mid-send).
+// and database (a board restarted mid-send): every board on the server
+// goes with it, so only on a restartable server.
 func (b *NodeBBBoard) Restart(t testing.TB) {
 	t.Helper()
-	b.kill()
+	s := b.srv
+	if !s.restartable {
+		t.Fatalf("realboardtest: the NodeBB server at %s is shared by tests that do not bear a restart", s.URL)
+	}
+	s.life.Lock()
+	defer s.life.Unlock()
+	s.kill()
 	node, _ := exec.LookPath("node")
-	if err := b.start(node); err != nil {
-		t.Fatalf("realboardtest: restarting NodeBB: %v\n%s", err, b.ServerLog())
+	if err := s.start(node); err != nil {
+		t.Fatalf("realboardtest: restarting NodeBB: %v\n%s", err, s.ServerLog())
 	}
 }
 
 // ServerLog is the end of NodeBB's output.
-func (b *NodeBBBoard) ServerLog() string {
-	out, _ := os.ReadFile(b.logf)
+func (s *NodeBBServer) ServerLog() string {
+	out, _ := os.ReadFile(s.logf)
 	return tail(string(out), 4000)
 }
 
-// Query runs SQL on the board's database.
+// ServerLog is the end of the server's output.
+func (b *NodeBBBoard) ServerLog() string { return b.srv.ServerLog() }
+
+// SetSetting changes one of the board's settings at once, through the
+// admin's write API (PUT /api/v3/admin/settings/…), as an admin does in
+// the ACP: the whole server sees it (Exclusive boards only, on a shared
+// server).
+func (b *NodeBBBoard) SetSetting(t testing.TB, name string, value any) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := b.srv.Session(ctx, b.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.API(ctx, http.MethodPut, "api/v3/admin/settings/"+url.PathEscape(name), map[string]any{"value": value}, nil); err != nil {
+		t.Fatalf("realboardtest: setting %s: %v", name, err)
+	}
+}
+
+// Query runs SQL on the server's database (every board's on it).
 func (b *NodeBBBoard) Query(t testing.TB, q string, args ...any) []map[string]any {
 	t.Helper()
-	db, err := sql.Open("postgres", b.dsn)
+	db, err := sql.Open("postgres", b.srv.dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,12 +591,17 @@ func (b *NodeBBBoard) Query(t testing.TB, q string, args ...any) []map[string]an
 	return out
 }
 
+// BotRooms is the SQL condition on a chat message's row (legacy_hash's
+// data) that it is in one of the rooms of the user $1: the chat messages
+// of a board's bot, among every board's on the server.
+const BotRooms = `data->>'roomId' IN (SELECT substring(_key from 'chat:room:([0-9]+):uids') FROM legacy_zset WHERE _key LIKE 'chat:room:%:uids' AND value = $1)`
+
 // MakeAdmin adds an account to the administrators group (through the
 // admin's write API).
 func (b *NodeBBBoard) MakeAdmin(t testing.TB, a Account) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := b.Session(ctx, b.Admin)
+	s, err := b.srv.Session(ctx, b.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,25 +610,61 @@ func (b *NodeBBBoard) MakeAdmin(t testing.TB, a Account) {
 	}
 }
 
-// NodeBBUser is a member's own logged-in session on the board: what a
-// player posts and chats goes through it, as through a browser.
-type NodeBBUser struct {
-	b    *NodeBBBoard
+// nodebbSession is a member's logged-in session on a server (its cookies
+// and CSRF token).
+type nodebbSession struct {
+	s    *NodeBBServer
 	a    Account
 	hc   *http.Client
 	mu   sync.Mutex
 	csrf string
 }
 
-// Session is a's logged-in session (one per account and board, reused).
+// NodeBBUser is a member's own logged-in session on a board: what a
+// player posts and chats goes through it, as through a browser.
+type NodeBBUser struct {
+	*nodebbSession
+	b *NodeBBBoard
+}
+
+// Session is a's logged-in session on the board (one per account and
+// server, reused).
 func (b *NodeBBBoard) Session(ctx context.Context, a Account) (*NodeBBUser, error) {
-	b.mu.Lock()
-	u := b.user[a.Name]
-	b.mu.Unlock()
+	s, err := b.srv.Session(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return &NodeBBUser{nodebbSession: s, b: b}, nil
+}
+
+// Session is a's logged-in session on the server (one per account, reused).
+func (s *NodeBBServer) Session(ctx context.Context, a Account) (*nodebbSession, error) {
+	s.mu.Lock()
+	u := s.sess[a.Name]
+	if s.logins == nil {
+		s.logins = map[string]*sync.Mutex{}
+	}
+	lm := s.logins[a.Name]
+	if lm == nil {
+		lm = &sync.Mutex{}
+		s.logins[a.Name] = lm
+	}
+	s.mu.Unlock()
 	if u != nil {
 		return u, nil
 	}
-	u = b.newUser(a)
+	// One login per account at a time: the admin's, asked by every board
+	// at once, would otherwise be many (NodeBB locks an account after a
+	// few logins in a row).
+	lm.Lock()
+	defer lm.Unlock()
+	s.mu.Lock()
+	u = s.sess[a.Name]
+	s.mu.Unlock()
+	if u != nil {
+		return u, nil
+	}
+	u = s.newSession(a)
 	tok, err := u.token(ctx)
 	if err != nil {
 		return nil, err
@@ -418,57 +676,49 @@ func (b *NodeBBBoard) Session(ctx context.Context, a Account) (*NodeBBUser, erro
 	if _, err := u.token(ctx); err != nil {
 		return nil, err
 	}
-	b.mu.Lock()
-	b.user[a.Name] = u
-	b.mu.Unlock()
+	s.mu.Lock()
+	if old := s.sess[a.Name]; old != nil {
+		u = old
+	} else {
+		s.sess[a.Name] = u
+	}
+	s.mu.Unlock()
 	return u, nil
 }
 
-func (b *NodeBBBoard) newUser(a Account) *NodeBBUser {
+func (s *NodeBBServer) newSession(a Account) *nodebbSession {
 	jar, _ := cookiejar.New(nil)
-	return &NodeBBUser{b: b, a: a, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second,
+	return &nodebbSession{s: s, a: a, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// register signs a member up through /register and its consent step, as
-// a person does, and returns the account with its user id.
-func (b *NodeBBBoard) register(ctx context.Context, name string) (Account, error) {
+// register makes a member's account through the admin's write API (POST
+// /api/v3/users, as the ACP's "New user" does: one request, where a
+// person's /register and its consent step are four and a rendered page,
+// which was most of a board's setup with many boards at once), consenting
+// for them, and returns it with its user id. The member logs in on first
+// use (Session).
+func (s *NodeBBServer) register(ctx context.Context, name string) (Account, error) {
 	a := Account{Name: name, Password: password(name)}
-	u := b.newUser(a)
-	tok, err := u.token(ctx)
+	admin, err := s.Session(ctx, s.Admin)
 	if err != nil {
 		return a, err
 	}
-	form := url.Values{"username": {name}, "email": {strings.ToLower(name) + "@example.org"}, "password": {a.Password},
-		"password-confirm": {a.Password}, "_csrf": {tok}}
-	if _, err := u.form(ctx, "register", form, tok); err != nil {
-		return a, err
+	var got struct {
+		UID int `json:"uid"`
 	}
-	if _, err := u.form(ctx, "register/complete", url.Values{"gdpr_agree_email": {"on"}, "gdpr_agree_data": {"on"}, "_csrf": {tok}}, tok); err != nil {
-		return a, err
+	if err := admin.API(ctx, http.MethodPost, "api/v3/users", map[string]any{"username": name, "password": a.Password,
+		"email": strings.ToLower(name) + "@example.org", "gdpr_consent": true}, &got); err != nil {
+		return a, fmt.Errorf("registering %s: %w", name, err)
 	}
-	var cfg struct {
-		UID  int    `json:"uid"`
-		CSRF string `json:"csrf_token"`
+	if got.UID == 0 {
+		return a, fmt.Errorf("registering %s: no uid in the answer", name)
 	}
-	if err := u.get(ctx, "api/config", &cfg); err != nil {
-		return a, err
-	}
-	if cfg.UID == 0 {
-		return a, fmt.Errorf("registering %s: not logged in after /register/complete", name)
-	}
-	a.ID = cfg.UID
-	u.a = a
-	u.mu.Lock()
-	u.csrf = cfg.CSRF
-	u.mu.Unlock()
-	b.mu.Lock()
-	b.user[name] = u
-	b.mu.Unlock()
+	a.ID = got.UID
 	return a, nil
 }
 
-func (u *NodeBBUser) token(ctx context.Context) (string, error) {
+func (u *nodebbSession) token(ctx context.Context) (string, error) {
 	var cfg struct {
 		CSRF string `json:"csrf_token"`
 	}
@@ -481,7 +731,7 @@ func (u *NodeBBUser) token(ctx context.Context) (string, error) {
 	return cfg.CSRF, nil
 }
 
-func (u *NodeBBUser) do(req *http.Request) (int, []byte, error) {
+func (u *nodebbSession) do(req *http.Request) (int, []byte, error) {
 	req.Header.Set("User-Agent", nodebb.UserAgent("realboardtest"))
 	resp, err := u.hc.Do(req)
 	if err != nil {
@@ -492,8 +742,8 @@ func (u *NodeBBUser) do(req *http.Request) (int, []byte, error) {
 	return resp.StatusCode, body, err
 }
 
-func (u *NodeBBUser) get(ctx context.Context, rel string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.b.URL+rel, nil)
+func (u *nodebbSession) get(ctx context.Context, rel string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.s.URL+rel, nil)
 	if err != nil {
 		return err
 	}
@@ -507,8 +757,8 @@ func (u *NodeBBUser) get(ctx context.Context, rel string, out any) error {
 	return json.Unmarshal(body, out)
 }
 
-func (u *NodeBBUser) form(ctx context.Context, rel string, vals url.Values, tok string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.b.URL+rel, strings.NewReader(vals.Encode()))
+func (u *nodebbSession) form(ctx context.Context, rel string, vals url.Values, tok string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.s.URL+rel, strings.NewReader(vals.Encode()))
 	if err != nil {
 		return nil, err
 	}
@@ -534,13 +784,13 @@ func (e *APIError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, 
 
 // API calls the write API (/api/v3/…) as the member; out (may be nil)
 // gets the answer's response.
-func (u *NodeBBUser) API(ctx context.Context, method, rel string, in, out any) error {
+func (u *nodebbSession) API(ctx context.Context, method, rel string, in, out any) error {
 	var rd io.Reader
 	if in != nil {
 		bs, _ := json.Marshal(in)
 		rd = bytes.NewReader(bs)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.b.URL+rel, rd)
+	req, err := http.NewRequestWithContext(ctx, method, u.s.URL+rel, rd)
 	if err != nil {
 		return err
 	}

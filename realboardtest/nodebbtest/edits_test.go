@@ -41,8 +41,9 @@ func TestEditsAndDeletions(t *testing.T) {
 		t.Skip("plays a round on the real clock")
 	}
 	ctx := context.Background()
-	names := []string{"Alice", "Bob"}
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: names, BotAdmin: true, Subject: "Nations"})
+	b := board(t, realboardtest.NodeBBOptions{Players: []string{"Alice", "Bob"}, BotAdmin: true, Subject: "Nations"})
+	names := realboardtest.Names(b.Players)
+	aliceName, bobName := names[0], names[1]
 	gc := gameconfig.GameConfig{Players: names, Seed: 1, Start: time.Now().UTC(),
 		Options: rules.Options{"rounds": 2, "round_minutes": 0.75, "break_minutes": 0}}
 	zero := 0.0
@@ -122,16 +123,16 @@ func TestEditsAndDeletions(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "both picks applied", 20*time.Second, func() bool {
-		return state().CivOf("Alice") == nations.Fire && state().CivOf("Bob") == nations.Earth
+		return state().CivOf(aliceName) == nations.Fire && state().CivOf(bobName) == nations.Earth
 	})
 	if err := alice.Edit(ctx, aliceID, "Changed my mind. **CIV: Water**"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the edit applied", 20*time.Second, func() bool { return state().CivOf("Alice") == nations.Water })
+	waitFor(t, "the edit applied", 20*time.Second, func() bool { return state().CivOf(aliceName) == nations.Water })
 	if time.Now().After(deadline) {
 		t.Fatalf("the edit was applied only after the deadline; the round is too short for this machine")
 	}
-	if cs := commandsOf("Alice", "Fire"); len(cs) != 1 || cs[0].Status != store.CommandSuperseded {
+	if cs := commandsOf(aliceName, "Fire"); len(cs) != 1 || cs[0].Status != store.CommandSuperseded {
 		t.Errorf("Alice's first pick in the audit: %+v; want one, superseded", cs)
 	}
 	// The bot's session goes first: the read that sees the deletion is
@@ -153,8 +154,8 @@ func TestEditsAndDeletions(t *testing.T) {
 		}
 		return false
 	})
-	if cs := commandsOf("Bob", "Earth"); len(cs) != 1 || cs[0].Status != store.CommandAccepted || state().CivOf("Bob") != nations.Earth {
-		t.Errorf("Bob's deleted pick: %+v, civ %s; want it to stand", cs, state().CivOf("Bob"))
+	if cs := commandsOf(bobName, "Earth"); len(cs) != 1 || cs[0].Status != store.CommandAccepted || state().CivOf(bobName) != nations.Earth {
+		t.Errorf("Bob's deleted pick: %+v, civ %s; want it to stand", cs, state().CivOf(bobName))
 	}
 	waitFor(t, "round 1 resolved and reported", time.Until(deadline)+60*time.Second, func() bool {
 		return state().Round == 2 && drained()
@@ -171,7 +172,7 @@ func TestEditsAndDeletions(t *testing.T) {
 		var cs []store.CommandRow
 		db.View(ctx, func(tx *store.Tx) error {
 			var err error
-			cs, err = tx.Commands(g.ID, store.CommandFilter{Player: "Alice"})
+			cs, err = tx.Commands(g.ID, store.CommandFilter{Player: aliceName})
 			return err
 		})
 		for _, c := range cs {
@@ -181,7 +182,7 @@ func TestEditsAndDeletions(t *testing.T) {
 		}
 		return false
 	})
-	if civ := state().CivOf("Alice"); civ != nations.Water {
+	if civ := state().CivOf(aliceName); civ != nations.Water {
 		t.Errorf("Alice's civilisation after the late edit: %s, want Water", civ)
 	}
 	halt()

@@ -199,16 +199,22 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	if o.signups {
 		others = append(others, host)
 	}
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: demo.Players, Others: others, Subject: demo.Title, BotAdmin: true,
+	start := board
+	if o.restartAfter > 0 {
+		start = restartBoard // NodeBB is killed and started again mid-game
+	}
+	b := start(t, realboardtest.NodeBBOptions{Players: demo.Players, Others: others, Subject: demo.Title, BotAdmin: true,
 		Opening: "Sign-ups are closed. The game starts below; forumgm is your GM."})
 	eng, _ := rules.Lookup(kind)
-	gc := gameconfig.GameConfig{Players: demo.Players, Options: demo.Options, Setup: demo.Setup, Seed: seed, Start: time.Now().UTC()}
+	// The players by their board names (on the shared server each with
+	// the board's number).
+	gc := gameconfig.GameConfig{Players: realboardtest.Names(b.Players), Options: demo.Options, Setup: demo.Setup, Seed: seed, Start: time.Now().UTC()}
 	if o.countGap > 0 {
 		gc.Counts = &gameconfig.Counts{Gap: o.countGap.String()}
 	}
 	if o.signups {
 		gc.Players = nil
-		gc.Signups = &gameconfig.Signups{Min: len(demo.Players), Max: len(demo.Players), Close: "10m", GM: gameconfig.Names{host}}
+		gc.Signups = &gameconfig.Signups{Min: len(demo.Players), Max: len(demo.Players), Close: "10m", GM: gameconfig.Names{b.Player(host).Name}}
 	}
 	zero := 0.0
 	fc := forumConfig(t, b)
@@ -287,7 +293,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	sim := &simplayers.Table{Game: eng, Seed: seed, AskCounts: o.askCounts}
 	t0 := time.Now()
 	if o.signups {
-		signUp(t, b, host, row, outbox, db, gm.ID)
+		signUp(t, b, b.Player(host).Name, row, outbox, db, gm.ID)
 		var cfg gameconfig.GameConfig
 		if err := json.Unmarshal(row().Config, &cfg); err != nil {
 			t.Fatal(err)
@@ -396,11 +402,11 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 			t.Errorf("the outsider's chat was never sent")
 		case msg == nil:
 			t.Errorf("the outsider's chat %d was not read", outsiderPM)
-		case msg.Status != store.MessageIgnored || !strings.EqualFold(msg.AuthorName, "Mallory"):
-			t.Errorf("the outsider's chat: from %s, %s; want from Mallory, ignored", msg.AuthorName, msg.Status)
+		case msg.Status != store.MessageIgnored || !strings.EqualFold(msg.AuthorName, b.Player("Mallory").Name):
+			t.Errorf("the outsider's chat: from %s, %s; want from %s, ignored", msg.AuthorName, msg.Status, b.Player("Mallory").Name)
 		}
 		for _, c := range cmds {
-			if strings.EqualFold(c.Player, "Mallory") {
+			if strings.EqualFold(c.Player, b.Player("Mallory").Name) {
 				t.Errorf("a command of the outsider's: %+v", c)
 			}
 		}
@@ -434,7 +440,8 @@ func checkExactlyOnce(t *testing.T, b *realboardtest.NodeBBBoard, box []store.Ou
 		}
 	}
 	chats := map[string][]msg{}
-	for _, r := range b.Query(t, `SELECT data->>'content' AS content, data->>'roomId' AS room, data->>'fromuid' AS fromuid FROM legacy_hash WHERE _key LIKE 'message:%'`) {
+	// The bot's rooms' messages: the server holds other tests' too.
+	for _, r := range b.Query(t, `SELECT data->>'content' AS content, data->>'roomId' AS room, data->>'fromuid' AS fromuid FROM legacy_hash WHERE _key LIKE 'message:%' AND `+realboardtest.BotRooms, b.Bot.IDString()) {
 		for _, k := range forum.Markers(unescape.Replace(r["content"].(string))) {
 			chats[k] = append(chats[k], msg{fmt.Sprint(r["room"]), fmt.Sprint(r["fromuid"])})
 		}

@@ -57,3 +57,25 @@ func user(t testing.TB, b *realboardtest.NodeBBBoard, a realboardtest.Account) *
 	}
 	return u
 }
+
+// board is a test's board on the package's shared NodeBB server: one
+// NodeBB process and one database for every test side by side, each test
+// with a category, a topic and accounts of its own (names with the
+// board's number). Its tests neither restart NodeBB nor change its
+// settings. The bot's chat messages may follow each other every 0.2 s
+// (chatMessageDelay, 2 s by default, the same for administrators): an
+// admin's setting, and the chat waits are met on the second server's
+// boards.
+func board(t testing.TB, opt realboardtest.NodeBBOptions) *realboardtest.NodeBBBoard {
+	t.Helper()
+	return realboardtest.SharedNodeBB(t, "main", false, map[string]any{"chatMessageDelay": 200}).Board(t, opt)
+}
+
+// restartBoard is a board on the package's second shared NodeBB server,
+// for the tests that kill and restart NodeBB (each bears the others'
+// restarts) or, Exclusive, change its settings for everyone (chats off,
+// maintenance mode) while the others wait.
+func restartBoard(t testing.TB, opt realboardtest.NodeBBOptions) *realboardtest.NodeBBBoard {
+	t.Helper()
+	return realboardtest.SharedNodeBB(t, "restarts", true, nil).Board(t, opt)
+}

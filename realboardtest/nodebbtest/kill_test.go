@@ -40,7 +40,7 @@ func TestKillNine(t *testing.T) {
 	}
 	g, _ := rules.Lookup("nations")
 	demo := g.(rules.Demo).DemoTable(1)
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: demo.Players, BotAdmin: true, Subject: "Nations, killed"})
+	b := board(t, realboardtest.NodeBBOptions{Players: demo.Players, BotAdmin: true, Subject: "Nations, killed"})
 	dbPath := filepath.Join(dir, "kill.db")
 	gameFile := filepath.Join(dir, "game.yaml")
 	var players strings.Builder

@@ -80,7 +80,7 @@ func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and started again is on the board once too, taken or sent again.
 func TestLostAnswers(t *testing.T) {
 	t.Parallel()
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{BotAdmin: true})
+	b := restartBoard(t, realboardtest.NodeBBOptions{BotAdmin: true})
 	ctx := context.Background()
 	board, _ := url.Parse(b.URL)
 	for _, c := range []struct {
@@ -105,7 +105,7 @@ func TestLostAnswers(t *testing.T) {
 			}},
 		{name: "chat", prefix: "/api/v3/chats/", key: "lost_test/pm/1",
 			send: func(bd forum.Board, ctx context.Context) (string, error) {
-				return bd.SendPM(ctx, forum.Author{Name: "Alice", ID: b.Player("Alice").IDString()}, "Your role", "You are [b]resistance[/b].", "lost_test/pm/1")
+				return bd.SendPM(ctx, forum.Author{Name: b.Player("Alice").Name, ID: b.Player("Alice").IDString()}, "Your role", "You are [b]resistance[/b].", "lost_test/pm/1")
 			},
 			count: func() int {
 				return len(b.Query(t, `SELECT 1 FROM legacy_hash WHERE _key LIKE 'message:%' AND data->>'content' LIKE '%lost_test/pm/1%'`))
@@ -145,13 +145,16 @@ func TestLostAnswers(t *testing.T) {
 // once.
 func TestSessionLost(t *testing.T) {
 	t.Parallel()
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{BotAdmin: true})
+	b := board(t, realboardtest.NodeBBOptions{BotAdmin: true})
 	ctx := context.Background()
 	bd, _ := connect(t, b)
 	if _, err := bd.Reply(ctx, b.ThreadIDString(), "First post of the bot.", "session_test/1"); err != nil {
 		t.Fatal(err)
 	}
-	b.Query(t, `DELETE FROM session`)
+	// The bot's sessions only: the server is other tests' too.
+	if n := len(b.Query(t, `DELETE FROM session WHERE sess->'passport'->>'user' = $1 RETURNING sid`, b.Bot.IDString())); n == 0 {
+		t.Fatal("the bot had no session on the board to lose")
+	}
 	var submits atomic.Int32
 	sctx := forum.WithSubmit(ctx, func() (func(), error) { submits.Add(1); return nil, nil })
 	id, err := bd.Reply(sctx, b.ThreadIDString(), "Second post, after the session was lost.", "session_test/2")

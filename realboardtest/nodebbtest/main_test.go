@@ -11,18 +11,21 @@ import (
 	"testing"
 
 	"github.com/forumgm/forumgm/internal/partest"
+	"github.com/forumgm/forumgm/realboardtest"
 	"github.com/forumgm/forumgm/store/pgtest"
 )
 
-// TestMain runs up to 4 tests at once (partest.Default: the games wait on
-// the real clock, but each board is a Node.js process of about 200 MB
-// that takes a core to start: eight at once slowed the whole suite past
-// CI's time) and stops the throwaway PostgreSQL server the boards use. The
-// whole games (games_test.go, first by file name) start first: they are
-// the longest.
+// TestMain runs every test at once (partest.Default: they wait on the
+// real clock, and they share two NodeBB processes, board and
+// restartBoard: a test's board is a category, a topic and accounts on one
+// of them), stops the shared NodeBB servers and then the throwaway
+// PostgreSQL server they use.
 func TestMain(m *testing.M) {
-	partest.Default(4)
-	pgtest.Main(m)
+	partest.Default(32)
+	code := m.Run()
+	realboardtest.StopNodeBB()
+	pgtest.Stop()
+	os.Exit(code)
 }
 
 // long skips a test of the long form unless FORUMGM_NODEBB_ALL is set: the

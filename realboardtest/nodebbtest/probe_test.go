@@ -23,23 +23,33 @@ func TestProbe(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		opt      realboardtest.NodeBBOptions
+		noChats  bool // chats turned off on the board (the whole server's setting)
 		lock     bool
 		postTest bool
 		ok       bool
 		want     want
 	}{
 		{name: "test board", postTest: true, ok: true,
-			want: want{"login": probe.OK, "thread.first": probe.OK, "thread.reply": probe.OK, "post_queue": probe.OK,
+			want: want{"login": probe.OK, "charset": probe.OK, "thread.first": probe.OK, "thread.reply": probe.OK, "post_queue": probe.OK,
 				"newbie_delays": probe.Warn, "chats": probe.OK, "post_test.reply": probe.OK}},
-		{name: "queue and no chats", opt: realboardtest.NodeBBOptions{Settings: map[string]any{"postQueue": 1, "disableChat": 1}},
+		{name: "queue and no chats", opt: realboardtest.NodeBBOptions{PostQueue: true, Exclusive: true}, noChats: true,
 			want: want{"login": probe.OK, "post_queue": probe.Fail, "chats": probe.Fail}},
-		{name: "admin bot, queue on", opt: realboardtest.NodeBBOptions{BotAdmin: true, Settings: map[string]any{"postQueue": 1}}, ok: true,
+		{name: "admin bot, queue on", opt: realboardtest.NodeBBOptions{BotAdmin: true, PostQueue: true}, ok: true,
 			want: want{"post_queue": probe.Warn, "chats": probe.OK, "thread.reply": probe.OK}},
 		{name: "locked topic", lock: true, want: want{"thread.first": probe.OK, "thread.reply": probe.Fail}},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
-			b := realboardtest.StartNodeBB(t, c.opt)
+			var b *realboardtest.NodeBBBoard
+			if c.noChats {
+				// Chats are the whole server's setting: on the second
+				// server, alone while it is off.
+				b = restartBoard(t, c.opt)
+				b.SetSetting(t, "disableChat", 1)
+				t.Cleanup(func() { b.SetSetting(t, "disableChat", 0) })
+			} else {
+				b = board(t, c.opt)
+			}
 			ctx := context.Background()
 			if c.lock {
 				admin := user(t, b, b.Admin)

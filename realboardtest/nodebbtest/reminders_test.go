@@ -36,8 +36,8 @@ func TestReminders(t *testing.T) {
 		t.Skip("plays a round on the real clock (about a minute and a half)")
 	}
 	ctx := context.Background()
-	names := []string{"Pia", "Quin", "Rob", "Sue"}
-	b := realboardtest.StartNodeBB(t, realboardtest.NodeBBOptions{Players: names, BotAdmin: true, Subject: "Nations, reminded"})
+	b := board(t, realboardtest.NodeBBOptions{Players: []string{"Pia", "Quin", "Rob", "Sue"}, BotAdmin: true, Subject: "Nations, reminded"})
+	names := realboardtest.Names(b.Players)
 	before := gameconfig.Offsets{"35s"}
 	gc := gameconfig.GameConfig{Players: names, Seed: 5, Start: time.Now().UTC(),
 		Options:   rules.Options{"rounds": 1, "round_minutes": 1.25, "break_minutes": 0},
@@ -85,7 +85,7 @@ func TestReminders(t *testing.T) {
 			return err
 		})
 		for _, c := range cs {
-			if c.Player == who && c.Status == store.CommandAccepted {
+			if c.Player == b.Player(who).Name && c.Status == store.CommandAccepted {
 				return true
 			}
 		}
@@ -150,7 +150,7 @@ func TestReminders(t *testing.T) {
 		}
 	}
 	slices.Sort(to)
-	if !reflect.DeepEqual(to, []string{"Rob", "Sue"}) {
+	if !reflect.DeepEqual(to, []string{b.Player("Rob").Name, b.Player("Sue").Name}) {
 		t.Errorf("reminders to %v, want Rob and Sue", to)
 	}
 	posts, pms := checkExactlyOnce(t, b, outbox())
