@@ -446,6 +446,26 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	return b
 }
 
+// NewTopic opens another topic in the board's category (the admin's, as
+// the game thread is) and returns its id: a second game on the board.
+func (b *NodeBBBoard) NewTopic(t testing.TB, subject, opening string) int {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := b.srv.Session(ctx, b.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.srv.adminMu.Lock()
+	defer b.srv.adminMu.Unlock()
+	var topic struct {
+		TID int `json:"tid"`
+	}
+	if err := admin.API(ctx, http.MethodPost, "api/v3/topics", map[string]any{"cid": b.CategoryID, "title": subject, "content": opening}, &topic); err != nil {
+		t.Fatalf("realboardtest: opening a topic: %v", err)
+	}
+	return topic.TID
+}
+
 func unavailableNodeBB(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
