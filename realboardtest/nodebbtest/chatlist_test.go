@@ -117,7 +117,11 @@ func TestSharedChatList(t *testing.T) {
 	defer func() { stop(); <-done }()
 	commands := func(game int64) []store.CommandRow {
 		var cs []store.CommandRow
-		db.View(ctx, func(tx *store.Tx) error { var err error; cs, err = tx.Commands(game, store.CommandFilter{}); return err })
+		db.View(ctx, func(tx *store.Tx) error {
+			var err error
+			cs, err = tx.Commands(game, store.CommandFilter{})
+			return err
+		})
 		return cs
 	}
 	sent := func(game int64) bool {

@@ -35,7 +35,6 @@ import (
 //   - an edit seen after the deadline is only flagged: the civilisation
 //     chosen in time stays; every post and chat of the bot's once.
 func TestEditsAndDeletions(t *testing.T) {
-	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a round on the real clock")

@@ -54,7 +54,6 @@ func TestNations(t *testing.T) {
 // read from their /in posts with the user ids NodeBB gave them, and their
 // roles reach them by chat.
 func TestSignups(t *testing.T) {
-	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("fills and plays a whole game on the real clock (minutes)")
@@ -69,7 +68,6 @@ func TestSignups(t *testing.T) {
 // TestProtest plays a whole game of Protest on a real NodeBB board, as
 // TestNations does (its map goes out in a code block).
 func TestProtest(t *testing.T) {
-	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")
@@ -108,7 +106,6 @@ type gameOpts struct {
 // counts are posted, and within a phase the counts in the topic are the
 // gap apart at least by the board's own times.
 func TestResistanceSix(t *testing.T) {
-	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")

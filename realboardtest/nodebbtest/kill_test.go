@@ -28,7 +28,6 @@ import (
 // started again. The game finishes, and every post and chat the bot
 // queued is on the board exactly once.
 func TestKillNine(t *testing.T) {
-	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock with a forumgm process killed again and again")

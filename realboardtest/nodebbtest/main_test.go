@@ -27,16 +27,3 @@ func TestMain(m *testing.M) {
 	pgtest.Stop()
 	os.Exit(code)
 }
-
-// long skips a test of the long form unless FORUMGM_NODEBB_ALL is set: the
-// suite (and CI) runs the core on NodeBB (reading, posting, chats, lost
-// answers and sessions, the probe, a whole Nations game); six-player
-// Resistance, sign-ups, Protest, reminders, edits and deletions, and kill
-// -9 of forumgm run are the long form (docs/nodebb.md), about five more
-// minutes on two cores: with them CI went past its 15 minutes.
-func long(t *testing.T) {
-	t.Helper()
-	if os.Getenv("FORUMGM_NODEBB_ALL") == "" {
-		t.Skip("the long form of the NodeBB tests: set FORUMGM_NODEBB_ALL=1 to run it")
-	}
-}

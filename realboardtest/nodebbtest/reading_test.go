@@ -110,32 +110,43 @@ func TestReplyMarker(t *testing.T) {
 	b := board(t, realboardtest.NodeBBOptions{})
 	ctx := context.Background()
 	bd, site := connect(t, b)
-	key := "reply_test/day-1/1"
-	before := time.Now()
-	id, err := bd.Reply(ctx, b.ThreadIDString(), "[b]Day 1[/b] begins. [i]Vote[/i] with [b]VOTE name[/b].", key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after := time.Now()
-	// At once (the checks below may take the 2 s under load).
-	_, err2 := bd.Reply(ctx, b.ThreadIDString(), "A second post at once.", "reply_test/day-1/3")
-	var fe *forum.FloodError
-	if !errors.As(err2, &fe) {
-		t.Fatalf("a second reply within postDelay: %v, want a flood wait", err2)
-	}
-	// The board's postDelay (2 s on the test boards) after the post the
-	// board took, however long the checks took.
-	if fe.Until.Before(before.Add(1500*time.Millisecond)) || fe.Until.After(after.Add(2500*time.Millisecond)) {
-		t.Errorf("the flood wait ends %v after the first reply was sent, want 2 s", fe.Until.Sub(before))
-	}
-	if st := bd.Flood(); st.State != forum.FloodLimited || st.Interval != 2*time.Second {
-		t.Errorf("flood status %+v, want limited to 2 s", st)
+	// A reply, and a second one at once (within the board's postDelay,
+	// 2 s): a flood wait naming when, 2 s after the post the board took,
+	// however long the checks took. On a machine so loaded that the second
+	// left over 1.5 s after the first was answered (and was taken), again.
+	var key, id string
+	for attempt := 1; ; attempt++ {
+		key = "reply_test/day-1/" + strconv.Itoa(2*attempt-1)
+		before := time.Now()
+		var err error
+		id, err = bd.Reply(ctx, b.ThreadIDString(), "[b]Day 1[/b] begins. [i]Vote[/i] with [b]VOTE name[/b].", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now()
+		_, err2 := bd.Reply(ctx, b.ThreadIDString(), "A second post at once.", "reply_test/day-1/"+strconv.Itoa(2*attempt))
+		var fe *forum.FloodError
+		if err2 == nil && time.Since(after) > 1500*time.Millisecond && attempt < 3 {
+			t.Logf("attempt %d: the second reply left %v after the first was answered: again", attempt, time.Since(after))
+			time.Sleep(2 * time.Second)
+			continue
+		}
+		if !errors.As(err2, &fe) {
+			t.Fatalf("a second reply within postDelay: %v, want a flood wait", err2)
+		}
+		if fe.Until.Before(before.Add(1500*time.Millisecond)) || fe.Until.After(after.Add(2500*time.Millisecond)) {
+			t.Errorf("the flood wait ends %v after the first reply was sent, want 2 s", fe.Until.Sub(before))
+		}
+		if st := bd.Flood(); st.State != forum.FloodLimited || st.Interval != 2*time.Second {
+			t.Errorf("flood status %+v, want limited to 2 s", st)
+		}
+		break
 	}
 	found, ok, err := bd.FindPost(ctx, b.ThreadIDString(), key)
 	if err != nil || !ok || found != id {
 		t.Fatalf("FindPost = %q %v %v, want %s", found, ok, err, id)
 	}
-	if _, ok, err := bd.FindPost(ctx, b.ThreadIDString(), "reply_test/day-1/2"); ok || err != nil {
+	if _, ok, err := bd.FindPost(ctx, b.ThreadIDString(), "reply_test/never/1"); ok || err != nil {
 		t.Errorf("a key never sent: found %v, %v", ok, err)
 	}
 	rows := b.Query(t, `SELECT data->>'content' AS content FROM legacy_hash WHERE _key = $1`, "post:"+id)

@@ -30,7 +30,6 @@ import (
 // have to do; Rob orders, the round closes at its deadline and the game
 // ends; every post and chat is on the board once.
 func TestReminders(t *testing.T) {
-	long(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays a round on the real clock (about a minute and a half)")
