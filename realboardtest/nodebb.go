@@ -86,7 +86,7 @@ type NodeBBOptions struct {
 }
 
 // NodeBBServer is one running NodeBB process and its database. Boards
-// (NodeBBBoard: a category, a topic and accounts of their own) are made
+// (NodeBBBoard: a topic and accounts of their own) are made
 // on it by Board; many tests share one (SharedNodeBB), side by side.
 type NodeBBServer struct {
 	URL   string // http://127.0.0.1:PORT/
@@ -101,6 +101,8 @@ type NodeBBServer struct {
 	done    chan struct{}
 	sess    map[string]*nodebbSession
 	logins  map[string]*sync.Mutex // one login at a time per account
+	catMu   sync.Mutex
+	cats    map[bool]int // the boards' categories: with the post queue, without
 	boards  int
 	stop    sync.Once
 	life    sync.RWMutex // Restart holds it, a board's setup shares it
@@ -109,7 +111,7 @@ type NodeBBServer struct {
 	cleanup func()
 }
 
-// NodeBBBoard is one test's board: its own category and topic, its own bot
+// NodeBBBoard is one test's board: its own topic (in a category it shares), its own bot
 // and players, on a NodeBBServer it may share with other tests. Its fields
 // are read-only.
 type NodeBBBoard struct {
@@ -339,11 +341,10 @@ func startNodeBBServer(t testing.TB, settings map[string]any, dir string) *NodeB
 	return s
 }
 
-// Board makes a test's board on the server: its accounts registered
-// through /register (on a shared server each name with the board's serial
-// number, "Alice7": Player finds them by the names given), a category of
-// its own made by the admin (its post queue as opt.PostQueue says) and the
-// game thread in it.
+// Board makes a test's board on the server: its accounts (on a shared
+// server each name with the board's serial number, "Alice7": Player finds
+// them by the names given) and the game thread, in the server's category
+// with the post queue on or off as opt.PostQueue says.
 func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	t.Helper()
 	if len(opt.Settings) > 0 && s.shared {
@@ -415,21 +416,11 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cat struct {
-		CID int `json:"cid"`
+	cid, err := s.category(ctx, admin, opt.PostQueue)
+	if err != nil {
+		t.Fatalf("realboardtest: the board's category: %v", err)
 	}
-	if err := admin.API(ctx, http.MethodPost, "api/v3/categories", map[string]any{"name": fmt.Sprintf("Games %d", n),
-		"description": "a test's own category"}, &cat); err != nil {
-		t.Fatalf("realboardtest: making the board's category: %v", err)
-	}
-	queue := 0
-	if opt.PostQueue {
-		queue = 1
-	}
-	if err := admin.API(ctx, http.MethodPut, "api/v3/categories/"+strconv.Itoa(cat.CID), map[string]any{"postQueue": queue}, nil); err != nil {
-		t.Fatalf("realboardtest: the category's post queue: %v", err)
-	}
-	b.CategoryID = cat.CID
+	b.CategoryID = cid
 	// The admin opens the thread: neither the post queue nor the bot's
 	// post delay a test sets holds it back. One board's topic at a time:
 	// NodeBB refuses an account's post while another of its posts is
@@ -448,6 +439,36 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	t.Logf("realboardtest: nodebb board %d at %s: category %d, topic %d, bot %s (accounts %.1fs, category and topic %.1fs)", n, s.URL,
 		b.CategoryID, b.ThreadID, b.Bot.Name, tAcc.Seconds(), (time.Since(t0) - tAcc).Seconds())
 	return b
+}
+
+// category is the server's category for boards with (queue) or without
+// the post queue, made by the admin for the first board that asks: the
+// boards' topics share them (a category of each board's own was, with a
+// dozen boards at once, most of their setup).
+func (s *NodeBBServer) category(ctx context.Context, admin *nodebbSession, queue bool) (int, error) {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if cid := s.cats[queue]; cid != 0 {
+		return cid, nil
+	}
+	name, q := "Games", 0
+	if queue {
+		name, q = "Games, post queue on", 1
+	}
+	var cat struct {
+		CID int `json:"cid"`
+	}
+	if err := admin.API(ctx, http.MethodPost, "api/v3/categories", map[string]any{"name": name, "description": "the tests' games"}, &cat); err != nil {
+		return 0, err
+	}
+	if err := admin.API(ctx, http.MethodPut, "api/v3/categories/"+strconv.Itoa(cat.CID), map[string]any{"postQueue": q}, nil); err != nil {
+		return 0, fmt.Errorf("the category's post queue: %w", err)
+	}
+	if s.cats == nil {
+		s.cats = map[bool]int{}
+	}
+	s.cats[queue] = cat.CID
+	return cat.CID, nil
 }
 
 // NewTopic opens another topic in the board's category (the admin's, as

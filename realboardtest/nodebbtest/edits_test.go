@@ -18,6 +18,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/nations"
 	"github.com/forumgm/forumgm/store"
@@ -36,6 +37,7 @@ import (
 //     chosen in time stays; every post and chat of the bot's once.
 func TestEditsAndDeletions(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Edits)
 	if testing.Short() {
 		t.Skip("plays a round on the real clock")
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/nodebb"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/rules/resistance"
 	"github.com/forumgm/forumgm/simplayers"
@@ -39,6 +40,7 @@ import (
 // post and chat the bot queued is on the board exactly once.
 func TestNations(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Nations)
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")
 	}
@@ -55,6 +57,8 @@ func TestNations(t *testing.T) {
 // roles reach them by chat.
 func TestSignups(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Signups)
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Resistance5)
 	if testing.Short() {
 		t.Skip("fills and plays a whole game on the real clock (minutes)")
 	}
@@ -69,6 +73,7 @@ func TestSignups(t *testing.T) {
 // TestNations does (its map goes out in a code block).
 func TestProtest(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Protest)
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")
 	}
@@ -96,17 +101,22 @@ type gameOpts struct {
 	// the demo table's players post /in, one twice, one leaves with /out
 	// and comes back, and the host (the GM's account) is refused.
 	signups bool
+	// gmCount: once the players have made this many moves, the GM asks
+	// for a count (forumgm count): one post queued at once (0: never).
+	gmCount int
 }
 
 // TestResistanceSix plays The Resistance with six players, each holding a
 // Double Vote card (the plot cards of five and six players), to its end on
 // a real NodeBB board, as TestNations does; cards are played and accepted.
+// The GM asks for a count once (forumgm count): one post, in the topic once.
 // The players now and then ask for a count (a bold VOTECOUNT in one move in
 // three): every request is answered (by a count or by its phase's close),
 // counts are posted, and within a phase the counts in the topic are the
 // gap apart at least by the board's own times.
 func TestResistanceSix(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Counts)
 	if testing.Short() {
 		t.Skip("plays a whole game on the real clock (minutes)")
 	}
@@ -114,7 +124,7 @@ func TestResistanceSix(t *testing.T) {
 	demo := g.(rules.Demo).DemoTable(1)
 	demo.Players = demo.Players[:6]
 	const gap = 10 * time.Second
-	res := playGame(t, "resistance", demo, 11, 10*time.Minute, gameOpts{countGap: gap, askCounts: 3})
+	res := playGame(t, "resistance", demo, 11, 10*time.Minute, gameOpts{countGap: gap, askCounts: 3, gmCount: 6})
 	played, asked := 0, 0
 	for _, c := range res.commands {
 		switch {
@@ -299,7 +309,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	}
 	end := t0.Add(limit)
 	moves := 0
-	restarted, outsiderPM := false, 0
+	restarted, outsiderPM, gmCounted := false, 0, false
 	for {
 		if o.restartAfter > 0 && !restarted && moves >= o.restartAfter {
 			restarted = true
@@ -308,6 +318,15 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 			t.Logf("after %d moves: the moderator stopped, NodeBB killed and started again, a new moderator", moves)
 			m, stopped = newModerator(), false
 			run()
+		}
+		if o.gmCount > 0 && !gmCounted && moves >= o.gmCount && row().Status == moderator.Running {
+			gmCounted = true
+			before := len(outbox())
+			if _, err := m.Count(ctx, gm.Name); err != nil {
+				t.Errorf("the GM's count: %v", err)
+			} else if box := outbox(); len(box) != before+1 || box[before].Kind != forum.KindPost {
+				t.Errorf("the GM's count queued %d messages, want one post", len(box)-before)
+			}
 		}
 		if o.outsider && outsiderPM == 0 && moves >= 2 {
 			u := user(t, b, b.Others[0])
@@ -384,6 +403,9 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	}
 	res.outbox, res.board = outbox(), b
 	res.posts, res.pms = checkExactlyOnce(t, b, res.outbox)
+	if o.gmCount > 0 && !gmCounted {
+		t.Errorf("the game ended before the players' %d moves: the GM asked for no count", o.gmCount)
+	}
 	if o.restartAfter > 0 && !restarted {
 		t.Errorf("the game ended before the players' %d moves: nothing was restarted", o.restartAfter)
 	}
@@ -572,10 +594,6 @@ func (ps *players) enqueue(ctx context.Context, name string, mv move) error {
 }
 
 func (ps *players) send(ctx context.Context, a realboardtest.Account, mv move) error {
-	u, err := ps.b.Session(ctx, a)
-	if err != nil {
-		return err
-	}
 	text := nodebb.Markdown(mv.text)
 	if !mv.private && len(text) < 12 {
 		// NodeBB refuses a post under 8 characters ("**YES**"); a
@@ -583,9 +601,13 @@ func (ps *players) send(ctx context.Context, a realboardtest.Account, mv move) e
 		text += "\n\nMy move."
 	}
 	for attempt := 0; ; attempt++ {
-		if mv.private {
+		// (Logging in is tried again too: the board may be restarting.)
+		u, err := ps.b.Session(ctx, a)
+		switch {
+		case err != nil:
+		case mv.private:
 			_, err = u.Chat(ctx, ps.b.Bot, text)
-		} else {
+		default:
 			_, err = u.Post(ctx, text)
 		}
 		var ae *realboardtest.APIError

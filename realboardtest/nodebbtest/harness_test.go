@@ -60,7 +60,7 @@ func user(t testing.TB, b *realboardtest.NodeBBBoard, a realboardtest.Account) *
 
 // board is a test's board on the package's shared NodeBB server: one
 // NodeBB process and one database for every test side by side, each test
-// with a category, a topic and accounts of its own (names with the
+// with a topic and accounts of its own (names with the
 // board's number). Its tests neither restart NodeBB nor change its
 // settings. The bot's chat messages may follow each other every 0.2 s
 // (chatMessageDelay, 2 s by default, the same for administrators): an

@@ -19,6 +19,7 @@ import (
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/realboardtest/matrix"
 	"github.com/forumgm/forumgm/rules"
 	"github.com/forumgm/forumgm/store"
 )
@@ -27,10 +28,12 @@ import (
 // reminders before its deadline: Pia and Quin chat their orders early;
 // the reminders go out by chat to exactly Rob and Sue, who have not
 // ordered, once each, in their rooms with the bot, saying what they still
-// have to do; Rob orders, the round closes at its deadline and the game
+// have to do; Sue, who never says a word, is prodded by chat after 30 s of
+// silence; Rob orders, the round closes at its deadline and the game
 // ends; every post and chat is on the board once.
 func TestReminders(t *testing.T) {
 	t.Parallel()
+	matrix.Cell(t, realboardtest.NodeBB, matrix.Reminders)
 	if testing.Short() {
 		t.Skip("plays a round on the real clock (about a minute and a half)")
 	}
@@ -40,7 +43,7 @@ func TestReminders(t *testing.T) {
 	before := gameconfig.Offsets{"35s"}
 	gc := gameconfig.GameConfig{Players: names, Seed: 5, Start: time.Now().UTC(),
 		Options:   rules.Options{"rounds": 1, "round_minutes": 1.25, "break_minutes": 0},
-		Reminders: &gameconfig.Reminders{Before: &before, Prod: "off"}}
+		Reminders: &gameconfig.Reminders{Before: &before, Prod: "30s"}}
 	zero := 0.0
 	fc := forumConfig(t, b)
 	fc.FloodSeconds, fc.DeadlineUnitSeconds = &zero, &zero
@@ -151,6 +154,15 @@ func TestReminders(t *testing.T) {
 	slices.Sort(to)
 	if !reflect.DeepEqual(to, []string{b.Player("Rob").Name, b.Player("Sue").Name}) {
 		t.Errorf("reminders to %v, want Rob and Sue", to)
+	}
+	prodded := false
+	for _, it := range outbox() {
+		if it.Kind == forum.KindPM && strings.Contains(it.Body, "has not heard from you") && it.RecipientName == b.Player("Sue").Name {
+			prodded = it.State == store.OutboxSent
+		}
+	}
+	if !prodded {
+		t.Errorf("no prod sent to %s, silent all round", b.Player("Sue").Name)
 	}
 	posts, pms := checkExactlyOnce(t, b, outbox())
 	t.Logf("reminders to %v; bot: %d posts, %d chats, each once", to, posts, pms)
