@@ -80,7 +80,9 @@ func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and started again is on the board once too, taken or sent again.
 func TestLostAnswers(t *testing.T) {
 	t.Parallel()
-	b := restartBoard(t, realboardtest.NodeBBOptions{BotAdmin: true})
+	// Alone on the second server: another test's restart under way
+	// would be this one's too.
+	b := restartBoard(t, realboardtest.NodeBBOptions{BotAdmin: true, Exclusive: true})
 	ctx := context.Background()
 	board, _ := url.Parse(b.URL)
 	for _, c := range []struct {

@@ -39,7 +39,7 @@ func TestStoppedAcrossDeadline(t *testing.T) {
 	b := board(t, realboardtest.NodeBBOptions{Players: []string{"Alice", "Bob"}, BotAdmin: true, Subject: "Nations, the bot away"})
 	names := realboardtest.Names(b.Players)
 	gc := gameconfig.GameConfig{Players: names, Seed: 2, Start: time.Now().UTC(),
-		Options: rules.Options{"rounds": 2, "round_minutes": 0.75, "break_minutes": 0}}
+		Options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
 	zero := 0.0
 	fc := forumConfig(t, b)
 	fc.FloodSeconds, fc.DeadlineUnitSeconds = &zero, &zero
@@ -105,9 +105,6 @@ func TestStoppedAcrossDeadline(t *testing.T) {
 	if _, err := bob.Post(ctx, "For the earth. **CIV: Earth**"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both picks applied", 30*time.Second, func() bool {
-		return state().CivOf(names[0]) == nations.Fire && state().CivOf(names[1]) == nations.Earth
-	})
 	at := func(d time.Duration) {
 		t.Helper()
 		wait := time.Until(deadline.Add(d))
@@ -133,6 +130,9 @@ func TestStoppedAcrossDeadline(t *testing.T) {
 	halt = run()
 	waitFor(t, "round 1 resolved and reported", 2*time.Minute, func() bool { return state().Round >= 2 && drained() })
 	halt()
+	if st := state(); st.CivOf(names[0]) != nations.Fire || st.CivOf(names[1]) != nations.Earth {
+		t.Errorf("civs %q and %q, want Fire and Earth, picked in round 1", st.CivOf(names[0]), st.CivOf(names[1]))
+	}
 	var cs []store.CommandRow
 	db.View(ctx, func(tx *store.Tx) error { var err error; cs, err = tx.Commands(g.ID, store.CommandFilter{}); return err })
 	aliceIn, bobIn := false, false
