@@ -137,7 +137,11 @@ func TestGMsDay(t *testing.T) {
 	}
 	commands := func() []store.CommandRow {
 		var cs []store.CommandRow
-		db.View(ctx, func(tx *store.Tx) error { var err error; cs, err = tx.Commands(g.ID, store.CommandFilter{}); return err })
+		db.View(ctx, func(tx *store.Tx) error {
+			var err error
+			cs, err = tx.Commands(g.ID, store.CommandFilter{})
+			return err
+		})
 		return cs
 	}
 	accepted := func(text string) int {

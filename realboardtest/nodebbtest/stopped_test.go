@@ -134,7 +134,11 @@ func TestStoppedAcrossDeadline(t *testing.T) {
 		t.Errorf("civs %q and %q, want Fire and Earth, picked in round 1", st.CivOf(names[0]), st.CivOf(names[1]))
 	}
 	var cs []store.CommandRow
-	db.View(ctx, func(tx *store.Tx) error { var err error; cs, err = tx.Commands(g.ID, store.CommandFilter{}); return err })
+	db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		cs, err = tx.Commands(g.ID, store.CommandFilter{})
+		return err
+	})
 	aliceIn, bobIn := false, false
 	for _, c := range cs {
 		switch {
