@@ -53,9 +53,6 @@ func (m *Moderator) between(s *step, t time.Time) error {
 	return nil
 }
 
-// closing is a phase a step closed, with its title.
-type closing = between.Closed
-
 // closeOff settles what the step's closed phases leave behind, before the
 // step is saved (between.Work.Close).
 func (m *Moderator) closeOff(s *step) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/forumgm/forumgm/between"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
@@ -320,7 +321,7 @@ func (m *Moderator) End(ctx context.Context, name string) error {
 		s.l.state = r.State
 		s.l.row.Status = Ended
 		s.journal(now, journal.End{})
-		s.closings = append(s.closings, closing{Phase: phase, Title: title})
+		s.closings = append(s.closings, between.Closed{Phase: phase, Title: title})
 		s.emit(store.SendResults, phase, r, now)
 		return nil
 	})

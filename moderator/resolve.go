@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/forumgm/forumgm/between"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/referee"
@@ -112,7 +113,7 @@ func resolve(s *step, at time.Time) {
 		s.closed = phase
 	}
 	s.resolved = append(s.resolved, phase)
-	s.closings = append(s.closings, closing{Phase: phase, Title: s.closed})
+	s.closings = append(s.closings, between.Closed{Phase: phase, Title: s.closed})
 	r = s.withFlavor(phase, s.closed, r)
 	s.emit(store.SendResults, phase, r, at)
 }

@@ -23,14 +23,14 @@ type step struct {
 	l              *loaded
 	players        []store.Player
 	playersChanged bool
-	opened         time.Time // when the current phase began
-	closed         string    // the phase closed at opened ("" before any close)
-	notes          []note    // problems to log once the step is saved
-	queued         int       // outbox items so far: numbers the markers
-	resolved       []string  // phases this step resolved (for the log)
-	closings       []closing // the same, with their titles (closeOff)
-	pictured       int       // the last turn whose map picture a post carries (see withPicture)
-	roster         string    // the roster as loaded (rosterKey)
+	opened         time.Time        // when the current phase began
+	closed         string           // the phase closed at opened ("" before any close)
+	notes          []note           // problems to log once the step is saved
+	queued         int              // outbox items so far: numbers the markers
+	resolved       []string         // phases this step resolved (for the log)
+	closings       []between.Closed // the same, with their titles (closeOff)
+	pictured       int              // the last turn whose map picture a post carries (see withPicture)
+	roster         string           // the roster as loaded (rosterKey)
 	ch             store.Changes
 
 	// outage is an outage not acted on yet (nil: none); outageDone says
