@@ -18,10 +18,25 @@ type FloodError struct {
 	// call, had an unclear outcome the marker check did not settle; check
 	// for the marker again before resending.
 	Uncertain bool
+	// PMsOnly: the wait is the board's cap on PMs an hour (SMF's
+	// pm_posts_per_hour), not its flood interval: posts may go meanwhile,
+	// and other PMs wait for the same time.
+	PMsOnly bool
+	// Said is the board's words when it refused ("" when forumgm
+	// foresaw the wait and did not ask the board).
+	Said string
 }
 
 func (e *FloodError) Error() string {
-	return "flood control: the next post or PM may go at " + e.Until.UTC().Format(time.RFC3339)
+	what := "flood control: the next post or PM"
+	if e.PMsOnly {
+		what = "the board's PMs an hour: the next PM"
+	}
+	msg := what + " may go at " + e.Until.UTC().Format(time.RFC3339)
+	if e.Said != "" {
+		msg += " (board says: " + e.Said + ")"
+	}
+	return msg
 }
 
 // Is makes errors.Is(err, ErrFlood) true.

@@ -56,6 +56,13 @@ type Profile struct {
 	// control, so not the built-in default). Such an account never
 	// learns it is exempt.
 	AssumeFlood bool `yaml:"assume_flood"`
+	// PMQuotaText: substrings (case-insensitive) of the board's refusal of
+	// a PM over its cap on PMs an account sends in an hour (SMF's
+	// pm_posts_per_hour, 20 for members who are not moderators: "You have
+	// exceeded the limit of 20 personal messages per hour"), the cap the
+	// first number in it. The PM, and every PM after it, waits until the
+	// oldest of that many PMs the bot sent is an hour old; posts go on.
+	PMQuotaText []string `yaml:"pm_quota_text"`
 	// SendDepth is how many submissions a flood-exempt bot account may have
 	// under way at once (a form fetched while another waits out its form
 	// wait or is confirmed) [1: one at a time]. An account with a flood
@@ -1009,7 +1016,10 @@ func smf() Profile {
 		// moderators 2 s.
 		FloodSeconds: 5,
 		PMFloodApart: true,
-		TimeZone:     "UTC",
+		// Errors.english.php pm_too_many_per_hour (pm_spam_settings'
+		// third number, 20; admins and moderators are not capped).
+		PMQuotaText: []string{"personal messages per hour"},
+		TimeZone:    "UTC",
 		// The default "%b %d, %Y, %I:%M %p", then the long month name.
 		TimeLayouts: []string{"Jan 02, 2006, 03:04 PM", "January 02, 2006, 03:04 PM", "Jan 02, 2006, 03:04:05 PM"},
 		URLs: URLs{

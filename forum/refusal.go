@@ -92,6 +92,23 @@ func (p Profile) SaysRefused(boxText string) bool { return Mentions(boxText, p.R
 // to be submitted again on a fresh form.
 func (p Profile) SaysStale(boxText string) bool { return Mentions(boxText, p.StaleText) != "" }
 
+// SaysPMQuota reports whether the board's answer to a PM refuses it as
+// over the board's cap on PMs an hour (profile pm_quota_text), and the cap
+// it names (0: none).
+func (p Profile) SaysPMQuota(boxText string) (bool, int) {
+	ph := Mentions(boxText, p.PMQuotaText)
+	if ph == "" {
+		return false, 0
+	}
+	if m := firstNumber.FindString(boxText); m != "" {
+		n, _ := strconv.Atoi(m)
+		return true, n
+	}
+	return true, 0
+}
+
+var firstNumber = regexp.MustCompile(`\d+`)
+
 // Mentions is the first of phrases (the profile's wordings of a board's
 // answer) that text holds, case-insensitively, with the text's runs of
 // white space read as one space; "" when none.

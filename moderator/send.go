@@ -404,8 +404,21 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		if merr := m.mark(rec, l, it, state, "", fe.Error()); merr != nil {
 			return merr
 		}
+		if fe.PMsOnly {
+			// The board's cap on PMs an hour: this PM waits (and the
+			// others, which the poster holds without asking the board);
+			// the game's posts go on.
+			m.mu.Lock()
+			if m.retryAt == nil {
+				m.retryAt = map[int64]time.Time{}
+			}
+			m.retryAt[it.ID] = fe.Until
+			m.mu.Unlock()
+			m.log().Info("the board's PMs an hour: this PM waits, posts go on", "game", l.row.Name, "marker", it.Marker, "at", fe.Until, "board_says", fe.Said)
+			return &troubleError{err: fe, waiting: true}
+		}
 		m.setFloodUntil(l.row.ID, fe.Until)
-		m.log().Info("flood control: sending resumes later", "game", l.row.Name, "marker", it.Marker, "at", fe.Until)
+		m.log().Info("flood control: sending resumes later", "game", l.row.Name, "marker", it.Marker, "at", fe.Until, "board_says", fe.Said)
 		return errNotYet
 	}
 	if errors.Is(err, forum.ErrNotSubmitted) {

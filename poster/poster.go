@@ -91,6 +91,14 @@ type Poster struct {
 	// held: a form the board handed back with a flood refusal, kept for
 	// the same message's next submission after the wait (heldForm).
 	held map[string]heldForm
+	// The board's cap on PMs an hour (profile pm_quota_text), learned
+	// from its refusal: quota the cap (0: none known), pmTaken the PMs it
+	// took in the last hour, quotaUntil and quotaWait a refusal's wait
+	// when those do not tell.
+	quota      int
+	pmTaken    []time.Time
+	quotaUntil time.Time
+	quotaWait  time.Duration
 	// slots: the submissions under way, one at a time unless the account
 	// is flood-exempt and the profile's send_depth allows more (depth).
 	slots gate.Gate
@@ -418,6 +426,14 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		// Not yet: the board is not touched.
 		return "", &forum.FloodError{Until: n}
 	}
+	if !isPost {
+		p.mu.Lock()
+		q := p.quotaNext(clk.Now())
+		p.mu.Unlock()
+		if q.After(clk.Now()) {
+			return "", &forum.FloodError{Until: q, PMsOnly: true}
+		}
+	}
 	began, allow := clk.Now(), defaultAllow
 	if dl, ok := ctx.Deadline(); ok {
 		allow = dl.Sub(began)
@@ -495,23 +511,30 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			p.oneToken = true
 			p.mu.Unlock()
 		}
+		if a.quota {
+			// Over the board's PMs an hour: not taken; this PM and the
+			// next wait, posts do not.
+			return "", &forum.FloodError{Until: p.quotaRefused(a.quotaCap, res.Received), PMsOnly: true, Said: a.said, Uncertain: uncertain}
+		}
 		if a.flood {
 			// Refused, so not taken: the board's last-post time is
 			// unchanged and the message is safe to send later, on the
 			// form the refusal came with if it did (heldForm).
 			until := p.refused(lane, a.floodWait, res.Received)
 			p.hold(page, f, fields, res, until)
-			return "", &forum.FloodError{Until: until, Uncertain: uncertain}
+			return "", &forum.FloodError{Until: until, Uncertain: uncertain, Said: a.said}
 		}
 		p.submitted(lane, at)
 		switch {
 		case a.id != "":
 			p.taken(lane, at)
+			p.tookPM(isPost, at)
 			return a.id, nil
 		case a.sent:
 			// The board said it took it: never resubmitted, whatever the
 			// marker check said (forum.ErrSaidSent).
 			p.taken(lane, at)
+			p.tookPM(isPost, at)
 			return "", fmt.Errorf("%s: %w (%w): %w", what, forum.ErrUnconfirmed, forum.ErrSaidSent, a.why)
 		case a.tooLong != nil:
 			return "", fmt.Errorf("%s: %w: %w", what, ErrRejected, a.tooLong)
@@ -570,6 +593,72 @@ func (p *Poster) freshForm(ctx context.Context, what, page string, f forum.Form,
 		// (phpBB's is the user's, the form's name and its second). This
 		// one waited out that second (FormWait): the next form is newer.
 	}
+}
+
+// tookPM records a PM the board took, for its cap on PMs an hour.
+func (p *Poster) tookPM(isPost bool, at time.Time) {
+	if isPost {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pmTaken = append(p.pmTaken, at)
+	p.quotaWait = 0
+	p.prunePMs(at)
+}
+
+// prunePMs drops PMs taken more than an hour before now (and keeps at
+// most a few hundred). Called with p.mu held.
+func (p *Poster) prunePMs(now time.Time) {
+	i := 0
+	for i < len(p.pmTaken) && now.Sub(p.pmTaken[i]) > time.Hour {
+		i++
+	}
+	if len(p.pmTaken)-i > 500 {
+		i = len(p.pmTaken) - 500
+	}
+	p.pmTaken = p.pmTaken[i:]
+}
+
+// quotaNext is when the board's cap on PMs an hour lets the next PM go
+// (zero: now): once the oldest of the last quota PMs is an hour old (and
+// a second, the board's whole seconds), or a refusal's wait. Called with
+// p.mu held.
+func (p *Poster) quotaNext(now time.Time) time.Time {
+	n := p.quotaUntil
+	if p.quota <= 0 {
+		return n
+	}
+	p.prunePMs(now)
+	if k := len(p.pmTaken); k >= p.quota {
+		if t := p.pmTaken[k-p.quota].Add(time.Hour + time.Second); t.After(n) {
+			n = t
+		}
+	}
+	return n
+}
+
+// quotaRefused learns from the board's refusal of a PM over its cap on
+// PMs an hour (limit: what it names, 0 none) and returns when to try
+// again: when the PMs the bot sent age out, or, where they do not tell
+// (sent before it started, or by another client), after a wait doubling
+// from five minutes to an hour.
+func (p *Poster) quotaRefused(limit int, at time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if limit > 0 {
+		p.quota = limit
+	} else if p.quota == 0 {
+		p.quota = max(len(p.pmTaken), 1)
+	}
+	p.quotaUntil = time.Time{}
+	if n := p.quotaNext(at); n.After(at) {
+		p.quotaUntil = n
+		return n
+	}
+	p.quotaWait = min(max(2*p.quotaWait, 5*time.Minute), time.Hour)
+	p.quotaUntil = at.Add(p.quotaWait)
+	return p.quotaUntil
 }
 
 // heldForm is a form the board handed back with a flood refusal (MyBB
@@ -728,8 +817,13 @@ func (p *Poster) oneForm(ctx context.Context, what, page string, f forum.Form, f
 	}
 	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
 	if err != nil {
+		said := p.Session.Parser.ErrorTextOn(p.formKind(f), pg.Doc)
 		if flood, d := p.Session.Parser.FloodWait(pg.Doc); flood {
-			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(lane, d, pg.Received)}
+			return parser.Form{}, nil, &forum.FloodError{Until: p.refused(lane, d, pg.Received), Said: said}
+		}
+		if q, n := p.Session.Profile.SaysPMQuota(said); q && lane != lanePost {
+			// SMF says so on the PM form's page already.
+			return parser.Form{}, nil, &forum.FloodError{Until: p.quotaRefused(n, pg.Received), PMsOnly: true, Said: said}
 		}
 		return parser.Form{}, nil, fmt.Errorf("%s: %w: no form on %s (%s)", what, ErrRejected, page, boardSays(p.Session, pg))
 	}
@@ -842,6 +936,10 @@ type answer struct {
 	// confirm it (why says how): taken, not confirmed.
 	sent    bool
 	tooLong *forum.TooLongError // refused as too long
+	// quota: over the board's PMs an hour, quotaCap the cap it names.
+	quota    bool
+	quotaCap int
+	said     string // the board's words (flood, quota)
 }
 
 // judge reads the board's answer to a submission.
@@ -862,7 +960,7 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		return answer{busy: true, why: fmt.Errorf("%w (board says: %s)", scraper.ErrClosed, said), unclear: true}
 	}
 	if flood, d := p.Session.Parser.FloodWait(res.Doc); flood {
-		return answer{flood: true, floodWait: d, why: fmt.Errorf("flood control")}
+		return answer{flood: true, floodWait: d, why: fmt.Errorf("flood control"), said: p.Session.Parser.ErrorTextOn(p.formKind(f), res.Doc)}
 	}
 	// Success is the redirect to the new post (an HTTP redirect, or a
 	// meta refresh where the board shows a message page first). A PM is
@@ -881,6 +979,9 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		}
 	}
 	boxes := p.Session.Parser.ErrorTextOn(p.formKind(f), res.Doc)
+	if q, n := p.Session.Profile.SaysPMQuota(boxes); q && !isPost {
+		return answer{quota: true, quotaCap: n, said: boxes}
+	}
 	if tl, max := p.Session.Profile.TooLong(boxes); tl && res.Status < 300 {
 		// Shown on the form again (phpBB): the same text is refused
 		// however often it is resubmitted.

@@ -1,8 +1,12 @@
 package smftest
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/realboardtest"
@@ -26,4 +30,46 @@ func TestSMFBurstRequests(t *testing.T) {
 	res := boardtest.Burst(t, b, func(p *forum.Profile) { p.AssumeFlood = true }, func(int) {})
 	t.Logf("SMF: %.2f requests per landed send (posts %v, PMs %v), %d flood refusals", res.PerLanded, res.Posts, res.PMs, res.Refusals)
 	res.Check(t, 3, 3, 0)
+}
+
+// TestSMFPMQuota: SMF caps the PMs a member who is not a moderator sends
+// in an hour (pm_spam_settings' third number, 20; 2 here). The PM over it
+// is refused with the board's words on the PM form's page, is no failure
+// but a wait until the first of the two is an hour old; the next PM waits
+// the same without asking the board; a post goes at once.
+func TestSMFPMQuota(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := realboardtest.Start(t, realboardtest.SMF, realboardtest.Options{Players: []string{"Alice"}})
+	b.Query(t, fmt.Sprintf("UPDATE {prefix}members SET posts = 5 WHERE id_member = %d", b.Bot.ID))
+	b.Setting(t, "pm_spam_settings", "10,0,2")
+	alice := b.Player("Alice")
+	to := forum.Author{Name: alice.Name, ID: alice.IDString()}
+	c := boardtest.Connect(t, b, b.Bot)
+	var first time.Time
+	for i := range 2 {
+		if _, err := c.SendPM(ctx, to, "Role", "You are Town.", fmt.Sprintf("quota.t/%d", i)); err != nil {
+			t.Fatalf("PM %d: %v", i, err)
+		}
+		if i == 0 {
+			first = time.Now()
+		}
+	}
+	n := c.Session.Requests()
+	_, err := c.SendPM(ctx, to, "Role", "You are Town.", "quota.t/2")
+	var fe *forum.FloodError
+	if !errors.As(err, &fe) || !fe.PMsOnly || !strings.Contains(fe.Said, "personal messages per hour") {
+		t.Fatalf("the third PM: %v; want a wait for the board's PMs an hour, in its words", err)
+	}
+	if d := fe.Until.Sub(first); d < time.Hour-time.Minute || d > time.Hour+time.Minute {
+		t.Errorf("the third PM waits until %v, %v after the first; want an hour", fe.Until, d)
+	}
+	t.Logf("%d requests: %v", c.Session.Requests()-n, err)
+	n = c.Session.Requests()
+	if _, err := c.SendPM(ctx, to, "Role", "You are Town.", "quota.t/3"); !errors.As(err, &fe) || c.Session.Requests() != n {
+		t.Errorf("the fourth PM: %v after %d requests; want the same wait without asking the board", err, c.Session.Requests()-n)
+	}
+	if _, err := c.Reply(ctx, b.ThreadIDString(), "Day 1 begins.", "quota.t/post"); err != nil {
+		t.Errorf("a post while PMs wait: %v", err)
+	}
 }
