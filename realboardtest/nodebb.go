@@ -421,18 +421,25 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 		t.Fatalf("realboardtest: the board's category: %v", err)
 	}
 	b.CategoryID = cid
-	// The admin opens the thread: neither the post queue nor the bot's
-	// post delay a test sets holds it back. One board's topic at a time:
-	// NodeBB refuses an account's post while another of its posts is
-	// under way ("You are already posting"), and the admin opens every
-	// board's.
+	// An administrator opens the thread: neither the post queue nor a
+	// member's post delay holds it back. An administrator bot opens its
+	// own (boards side by side); else the admin does, one board's at a
+	// time: NodeBB refuses an account's post while another of its posts is
+	// under way ("You are already posting").
 	var topic struct {
 		TID     int `json:"tid"`
 		MainPid int `json:"mainPid"`
 	}
-	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
-	if err := admin.API(ctx, http.MethodPost, "api/v3/topics", map[string]any{"cid": b.CategoryID, "title": opt.Subject, "content": opt.Opening}, &topic); err != nil {
+	opener := admin
+	if opt.BotAdmin {
+		if opener, err = s.Session(ctx, b.Bot); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		s.adminMu.Lock()
+		defer s.adminMu.Unlock()
+	}
+	if err := opener.API(ctx, http.MethodPost, "api/v3/topics", map[string]any{"cid": b.CategoryID, "title": opt.Subject, "content": opt.Opening}, &topic); err != nil {
 		t.Fatalf("realboardtest: opening the thread: %v", err)
 	}
 	b.ThreadID, b.OpeningPostID = topic.TID, topic.MainPid

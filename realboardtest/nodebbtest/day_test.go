@@ -212,6 +212,12 @@ func TestGMsDay(t *testing.T) {
 	t.Run("replacement", func(t *testing.T) {
 		matrix.Cell(t, realboardtest.NodeBB, matrix.Replacement)
 		tom := b.Player("Tom")
+		// The receipts sent first: the replacement re-addresses the seat's
+		// PMs still pending or sending (store's retargetOutbox), and one
+		// the board had already taken for the old player is then found by
+		// its marker in his room, recorded as the new one's (seen here once
+		// under load; not NodeBB's).
+		waitFor(t, "the receipts sent", time.Minute, drained)
 		if _, _, err := m.Replace(ctx, g.Name, seat("Quin"), tom.Name, tom.IDString()); err != nil {
 			t.Fatal(err)
 		}
