@@ -22,7 +22,16 @@ package forumconn_test
 // (the thread's page names the forum holding it): an unchanged thread's
 // poll is its row in the topic list, which leaves the board's rate to the
 // sends; games=1000/no-signal is the 1,000 games with forum: off, every
-// poll a read of the thread. FORUMGM_BURST_PROFILE=FILE keeps the CPU
+// poll a read of the thread. The posting-lock variants keep phpBB's lock
+// (one post per form-second for the account): there the board's limit of
+// one send a second sets the pace.
+//
+// Also reported: answer-while-opening-vs-target, game 0's answer to an
+// order sent while the other N-1 games' opening posts queue (game 0 runs
+// first; the others are created at once while it runs), against two polls;
+// burst-answer-p50-s, -p95-s and -max-s, from each of the N orders of the
+// burst to its receipt on the board (the board's own time of it), and
+// burst-p50-vs-10, the median over the 10-game fleet's. FORUMGM_BURST_PROFILE=FILE keeps the CPU
 // profile of the burst (cpusplit_test.go).
 
 import (
@@ -33,6 +42,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,11 +54,16 @@ import (
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/store"
 )
 
 const burstPoll = 10 * time.Second
+
+// benchLimit bounds one burst: 1,000 games at a posting lock take about
+// 1,000 s to open and as long to answer a thousand orders.
+const benchLimit = 50 * time.Minute
 
 // burstResult is one burst's measures.
 type burstResult struct {
@@ -60,6 +75,12 @@ type burstResult struct {
 	// The bot's requests for forms and submissions per message landed:
 	// the opening posts, then the receipts.
 	openPerSend, burstPerSend float64
+	// From each order of the burst to its receipt landing on the board:
+	// the median, the 95th percentile and the longest.
+	p50, p95, max time.Duration
+	// whileOpening is a running game's answer to an order sent while every
+	// other game's opening post was still queued.
+	whileOpening time.Duration
 }
 
 // topicLink finds the topics a topic-list page shows.
@@ -83,7 +104,7 @@ func (c *capture) Write(p []byte) (int, error) { c.body.Write(p); return c.Respo
 // taken once).
 func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), benchLimit)
 	defer cancel()
 	// phpBB 3.3.10's tokens (TokensAgain): forms of one kind made in one
 	// second go together, as on the real board.
@@ -139,7 +160,7 @@ func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 	}
 	zero := 0.0
 	anns, bens := make([]int, n), make([]int, n)
-	for i := 0; i < n; i++ {
+	create := func(i int) {
 		anns[i], _ = sim.AddUser(fmt.Sprintf("Ann %d", i), "a", false)
 		bens[i], _ = sim.AddUser(fmt.Sprintf("Ben %d", i), "b", false)
 		topic, _, err := sim.AddTopic(fo, bot, fmt.Sprintf("Nations %d", i), "Sign-ups closed.")
@@ -159,7 +180,8 @@ func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 			b.Fatal(err)
 		}
 	}
-	start := time.Now()
+	// Game 0 runs first; the other n-1 open at once while it runs.
+	create(0)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
 	defer func() {
@@ -169,41 +191,64 @@ func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 	wait := func(what string, ok func() bool) {
 		for !ok() {
 			if ctx.Err() != nil {
-				b.Fatalf("%s: not in 20 minutes", what)
+				b.Fatalf("%s: not in %v", what, benchLimit)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	wait("every game open", func() bool { return botPosts(sim) >= n })
+	wait("game 0 open", func() bool { return botPosts(sim) >= 1 })
+	start := time.Now()
+	for i := 1; i < n; i++ {
+		create(i)
+	}
+	// Once the others' opening posts have begun to queue up, game 0's
+	// player sends an order: its receipt is a player's answer, which goes
+	// before the queued openings (issue 39: within two polls).
 	var r burstResult
+	wait("another game's opening post", func() bool { return botPosts(sim) >= min(2, n) })
+	asked0 := time.Now()
+	if _, err := sim.SendPM(anns[0], []int{bot}, "orders", "PROSPER"); err != nil {
+		b.Fatal(err)
+	}
+	wait("game 0's answer", func() bool { return len(sim.Inbox(anns[0])) >= 1 })
+	r.whileOpening = receiptAfter(sim, bot, anns[0], asked0).Sub(asked0)
+	wait("every game open", func() bool { return botPosts(sim) >= n })
 	r.opened = time.Since(start)
 	r.openPerSend = float64(sends.Load()) / float64(botPosts(sim))
 	sent0 := sends.Load()
 	time.Sleep(burstPoll) // a quiet cycle
-	cpu0 := cpuTime()
+	cpu0 := benchratio.ProcessCPU()
 	split := startCPUSplit()
 	mu.Lock()
 	watch = true
 	mu.Unlock()
 	t0 := time.Now()
+	asked := make([]time.Time, n)
 	for i := 0; i < n; i++ {
+		asked[i] = time.Now()
 		if _, err := sim.SendPM(anns[i], []int{bot}, "orders", "PROSPER"); err != nil {
 			b.Fatal(err)
 		}
 	}
 	time.Sleep(time.Second)
 	k := n / 2
-	asked := time.Now()
+	askedK := time.Now()
 	if _, err := sim.SendPM(bens[k], []int{bot}, "orders", "PROSPER"); err != nil {
 		b.Fatal(err)
 	}
 	wait("the answer", func() bool { return len(sim.Inbox(bens[k])) >= 1 })
-	r.answer = time.Since(asked)
-	wait("every receipt", func() bool { return len(sim.Sent(bot)) >= n+1 })
+	r.answer = time.Since(askedK)
+	wait("every receipt", func() bool { return len(sim.Sent(bot)) >= n+2 }) // and game 0's first
 	r.burst = time.Since(t0)
+	waits := make([]time.Duration, n)
+	for i := range waits {
+		waits[i] = receiptAfter(sim, bot, anns[i], asked[i]).Sub(asked[i])
+	}
+	slices.Sort(waits)
+	r.p50, r.p95, r.max = waits[n/2], waits[min(n-1, n*95/100)], waits[n-1]
 	r.burstPerSend = float64(sends.Load()-sent0) / float64(len(sim.Sent(bot)))
 	time.Sleep(burstPoll * 2) // and after it
-	r.cpu = cpuTime() - cpu0
+	r.cpu = benchratio.ProcessCPU() - cpu0
 	if share, ok := split.boardShare(); ok {
 		r.boardCPU = time.Duration(float64(r.cpu) * share)
 		r.cpu -= r.boardCPU
@@ -215,8 +260,20 @@ func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 		r.period = max(r.period, time.Since(l))
 	}
 	mu.Unlock()
-	r.rss = rssMiB("VmRSS")
+	r.rss = benchratio.RSSMiB("VmRSS")
 	return r
+}
+
+// receiptAfter is when the first PM from the bot to a member landed after
+// at (the board's own time of it).
+func receiptAfter(sim *forumsim.Server, bot, to int, at time.Time) time.Time {
+	var first time.Time
+	for _, pm := range sim.Sent(bot) {
+		if slices.Contains(pm.To, to) && !pm.Time.Before(at) && (first.IsZero() || pm.Time.Before(first)) {
+			first = pm.Time
+		}
+	}
+	return first
 }
 
 // botPosts counts the bot's opening posts: every post after each topic's
@@ -230,11 +287,11 @@ func botPosts(sim *forumsim.Server) int {
 }
 
 func BenchmarkBurst(b *testing.B) {
-	var base time.Duration
+	var base, base50 time.Duration
 	for _, c := range []struct {
 		n            int
 		signal, lock bool
-	}{{10, true, false}, {200, true, false}, {200, true, true}, {1000, true, false}, {1000, false, false}} {
+	}{{10, true, false}, {200, true, false}, {200, true, true}, {1000, true, false}, {1000, false, false}, {1000, true, true}} {
 		name := fmt.Sprintf("games=%d", c.n)
 		if !c.signal {
 			name += "/no-signal"
@@ -266,6 +323,16 @@ func BenchmarkBurst(b *testing.B) {
 			b.ReportMetric(r.openPerSend/2, "open-requests-per-send-vs-target")
 			b.ReportMetric(r.burstPerSend/2, "answer-requests-per-send-vs-target")
 			b.ReportMetric(secs(r.burst), "burst-s")
+			b.ReportMetric(secs(r.p50), "burst-answer-p50-s")
+			b.ReportMetric(secs(r.p95), "burst-answer-p95-s")
+			b.ReportMetric(secs(r.max), "burst-answer-max-s")
+			if n == 10 {
+				base50 = r.p50
+			}
+			if base50 > 0 {
+				b.ReportMetric(float64(r.p50)/float64(base50), "burst-p50-vs-10")
+			}
+			b.ReportMetric(secs(r.whileOpening)/(2*burstPoll.Seconds()), "answer-while-opening-vs-target")
 		})
 	}
 }

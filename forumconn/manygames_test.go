@@ -23,9 +23,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +31,7 @@ import (
 	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/forumsim"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/internal/benchratio"
 	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/store"
 )
@@ -136,28 +135,6 @@ func (f *fleet) cycle(ctx context.Context) error {
 	return first
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// rssMiB reads the process's resident memory from /proc (field VmRSS now,
-// VmHWM its peak, start-up included).
-func rssMiB(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == field+":" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
 var (
 	fleetsMu sync.Mutex
 	fleets   = map[string]*fleet{}
@@ -195,11 +172,11 @@ func BenchmarkManyGames(b *testing.B) {
 					if i%2 == 1 {
 						f = []*fleet{work, base}[j]
 					}
-					before, r := cpuTime(), pc.Requests()
+					before, r := benchratio.ProcessCPU(), pc.Requests()
 					if err := f.cycle(ctx); err != nil {
 						b.Fatal(err)
 					}
-					d := cpuTime() - before
+					d := benchratio.ProcessCPU() - before
 					if f == work {
 						cpuWork += d
 						reqs += pc.Requests() - r
@@ -218,8 +195,8 @@ func BenchmarkManyGames(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
-			b.ReportMetric(rssMiB("VmRSS"), "rss-MiB")
-			b.ReportMetric(rssMiB("VmHWM"), "peak-rss-MiB")
+			b.ReportMetric(benchratio.RSSMiB("VmRSS"), "rss-MiB")
+			b.ReportMetric(benchratio.RSSMiB("VmHWM"), "peak-rss-MiB")
 		})
 	}
 }

@@ -1,6 +1,9 @@
 package benchratio
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -22,3 +25,27 @@ func ThreadCPU() time.Duration {
 }
 
 var epoch = time.Now()
+
+// ProcessCPU is the CPU time the whole process has used (user and system),
+// for a benchmark that reports the cores a fleet of games keeps busy.
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// RSSMiB is the process's resident memory in MiB from /proc/self/status:
+// field "VmRSS" now, "VmHWM" its peak. 0 when it cannot be read.
+func RSSMiB(field string) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field+":" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,200 @@
+package realgames
+
+// What a player waits for while one bot account has much to say, on real
+// phpBB (issue 39; forumconn's BenchmarkBurst measures the same on
+// forumsim at 200 and 1,000 games):
+//
+//	FORUMGM_ENGINES=… go test -run '^$' -bench RealBurst -benchtime 1x ./realboardtest/realgames
+//
+// 20 two-player Nations games on one bot account (flood-exempt, as a GM's
+// bot is) under `forumgm run`'s loop with the profile's defaults (pace,
+// form handling) and polls of 10 s. Game 0 runs first; the other 19 are
+// created at once while it runs, and once their opening posts have begun
+// to go out, game 0's player sends an order. Then every game's first
+// player sends an order (20 receipts to send). The players' orders are
+// PMs made through phpBB's own PM code; the bot is the board's only HTTP
+// client, so the PHP server's request log counts its requests.
+//
+// Reported: opened-s (every opening post up); answer-while-opening-vs-target
+// (game 0's receipt, against two polls); burst-answer-p50-s, -p95-s, -max-s
+// (each order to its receipt, by the board's own times, to the second);
+// requests-per-send (the bot's form pages and submissions per post or PM
+// that landed; the target is 2); core (the bot process's CPU over the
+// burst, in cores) and rss-mib.
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forumgm/forumgm/clock"
+	"github.com/forumgm/forumgm/forumconn"
+	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/internal/benchratio"
+	"github.com/forumgm/forumgm/moderator"
+	"github.com/forumgm/forumgm/realboardtest"
+	"github.com/forumgm/forumgm/store"
+)
+
+const realBurstPoll = 10 * time.Second
+
+func BenchmarkRealBurst(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		realBurst(b, 20)
+	}
+}
+
+func realBurst(b *testing.B, games int) {
+	var anns, bens, names []string
+	for i := 0; i < games; i++ {
+		anns, bens = append(anns, fmt.Sprintf("Ann%02d", i)), append(bens, fmt.Sprintf("Ben%02d", i))
+	}
+	names = append(append(names, anns...), bens...)
+	bd := realboardtest.Start(b, realboardtest.PhpBB, realboardtest.Options{Players: names, Subject: "Nations 0", Opening: "Sign-ups are closed."})
+	bd.ExemptBot(b)
+	threads := []int{bd.ThreadID}
+	for i := 1; i < games; i++ {
+		var topic int
+		bd.PHPJSON(b, fmt.Sprintf("[$t, $p] = rb_post(%d, %d, 0, 'Nations %d', 'Sign-ups are closed.'); echo json_encode($t);", bd.Bot.ID, bd.ForumID, i), &topic)
+		threads = append(threads, topic)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	dir := b.TempDir()
+	pwFile := filepath.Join(dir, "bot.password")
+	if err := os.WriteFile(pwFile, []byte(bd.Bot.Password), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "forumgm.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "realburst"}
+	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board, Pool: &moderator.Pool{Workers: 8, Stagger: 10 * time.Millisecond},
+		Log: slog.New(slog.NewTextHandler(testWriter{b}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	// FORUMGM_BURST_LOG=DIR keeps the bot's log (debug) and the board's
+	// request log there, to see where a wait went.
+	if d := os.Getenv("FORUMGM_BURST_LOG"); d != "" {
+		f, err := os.Create(filepath.Join(d, "bot.log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		m.Log = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		defer func() { os.WriteFile(filepath.Join(d, "board.log"), []byte(bd.ServerLog()), 0o644) }()
+	}
+	zero := 0.0
+	create := func(i int) {
+		fc := gameconfig.ForumConfig{URL: bd.URL, Engine: bd.Engine, Thread: strconv.Itoa(threads[i]), Bot: bd.Bot.Name,
+			PasswordFile: pwFile, PollSeconds: realBurstPoll.Seconds(), FloodSeconds: &zero}
+		a, n := bd.Player(anns[i]), bd.Player(bens[i])
+		gc := gameconfig.GameConfig{Players: []string{a.Name, n.Name}, Options: map[string]any{"rounds": 1, "round_minutes": 100000, "break_minutes": 5},
+			Seed: int64(i + 1), Start: time.Now().UTC()}
+		if _, err := m.Create(ctx, fmt.Sprintf("n%02d", i), "nations", gc, fc, []store.Player{
+			{Slot: a.Name, ForumName: a.Name, ForumUserID: a.IDString()}, {Slot: n.Name, ForumName: n.Name, ForumUserID: n.IDString()}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := boardQueries[realboardtest.PhpBB]
+	opened := func() int {
+		n := 0
+		for _, th := range threads {
+			for _, r := range queryRows(b, bd, fmt.Sprintf(q.threadBodies, th)) {
+				if r.Author == bd.Bot.ID && len(markersIn([]boardRow{r})) > 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	// receipts are when the bot's PMs to the player landed, by the
+	// board's clock (to the second), oldest first.
+	receipts := func(player string) []time.Time {
+		var out []time.Time
+		for _, r := range bd.Query(b, fmt.Sprintf("SELECT p.message_time AS at FROM {prefix}privmsgs p JOIN {prefix}privmsgs_to t ON t.msg_id = p.msg_id WHERE t.user_id = %d AND p.author_id = %d ORDER BY p.message_time",
+			bd.Player(player).ID, bd.Bot.ID)) {
+			s, _ := strconv.ParseFloat(fmt.Sprint(r["at"]), 64)
+			out = append(out, time.Unix(int64(s), 0))
+		}
+		return out
+	}
+	wait := func(what string, ok func() bool) {
+		for !ok() {
+			if ctx.Err() != nil {
+				b.Fatalf("%s: not in 15 minutes", what)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	create(0)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	wait("game 0 open", func() bool { return opened() >= 1 })
+	start := time.Now()
+	for i := 1; i < games; i++ {
+		create(i)
+	}
+	wait("another game's opening post", func() bool { return opened() >= 2 })
+	asked0 := time.Now().Truncate(time.Second) // the board's times are to the second
+	bd.PM(b, bd.Player(anns[0]), bd.Bot, "orders", "PROSPER")
+	var got0 time.Time
+	wait("game 0's answer", func() bool {
+		r := receipts(anns[0])
+		if len(r) > 0 {
+			got0 = r[0]
+		}
+		return len(r) > 0
+	})
+	wait("every game open", func() bool { return opened() >= games })
+	openedIn := time.Since(start)
+	time.Sleep(realBurstPoll) // a quiet cycle
+	cpu0, t0 := benchratio.ProcessCPU(), time.Now()
+	asked := make([]time.Time, games)
+	before := make([]int, games) // receipts each player had (game 0's first)
+	for i := range games {
+		before[i] = len(receipts(anns[i]))
+		asked[i] = time.Now().Truncate(time.Second)
+		bd.PM(b, bd.Player(anns[i]), bd.Bot, "orders", "PROSPER")
+	}
+	waits := make([]time.Duration, games)
+	for i := range games {
+		wait("every receipt", func() bool {
+			r := receipts(anns[i])
+			if len(r) <= before[i] {
+				return false
+			}
+			waits[i] = r[before[i]].Sub(asked[i])
+			return true
+		})
+	}
+	burst := time.Since(t0)
+	cpu := benchratio.ProcessCPU() - cpu0
+	slices.Sort(waits)
+
+	// The bot's requests for forms and submissions, per message landed.
+	sends := 0
+	for _, line := range strings.Split(bd.ServerLog(), "\n") {
+		if strings.Contains(line, "/posting.php") || strings.Contains(line, "mode=compose") {
+			sends++
+		}
+	}
+	landed := opened() + len(queryRows(b, bd, fmt.Sprintf(q.sentPMs, bd.Bot.ID)))
+
+	b.ReportMetric(openedIn.Seconds(), "opened-s")
+	b.ReportMetric(got0.Sub(asked0).Seconds()/(2*realBurstPoll.Seconds()), "answer-while-opening-vs-target")
+	b.ReportMetric(waits[games/2].Seconds(), "burst-answer-p50-s")
+	b.ReportMetric(waits[min(games-1, games*95/100)].Seconds(), "burst-answer-p95-s")
+	b.ReportMetric(waits[games-1].Seconds(), "burst-answer-max-s")
+	b.ReportMetric(float64(sends)/float64(landed), "requests-per-send")
+	b.ReportMetric(float64(cpu)/float64(burst), "core")
+	b.ReportMetric(benchratio.RSSMiB("VmHWM"), "rss-mib")
+}
