@@ -7,8 +7,9 @@ package realgames
 //	FORUMGM_ENGINES=… go test -run '^$' -bench RealBurst -benchtime 1x ./realboardtest/realgames
 //
 // 20 two-player Nations games on one bot account (flood-exempt, as a GM's
-// bot is) under `forumgm run`'s loop with the profile's defaults (pace,
-// form handling) and polls of 10 s. Game 0 runs first; the other 19 are
+// bot is) under `forumgm run`'s loop with the profile's defaults (form
+// handling) and polls of 10 s, at the default pace of 1 request a second
+// and at 4. Game 0 runs first; the other 19 are
 // created at once while it runs, and once their opening posts have begun
 // to go out, game 0's player sends an order. Then every game's first
 // player sends an order (20 receipts to send). The players' orders are
@@ -46,12 +47,17 @@ import (
 const realBurstPoll = 10 * time.Second
 
 func BenchmarkRealBurst(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		realBurst(b, 20)
+	// The profile's default pace, and a GM's raised one.
+	for _, rps := range []float64{1, 4} {
+		b.Run(fmt.Sprintf("games=20/rps=%g", rps), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				realBurst(b, 20, rps)
+			}
+		})
 	}
 }
 
-func realBurst(b *testing.B, games int) {
+func realBurst(b *testing.B, games int, rps float64) {
 	var anns, bens, names []string
 	for i := 0; i < games; i++ {
 		anns, bens = append(anns, fmt.Sprintf("Ann%02d", i)), append(bens, fmt.Sprintf("Ben%02d", i))
@@ -94,7 +100,7 @@ func realBurst(b *testing.B, games int) {
 	zero := 0.0
 	create := func(i int) {
 		fc := gameconfig.ForumConfig{URL: bd.URL, Engine: bd.Engine, Thread: strconv.Itoa(threads[i]), Bot: bd.Bot.Name,
-			PasswordFile: pwFile, PollSeconds: realBurstPoll.Seconds(), FloodSeconds: &zero}
+			PasswordFile: pwFile, PollSeconds: realBurstPoll.Seconds(), FloodSeconds: &zero, RequestsPerSecond: rps}
 		a, n := bd.Player(anns[i]), bd.Player(bens[i])
 		gc := gameconfig.GameConfig{Players: []string{a.Name, n.Name}, Options: map[string]any{"rounds": 1, "round_minutes": 100000, "break_minutes": 5},
 			Seed: int64(i + 1), Start: time.Now().UTC()}
