@@ -35,11 +35,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forumgm/forumgm/clock"
-	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/internal/benchratio"
-	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/realboardtest"
 	"github.com/forumgm/forumgm/store"
 )
@@ -65,27 +62,10 @@ func realBurst(b *testing.B, games int, rps float64) {
 	names = append(append(names, anns...), bens...)
 	bd := realboardtest.Start(b, realboardtest.PhpBB, realboardtest.Options{Players: names, Subject: "Nations 0", Opening: "Sign-ups are closed."})
 	bd.ExemptBot(b)
-	threads := []int{bd.ThreadID}
-	for i := 1; i < games; i++ {
-		var topic int
-		bd.PHPJSON(b, fmt.Sprintf("[$t, $p] = rb_post(%d, %d, 0, 'Nations %d', 'Sign-ups are closed.'); echo json_encode($t);", bd.Bot.ID, bd.ForumID, i), &topic)
-		threads = append(threads, topic)
-	}
+	fl := newFleet(b, bd, games, "Nations")
+	threads, pwFile, m := fl.threads, fl.pwFile, fl.m
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	dir := b.TempDir()
-	pwFile := filepath.Join(dir, "bot.password")
-	if err := os.WriteFile(pwFile, []byte(bd.Bot.Password), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	db, err := store.Open(ctx, filepath.Join(dir, "forumgm.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "realburst"}
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board, Pool: &moderator.Pool{Workers: 8, Stagger: 10 * time.Millisecond},
-		Log: slog.New(slog.NewTextHandler(testWriter{b}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	// FORUMGM_BURST_LOG=DIR keeps the bot's log (debug) and the board's
 	// request log there, to see where a wait went.
 	if d := os.Getenv("FORUMGM_BURST_LOG"); d != "" {

@@ -50,27 +50,10 @@ func manyGames(t *testing.T, engine string) {
 	players := demo.Players[:5]
 	b := realboardtest.Start(t, engine, realboardtest.Options{Players: players, Subject: "Game 0", Opening: "Sign-ups are closed."})
 	b.ExemptBot(t)
-	threads := []int{b.ThreadID}
-	for i := 1; i < games; i++ {
-		var topic int
-		b.PHPJSON(t, fmt.Sprintf("[$t, $p] = rb_post(%d, %d, 0, 'Game %d', 'Sign-ups are closed.'); echo json_encode($t);", b.Bot.ID, b.ForumID, i), &topic)
-		threads = append(threads, topic)
-	}
+	fl := newFleet(t, b, games, "Game")
+	threads, pwFile, db, m := fl.threads, fl.pwFile, fl.db, fl.m
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	pwFile := filepath.Join(dir, "bot.password")
-	if err := os.WriteFile(pwFile, []byte(b.Bot.Password), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(ctx, filepath.Join(dir, "forumgm.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "realgames-test"}
-	m := &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board, Pool: &moderator.Pool{Workers: 8, Stagger: 10 * time.Millisecond},
-		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	zero := 0.0
 	var ps []store.Player
 	for _, a := range b.Players {
@@ -173,4 +156,41 @@ func setupSent(t *testing.T, db *store.DB, ids []int64) bool {
 		}
 	}
 	return true
+}
+
+// fleet is many games' threads on one board and the moderator `forumgm run`
+// would start for them: the bot's password in a file only its owner
+// reads, a SQLite store, shared sessions, 8 workers.
+type fleet struct {
+	threads []int // the board's game thread first
+	pwFile  string
+	db      *store.DB
+	m       *moderator.Moderator
+}
+
+// newFleet makes games-1 more threads beside the board's, each opened by
+// the bot with name's number. The store closes with the test.
+func newFleet(t testing.TB, b *realboardtest.Board, games int, name string) *fleet {
+	t.Helper()
+	f := &fleet{threads: []int{b.ThreadID}}
+	for i := 1; i < games; i++ {
+		var topic int
+		b.PHPJSON(t, fmt.Sprintf("[$t, $p] = rb_post(%d, %d, 0, '%s %d', 'Sign-ups are closed.'); echo json_encode($t);", b.Bot.ID, b.ForumID, name, i), &topic)
+		f.threads = append(f.threads, topic)
+	}
+	dir := t.TempDir()
+	f.pwFile = filepath.Join(dir, "bot.password")
+	if err := os.WriteFile(f.pwFile, []byte(b.Bot.Password), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, "forumgm.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	f.db = db
+	ss := &forumconn.Sessions{Clock: clock.Real{}, Version: "realgames-test"}
+	f.m = &moderator.Moderator{DB: db, Clock: clock.Real{}, Connect: ss.Board, Pool: &moderator.Pool{Workers: 8, Stagger: 10 * time.Millisecond},
+		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	return f
 }
