@@ -62,6 +62,8 @@ type players struct {
 	errs   []error
 	// last is each player's last post on the board and when (MyBB).
 	last map[*forumconn.Conn]posted
+	// said is when each player last posted each text (MyBB).
+	said map[*forumconn.Conn]map[string]time.Time
 }
 
 type posted struct {
@@ -145,12 +147,29 @@ func (ps *players) send(ctx context.Context, c *forumconn.Conn, mv move) error {
 			ps.t.Logf("a repeat of a post MyBB would refuse, left out: %q", mv.text)
 			return nil
 		}
+		// The same words as an earlier post of his within the ten minutes
+		// (a Resistance vote in the next proposal) MyBB refuses too; a
+		// person would word it differently, so the text gets a line of its
+		// own, no command (not bold).
+		ps.mu.Lock()
+		text := mv.text
+		if at, ok := ps.said[c][text]; ok && time.Since(at) < 10*time.Minute {
+			mv.text = fmt.Sprintf("%s\n\n(move %d)", text, n)
+		}
+		if ps.said == nil {
+			ps.said = map[*forumconn.Conn]map[string]time.Time{}
+		}
+		if ps.said[c] == nil {
+			ps.said[c] = map[string]time.Time{}
+		}
+		ps.said[c][text] = time.Now()
+		ps.mu.Unlock()
 		defer func() {
 			ps.mu.Lock()
 			if ps.last == nil {
 				ps.last = map[*forumconn.Conn]posted{}
 			}
-			ps.last[c] = posted{mv.text, time.Now()}
+			ps.last[c] = posted{text, time.Now()}
 			ps.mu.Unlock()
 		}()
 	}
