@@ -74,8 +74,10 @@ func board(t testing.TB, opt realboardtest.NodeBBOptions) *realboardtest.NodeBBB
 // restartBoard is a board on the package's second shared NodeBB server,
 // for the tests that kill and restart NodeBB (each bears the others'
 // restarts) or, Exclusive, change its settings for everyone (chats off,
-// maintenance mode) while the others wait.
+// maintenance mode) while the others wait. Members post every 10 s there
+// (NodeBB's default postDelay): its players post seldom, and the bot's
+// flood wait is met in full.
 func restartBoard(t testing.TB, opt realboardtest.NodeBBOptions) *realboardtest.NodeBBBoard {
 	t.Helper()
-	return realboardtest.SharedNodeBB(t, "restarts", true, nil).Board(t, opt)
+	return realboardtest.SharedNodeBB(t, "restarts", true, map[string]any{"postDelay": 10}).Board(t, opt)
 }
