@@ -189,6 +189,9 @@ type Session struct {
 	// loginBackoff yields loginWait; set at the first refusal in a row.
 	loginBackoff *retry.Backoff
 	requests     atomic.Int64
+	// noLoginFirst: a login failed (other than on a closed board): pages
+	// are fetched first again, before any login (FetchAs).
+	noLoginFirst atomic.Bool
 	clock        boardClock // the board's clock, from the forms it made
 	// charset is the profile's charset (zero: each page's own); forms,
 	// the charsets of the form pages fetched last (charset.go).
@@ -532,6 +535,19 @@ func (s *Session) Fetch(ctx context.Context, rel string) (*Page, error) {
 // link the rest of the board shows).
 func (s *Session) FetchAs(ctx context.Context, rel string, kind forum.PageKind) (*Page, error) {
 	gen := s.loginGen.Load()
+	if gen == 0 && s.loginFirst() {
+		// Before the session's first login, the page would only show a
+		// guest page: log in first (one guest GET less per game at
+		// start). A login that fails says why, as the page would have
+		// (the board closed: ErrClosed at its login page's GET; a wrong
+		// password in the board's words); after a failure other than a
+		// closed board, fetches go the old way (the page first, then the
+		// login, held back after a refusal), as before.
+		if err := s.loginAfter(ctx, gen, rel); err != nil {
+			return nil, err
+		}
+		gen = s.loginGen.Load()
+	}
 	pg, err := s.get(ctx, rel)
 	if err != nil {
 		return pg, err
@@ -551,6 +567,18 @@ func (s *Session) FetchAs(ctx context.Context, rel string, kind forum.PageKind) 
 		return pg, fmt.Errorf("%w: logged in, but %s still shows a guest page (no %s)", ErrLogin, rel, key.LoggedIn)
 	}
 	return pg, nil
+}
+
+// loginFirst says whether a fetch before the session's first login logs
+// in first: with credentials, no failed attempt before, and no login held
+// back.
+func (s *Session) loginFirst() bool {
+	if s.creds.Username == "" || s.noLoginFirst.Load() {
+		return false
+	}
+	s.loginMu.Lock()
+	defer s.loginMu.Unlock()
+	return s.loginFail.IsZero()
 }
 
 // Ping asks the board for its index once, through the pacer (a Retry-After
@@ -617,6 +645,9 @@ func (s *Session) loginAfter(ctx context.Context, gen uint64, page string) error
 		return fmt.Errorf("%w: the board refused the last attempt; next attempt after %s", ErrLogin, s.loginFail.Add(s.loginWait).Format(time.RFC3339))
 	}
 	err := s.login(ctx)
+	if err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
+		s.noLoginFirst.Store(true)
+	}
 	switch {
 	case errors.Is(err, ErrLoginRefused):
 		s.loginFail = s.opt.Clock.Now()
