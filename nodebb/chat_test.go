@@ -20,6 +20,8 @@ type fakeChats struct {
 	mu    sync.Mutex
 	now   time.Time
 	rooms map[string][]apiMessage // room → messages, oldest first
+	// lists and reads count the room lists and room reads asked for.
+	lists, reads int
 }
 
 func (f *fakeChats) add(room string, mid int, at time.Time, text string) {
@@ -43,6 +45,7 @@ func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/login":
 		fmt.Fprint(w, `{"next":"/"}`)
 	case r.URL.Path == "/api/v3/chats":
+		f.lists++
 		var rooms []map[string]any
 		for id, ms := range f.rooms {
 			last := ms[len(ms)-1]
@@ -50,6 +53,7 @@ func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ok(map[string]any{"rooms": rooms})
 	case strings.HasSuffix(r.URL.Path, "/messages"):
+		f.reads++
 		room := strings.Split(r.URL.Path, "/")[4]
 		if r.URL.Query().Get("start") != "0" {
 			ok(map[string]any{"messages": []apiMessage{}})
@@ -118,4 +122,63 @@ func ids(pms []forum.PrivateMessage) string {
 		s = append(s, p.ID)
 	}
 	return strings.Join(s, " ")
+}
+
+// TestSharedRoomList: the account's games read their chats through one
+// client with ListAge: a room list asked for within it that reaches back
+// to a read's cursor, and the rooms read with it, serve every game's read
+// (each from its own cursor, each getting every message after it); with
+// no ListAge each read lists and reads for itself.
+func TestSharedRoomList(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name         string
+		age          time.Duration
+		lists, reads int
+	}{
+		{"shared", time.Minute, 1, 2},
+		{"each its own", 0, 3, 6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			p, _ := forum.Builtin("nodebb")
+			cl, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{ListAge: c.age})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			f.add("1", 5, t0.Add(-20*time.Second), "game one's order")
+			f.add("2", 7, t0.Add(-15*time.Second), "game two's order")
+			// Game two has read nothing yet (its list is every room's);
+			// game one has read up to message 5.
+			two, err := cl.NewPMs(ctx, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur, _ := json.Marshal(pmCursor{Last: 5, At: t0.Add(-20 * time.Second).UnixMilli()})
+			one, err := cl.NewPMs(ctx, cur, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ids(one.PMs) != "7" || ids(two.PMs) != "5 7" {
+				t.Errorf("game one read %q (want 7), game two %q (want 5 7)", ids(one.PMs), ids(two.PMs))
+			}
+			if !one.ListedAt.Equal(two.ListedAt) && c.age > 0 {
+				t.Errorf("a shared list gives both reads its time: %v and %v", one.ListedAt, two.ListedAt)
+			}
+			// Game two again, from its new cursor, within the age.
+			if again, err := cl.NewPMs(ctx, two.Next, nil); err != nil || len(again.PMs) != 0 {
+				t.Errorf("game two again: %q, %v; want nothing", ids(again.PMs), err)
+			}
+			f.mu.Lock()
+			lists, reads := f.lists, f.reads
+			f.mu.Unlock()
+			if lists != c.lists || reads != c.reads {
+				t.Errorf("%d room lists and %d room reads for three reads, want %d and %d", lists, reads, c.lists, c.reads)
+			}
+		})
+	}
 }
