@@ -46,7 +46,7 @@ func TestEditsAndDeletions(t *testing.T) {
 	names := realboardtest.Names(b.Players)
 	aliceName, bobName := names[0], names[1]
 	gc := gameconfig.GameConfig{Players: names, Seed: 1, Start: time.Now().UTC(),
-		Options: rules.Options{"rounds": 2, "round_minutes": 0.75, "break_minutes": 0}}
+		Options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
 	zero := 0.0
 	fc := forumConfig(t, b)
 	fc.FloodSeconds, fc.DeadlineUnitSeconds = &zero, &zero
@@ -123,13 +123,13 @@ func TestEditsAndDeletions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both picks applied", 20*time.Second, func() bool {
+	waitFor(t, "both picks applied", time.Minute, func() bool {
 		return state().CivOf(aliceName) == nations.Fire && state().CivOf(bobName) == nations.Earth
 	})
 	if err := alice.Edit(ctx, aliceID, "Changed my mind. **CIV: Water**"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the edit applied", 20*time.Second, func() bool { return state().CivOf(aliceName) == nations.Water })
+	waitFor(t, "the edit applied", time.Minute, func() bool { return state().CivOf(aliceName) == nations.Water })
 	if time.Now().After(deadline) {
 		t.Fatalf("the edit was applied only after the deadline; the round is too short for this machine")
 	}
@@ -145,7 +145,7 @@ func TestEditsAndDeletions(t *testing.T) {
 	if err := admin.API(ctx, http.MethodDelete, "api/v3/posts/"+strconv.Itoa(bobID)+"/state", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the deletion seen", 20*time.Second, func() bool {
+	waitFor(t, "the deletion seen", time.Minute, func() bool {
 		var msgs []store.Message
 		db.View(ctx, func(tx *store.Tx) error { var err error; msgs, err = tx.Messages(g.ID); return err })
 		for _, m := range msgs {
@@ -169,7 +169,7 @@ func TestEditsAndDeletions(t *testing.T) {
 	if err := alice.Edit(ctx, aliceID, "Too late? **CIV: Air**"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the late edit flagged", 20*time.Second, func() bool {
+	waitFor(t, "the late edit flagged", time.Minute, func() bool {
 		var cs []store.CommandRow
 		db.View(ctx, func(tx *store.Tx) error {
 			var err error

@@ -206,7 +206,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	if o.signups {
 		others = append(others, host)
 	}
-	start := board
+	start := gameBoard
 	if o.restartAfter > 0 {
 		start = restartBoard // NodeBB is killed and started again mid-game
 	}

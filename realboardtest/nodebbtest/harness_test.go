@@ -71,6 +71,16 @@ func board(t testing.TB, opt realboardtest.NodeBBOptions) *realboardtest.NodeBBB
 	return realboardtest.SharedNodeBB(t, "main", false, map[string]any{"chatMessageDelay": 200}).Board(t, opt)
 }
 
+// gameBoard is board on a third shared NodeBB process, set like the first:
+// the whole games (Protest, six-player Resistance, the sign-ups game, kill
+// -9), whose players and bots make most of the requests. Each NodeBB is
+// one thread: on a machine shared with other work two get twice the CPU
+// one would.
+func gameBoard(t testing.TB, opt realboardtest.NodeBBOptions) *realboardtest.NodeBBBoard {
+	t.Helper()
+	return realboardtest.SharedNodeBB(t, "games", false, map[string]any{"chatMessageDelay": 200}).Board(t, opt)
+}
+
 // restartBoard is a board on the package's second shared NodeBB server,
 // for the tests that kill and restart NodeBB (each bears the others'
 // restarts) or, Exclusive, change its settings for everyone (chats off,

@@ -39,7 +39,7 @@ func TestKillNine(t *testing.T) {
 	}
 	g, _ := rules.Lookup("nations")
 	demo := g.(rules.Demo).DemoTable(1)
-	b := board(t, realboardtest.NodeBBOptions{Players: demo.Players, BotAdmin: true, Subject: "Nations, killed"})
+	b := gameBoard(t, realboardtest.NodeBBOptions{Players: demo.Players, BotAdmin: true, Subject: "Nations, killed"})
 	dbPath := filepath.Join(dir, "kill.db")
 	gameFile := filepath.Join(dir, "game.yaml")
 	var players strings.Builder

@@ -16,8 +16,8 @@ import (
 )
 
 // TestMain runs every test at once (partest.Default: they wait on the
-// real clock, and they share two NodeBB processes, board and
-// restartBoard: a test's board is a topic and accounts on one
+// real clock, and they share three NodeBB processes, board, gameBoard
+// and restartBoard: a test's board is a topic and accounts on one
 // of them), stops the shared NodeBB servers and then the throwaway
 // PostgreSQL server they use.
 func TestMain(m *testing.M) {

@@ -115,7 +115,7 @@ func TestReminders(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, "the reminders sent", 90*time.Second, func() bool {
+	waitFor(t, "the reminders sent", 2*time.Minute, func() bool {
 		rs := reminders()
 		for _, it := range rs {
 			if it.State != store.OutboxSent {

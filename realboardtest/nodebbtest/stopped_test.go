@@ -39,7 +39,7 @@ func TestStoppedAcrossDeadline(t *testing.T) {
 	b := board(t, realboardtest.NodeBBOptions{Players: []string{"Alice", "Bob"}, BotAdmin: true, Subject: "Nations, the bot away"})
 	names := realboardtest.Names(b.Players)
 	gc := gameconfig.GameConfig{Players: names, Seed: 2, Start: time.Now().UTC(),
-		Options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+		Options: rules.Options{"rounds": 2, "round_minutes": 1.5, "break_minutes": 0}}
 	zero := 0.0
 	fc := forumConfig(t, b)
 	fc.FloodSeconds, fc.DeadlineUnitSeconds = &zero, &zero
