@@ -33,11 +33,12 @@ func TestMyBBBurstRequests(t *testing.T) {
 		}
 	})
 	t.Logf("MyBB: %.2f requests per landed send (posts %v, PMs %v), %d flood refusals", res.PerLanded, res.Posts, res.PMs, res.Refusals)
-	// A post: the form and the submission (its answer names the post);
-	// one the board refused for flood (the poster learns from it the
-	// account is not exempt) reuses the form the refusal came with: 3.
+	// A post: the form and the submission (its answer names the post).
 	// A PM: the form, the submission and the sent folder its marker is
-	// confirmed in (MyBB's answer names no PM id): 3.
+	// confirmed in (MyBB's answer names no PM id). The one send the board
+	// refused for flood (the poster learns from it the account is not
+	// exempt; a post or a PM, by the machine's pace) one more: its second
+	// submission goes on the form the refusal came with.
 	res.Check(t, 2, 3, 1)
 }
 
