@@ -142,9 +142,13 @@ func TestResistanceSix(t *testing.T) {
 	}
 	// The counts in the topic, by phase, with the board's times.
 	byPhase := map[string][]time.Time{}
-	counts := 0
+	counts, gmCounts := 0, 0
 	for _, it := range res.outbox {
 		if it.Kind != forum.KindPost || !strings.Contains(it.Body, "— count ") || it.State != store.OutboxSent {
+			continue
+		}
+		if it.Marker == res.gmCount {
+			gmCounts++ // the GM's: at any time, the gap is the players'
 			continue
 		}
 		counts++
@@ -158,6 +162,9 @@ func TestResistanceSix(t *testing.T) {
 	}
 	if asked == 0 || counts == 0 {
 		t.Errorf("%d requests for a count, %d counts in the topic: want some of each", asked, counts)
+	}
+	if gmCounts != 1 {
+		t.Errorf("the GM's count sent %d times, want once", gmCounts)
 	}
 	for phase, ats := range byPhase {
 		slices.SortFunc(ats, time.Time.Compare)
@@ -177,6 +184,7 @@ type gameResult struct {
 	commands          []store.CommandRow
 	outbox            []store.OutboxItem
 	board             *realboardtest.NodeBBBoard
+	gmCount           string // the marker of the GM's count ("": none)
 }
 
 func (r gameResult) String() string {
@@ -309,7 +317,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	}
 	end := t0.Add(limit)
 	moves := 0
-	restarted, outsiderPM, gmCounted := false, 0, false
+	restarted, outsiderPM, gmCounted, gmCountMarker := false, 0, false, ""
 	for {
 		if o.restartAfter > 0 && !restarted && moves >= o.restartAfter {
 			restarted = true
@@ -326,6 +334,8 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 				t.Errorf("the GM's count: %v", err)
 			} else if box := outbox(); len(box) != before+1 || box[before].Kind != forum.KindPost {
 				t.Errorf("the GM's count queued %d messages, want one post", len(box)-before)
+			} else {
+				gmCountMarker = box[before].Marker
 			}
 		}
 		if o.outsider && outsiderPM == 0 && moves >= 2 {
@@ -401,7 +411,7 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 	if acc == 0 {
 		t.Errorf("no command was accepted")
 	}
-	res.outbox, res.board = outbox(), b
+	res.outbox, res.board, res.gmCount = outbox(), b, gmCountMarker
 	res.posts, res.pms = checkExactlyOnce(t, b, res.outbox)
 	if o.gmCount > 0 && !gmCounted {
 		t.Errorf("the game ended before the players' %d moves: the GM asked for no count", o.gmCount)
