@@ -624,11 +624,12 @@ func (ps *players) send(ctx context.Context, a realboardtest.Account, mv move) e
 		switch {
 		case err == nil || attempt == 30:
 			return err
-		case errors.As(err, &ae) && forum.Mentions(ae.Message, []string{"once every", "too many messages", "please wait"}) == "":
+		case errors.As(err, &ae) && forum.Mentions(ae.Message, []string{"once every", "too many messages", "please wait", "already posting"}) == "":
 			return err // refused: a person reads why and moves on
 		}
-		// The board's delay, or the board away (restarting): again in a
-		// second, as a person would. A post whose answer was lost may be
+		// The board's delay, the player's previous post still under way
+		// on a slow board ("You are already posting"), or the board away
+		// (restarting): again in a second, as a person would. A post whose answer was lost may be
 		// posted twice: a person's double post, read as such.
 		time.Sleep(time.Second)
 	}
