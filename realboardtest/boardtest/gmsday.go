@@ -379,6 +379,9 @@ func GMsDay(t *testing.T, engine string, prepare func(t *testing.T, b *realboard
 		}
 	})
 
+	// A send the board's pace cut short (a loaded machine) goes again at
+	// the next drain: the check wants the outbox sent, not caught mid-way.
+	waitFor(t, "the outbox sent before the bot stops", 2*time.Minute, d.Drained)
 	stop()
 	d.CheckExactlyOnce(t)
 }
