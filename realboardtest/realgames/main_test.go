@@ -7,9 +7,9 @@ import (
 	"github.com/forumgm/forumgm/internal/partest"
 )
 
-// TestMain runs up to 16 tests at once (partest.Default): they
+// TestMain runs up to 24 tests at once (partest.Default): they
 // mostly wait on the boards' real clocks.
 func TestMain(m *testing.M) {
-	partest.Default(16)
+	partest.Default(24)
 	os.Exit(m.Run())
 }
