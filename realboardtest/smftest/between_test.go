@@ -50,7 +50,7 @@ func TestCountsAndReminders(t *testing.T) {
 		Counts:    &gameconfig.Counts{Gap: countGap.String()},
 		Reminders: &gameconfig.Reminders{Before: &before, Prod: "off"}}
 	tl := startGame(t, b, "smf-between", "nations", gc)
-	tl.waitFor("the opening post on the board", time.Minute, func() bool {
+	tl.waitFor("the opening post on the board", 3*time.Minute, func() bool {
 		box := tl.outbox()
 		return len(box) > 0 && box[0].State == store.OutboxSent
 	})

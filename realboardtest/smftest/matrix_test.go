@@ -37,7 +37,10 @@ func TestSignups(t *testing.T) {
 	gc := gameconfig.GameConfig{Options: rules.Options{"rounds": 1, "round_minutes": 1, "break_minutes": 0}, Seed: 3, Start: time.Now().UTC(), Signups: &su}
 	second := 1.0
 	tl := startGameWith(t, b, "smf-signups", "nations", gc, nil, func(fc *gameconfig.ForumConfig) { fc.DeadlineUnitSeconds = &second })
-	tl.waitFor("the call for players on the board", time.Minute, func() bool {
+	// A bot's first post on a board (its login, the board's first pages)
+	// took over a minute in a clean-clone CI run beside the other boards:
+	// the waits for a first post are minutes.
+	tl.waitFor("the call for players on the board", 3*time.Minute, func() bool {
 		box := tl.outbox()
 		return len(box) > 0 && box[0].State == store.OutboxSent
 	})
@@ -111,7 +114,7 @@ func TestSignups(t *testing.T) {
 	}
 
 	// The round: everyone prospers, by PM, once the opening is up.
-	tl.waitFor("the opening post on the board", time.Minute, func() bool {
+	tl.waitFor("the opening post on the board", 3*time.Minute, func() bool {
 		for _, it := range tl.outbox() {
 			if it.Kind == "post" && strings.Contains(it.Marker, "/setup/") {
 				return it.State == store.OutboxSent
@@ -159,7 +162,7 @@ func TestStoppedAcrossDeadline(t *testing.T) {
 		Options: rules.Options{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
 	second := 1.0
 	tl := startGame(t, b, "smf-stopped", "nations", gc, func(fc *gameconfig.ForumConfig) { fc.DeadlineUnitSeconds = &second })
-	tl.waitFor("the opening post on the board", time.Minute, func() bool {
+	tl.waitFor("the opening post on the board", 3*time.Minute, func() bool {
 		box := tl.outbox()
 		return len(box) > 0 && box[0].State == store.OutboxSent
 	})
