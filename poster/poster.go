@@ -1133,10 +1133,7 @@ func (p *Poster) refused(lane string, n parser.FloodNotice, asked time.Time) tim
 	case n.Left > 0:
 		d = n.Left
 		if !lt.lastOK.IsZero() && since >= 0 && since < maxFloodSpan {
-			// A second more: the seconds left are whole, and MyBB
-			// refuses at the interval itself; on a loaded CI machine
-			// the interval was learned 2.5 s short of MyBB's 60 s.
-			interval = since + n.Left + time.Second
+			interval = since + n.Left
 		} else {
 			// What it counts from is not known (a message sent before
 			// this poster began): the seconds left are only a floor. The
