@@ -276,6 +276,10 @@ func (b *Board) PHP(t testing.TB, code string) string {
 	return out
 }
 
+// PHPErr is PHP returning the error instead of failing the test, for a
+// caller that tries again (a board's SQLite busy beside its own server).
+func (b *Board) PHPErr(code string) (string, error) { return b.runPHP(code) }
+
 // PHPJSON runs a snippet that echoes one JSON value and decodes it.
 func (b *Board) PHPJSON(t testing.TB, code string, out any) {
 	t.Helper()
