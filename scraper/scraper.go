@@ -161,8 +161,8 @@ func (sc *Scraper) ReadThreadPages(ctx context.Context, topic string, cur Cursor
 
 // pageSays is what a page that is not the one expected shows instead: the
 // board's message box, else its title.
-func pageSays(sc *Scraper, pg *Page) string {
-	if t := sc.Session.Parser.ErrorText(pg.Doc); t != "" {
+func pageSays(x *parser.Parser, pg *Page) string {
+	if t := x.ErrorText(pg.Doc); t != "" {
 		return "board says: " + t
 	}
 	return fmt.Sprintf("the page's title: %q", strings.Join(strings.Fields(pg.Doc.Find("title").First().Text()), " "))
@@ -245,7 +245,7 @@ func (sc *Scraper) InboxAt(ctx context.Context) ([]forum.PMHeader, time.Time, er
 		return nil, time.Time{}, err
 	}
 	if sel := sc.Session.Profile.Selectors.InboxFolder; strings.TrimSpace(sel) != "" && pg.Doc.Find(sel).Length() == 0 {
-		return nil, time.Time{}, fmt.Errorf("%w: %s lacks selectors.inbox_folder (%s)", ErrNotInbox, pg.URL, pageSays(sc, pg))
+		return nil, time.Time{}, fmt.Errorf("%w: %s lacks selectors.inbox_folder (%s)", ErrNotInbox, pg.URL, pageSays(sc.Session.Parser, pg))
 	}
 	return hs, pg.Sent, nil
 }
@@ -358,7 +358,7 @@ func (sc *Scraper) sentFolder(pg *Page) error {
 		return fmt.Errorf("%w: the %s profile names no sent-folder marker (selectors.sent_folder), so no page can show a PM was not sent", ErrNotSentFolder, sc.Session.Profile.Name)
 	}
 	if pg.Doc.Find(sel).Length() == 0 {
-		return fmt.Errorf("%w: %s does not show selectors.sent_folder %q (%s)", ErrNotSentFolder, pg.URL, sel, pageSays(sc, pg))
+		return fmt.Errorf("%w: %s does not show selectors.sent_folder %q (%s)", ErrNotSentFolder, pg.URL, sel, pageSays(sc.Session.Parser, pg))
 	}
 	return nil
 }

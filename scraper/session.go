@@ -664,20 +664,33 @@ func (s *Session) loginAfter(ctx context.Context, gen uint64, page string) error
 
 func (s *Session) login(ctx context.Context) error {
 	f := s.Profile.Forms.Login
-	pg, err := s.get(ctx, f.Page)
-	if err != nil {
-		return err
-	}
-	if s.Parser.LoggedIn(pg.Doc) {
-		return nil
-	}
-	form, err := parser.FindForm(pg.Doc, pg.URL, f.Selector)
-	if err != nil {
-		// A truncated or unexpected page: nothing was submitted.
-		return fmt.Errorf("login page: %w: %v", ErrUnavailable, err)
+	var pg *Page
+	var form parser.Form
+	for try := 1; ; try++ {
+		var err error
+		if pg, err = s.get(ctx, f.Page); err != nil {
+			return err
+		}
+		if s.Parser.LoggedIn(pg.Doc) {
+			return nil
+		}
+		if form, err = parser.FindForm(pg.Doc, pg.URL, f.Selector); err == nil {
+			break
+		}
+		// A truncated or unexpected page (a board busy beside its
+		// database answers one now and then): nothing was submitted, so
+		// the page is asked for once more before the login fails.
+		if try == 2 {
+			return fmt.Errorf("login page: %w: %v (HTTP %d, %s)", ErrUnavailable, err, pg.Status, pageSays(s.Parser, pg))
+		}
+		s.log().Info("forum: the login page holds no login form; asking again", "says", pageSays(s.Parser, pg))
+		if err := s.opt.Clock.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
 	}
 	password := s.creds.Password
 	if s.opt.Password != nil {
+		var err error
 		if password, err = s.opt.Password(); err != nil {
 			return fmt.Errorf("%w: %v", ErrLogin, err)
 		}
