@@ -73,6 +73,9 @@ type Options struct {
 	// NoSize: the board has no [size] (FluxBB 1.5's BBCode has none, nor
 	// does a phpBB whose admin removed it): the tag stays literal text.
 	NoSize bool
+	// NoImg: the board's admin turned [img] off where the post is (MyBB's
+	// "Allow [img] Code", SMF's disabled BBC): the tag stays literal text.
+	NoImg bool
 }
 
 // known tags (lower case). code and url-without-argument are read raw.
@@ -488,7 +491,7 @@ func (r *renderer) node(n *node) {
 		r.text(t.src) // [*] outside a list
 		return
 	case tRaw:
-		if !rendersAsTag(n) || (r.inURL > 0 && t.name != "img") {
+		if !rendersAsTag(n) || (r.inURL > 0 && t.name != "img") || (t.name == "img" && r.opt.NoImg) {
 			r.text(t.src)
 			return
 		}

@@ -63,6 +63,7 @@ func TestRender(t *testing.T) {
 		{"color bad", `[color=red;x:"y]r[/color]`, "[color=red;x:&#34;y]r[/color]", Options{}},
 		{"size", "[size=150]big[/size]", `<span style="font-size: 150%; line-height: normal">big</span>`, Options{}},
 		{"size bad", "[size=9000]big[/size]", "[size=9000]big[/size]", Options{}},
+		{"no img tag", "[img]http://a.example/i.png[/img]", `[img]<a href="http://a.example/i.png" class="postlink">http://a.example/i.png</a>[/img]`, Options{NoImg: true}},
 		{"no size tag", "[size=85][b]small[/b][/size]", `[size=85]<strong class="text-strong">small</strong>[/size]`, Options{NoSize: true}},
 		{"list", "[list]\n[*]one\n[*][b]two[/b]\n[/list]", `<ul><li>one</li><li><strong class="text-strong">two</strong></li></ul>`, Options{}},
 		{"list ordered", "[list=1][*]a[*]b[/list]", `<ol style="list-style-type: decimal"><li>a</li><li>b</li></ol>`, Options{}},

@@ -44,6 +44,12 @@ type GameConfig struct {
 	// page: posts that show a map then carry its picture, served by the
 	// desk at PublicURL/p/NAME/map/TURN.png. Checked by CheckPublicURL.
 	PublicURL string `json:"public_url,omitempty"`
+	// PicturesAsText is the bot's post (its forum id) in which the board
+	// showed a picture it sent as the raw [img] tag (set by the
+	// moderator when it reads the post back): the thread's forum does not
+	// render [img], so later posts carry the text map alone, as with
+	// forum: pictures: false.
+	PicturesAsText string `json:"pictures_as_text,omitempty"`
 	// Deadlines is the game file's deadlines block (nil: the game's own
 	// lengths of time, no grace, no time for replacements).
 	Deadlines *Deadlines `json:"deadlines,omitempty"`

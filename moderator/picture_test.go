@@ -137,3 +137,92 @@ func TestMapPictureInPosts(t *testing.T) {
 		}
 	}
 }
+
+// imgAsText finds the game's picture shown as its raw tag, however the
+// board linked its address, and nothing else.
+func TestImgAsText(t *testing.T) {
+	const prefix = "https://desk.example.org/p/pr1/map/"
+	for _, tc := range []struct {
+		name, body string
+		want       bool
+	}{
+		{"the tag as text", "The map:<br>[img]https://desk.example.org/p/pr1/map/0.png[/img]", true},
+		{"linked (phpBB's magic URLs)", `[img]<a href="https://desk.example.org/p/pr1/map/0.png" class="postlink">https://desk.example.org/p/pr1/map/0.png</a>[/img]`, true},
+		{"MyBB's [Image: …], its text cut", `[Image: <a class="mycode_url" href="https://desk.example.org/p/pr1/map/0.png">https://desk.example.org/p/pr1/ma…0.png</a>]`, true},
+		{"upper case, escaped", "[IMG]HTTPS://desk.example.org/p/pr1/map/1.png?a=1&amp;b=2[/IMG]", true},
+		{"shown", `<img src="https://desk.example.org/p/pr1/map/0.png" class="postimage" alt="Image">`, false},
+		{"shown, linked too", `<a href="https://desk.example.org/p/pr1/map/0.png"><IMG class="x" SRC='https://desk.example.org/p/pr1/map/0.png'></a>`, false},
+		{"another game's", "[img]https://desk.example.org/p/pr12/map/0.png[/img]", false},
+		{"another picture (the probe's)", "[img]https://probe.example/test.png[/img]", false},
+		{"the game's page alone", `<a href="https://desk.example.org/p/pr1">the game's page</a>`, false},
+	} {
+		if got := imgAsText(tc.body, prefix); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestPicturesShownAsText: on a board that shows [img] as text (its admin
+// turned it off; the GM did not say pictures: false), the opening post
+// carries the map's picture, the bot reads it back shown as text, and
+// from then on posts carry the text map alone; the report names the post.
+func TestPicturesShownAsText(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(start)
+		ff := forumtest.New(clk)
+		ff.NoImg = true
+		m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+		gc := gameconfig.GameConfig{Players: []string{"Pia", "Quin", "Rob", "Sue"}, Seed: 5, Start: start, PublicURL: "https://desk.example.org",
+			Options: map[string]any{"turn_hours": 1, "sites": 3},
+			Setup:   map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}, "sites": []any{"A1", "C2", "E4"}}}
+		fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: forumtest.Bot, PasswordEnv: "X"}
+		var ps []store.Player
+		for _, p := range gc.Players {
+			ps = append(ps, store.Player{Slot: p, ForumName: p})
+		}
+		g := simtest.Start(t, m, "pr1", "protest", gc, fc, ps)
+		g.Tick() // the opening post, with the picture
+		g.Tick() // read back: shown as text
+		rs, err := m.Report(ctx, "pr1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opening string
+		for _, it := range simtest.Outbox(t, db, g.ID) {
+			if it.Kind == "post" {
+				opening = it.ForumID
+				break
+			}
+		}
+		if len(rs) != 1 || opening == "" || rs[0].PicturesAsText != opening {
+			t.Fatalf("report after the opening post was read: %+v; want pictures_as_text %q", rs, opening)
+		}
+		for range 2 {
+			if _, err := m.ResolveNow(ctx, "pr1"); err != nil {
+				t.Fatal(err)
+			}
+			g.Tick()
+		}
+		var posts []string
+		for _, it := range simtest.Outbox(t, db, g.ID) {
+			if it.Kind == "post" {
+				posts = append(posts, it.Body)
+			}
+		}
+		if len(posts) != 3 {
+			t.Fatalf("%d posts, want the opening and two turns", len(posts))
+		}
+		if !strings.Contains(posts[0], "[img]https://desk.example.org/p/pr1/map/0.png[/img]") {
+			t.Errorf("the opening post, sent before the board was read, has no picture:\n%s", posts[0])
+		}
+		for i, p := range posts[1:] {
+			if strings.Contains(strings.ToLower(p), "[img]") {
+				t.Errorf("turn %d's post carries a picture after the board showed one as text:\n%s", i+1, p)
+			}
+			if want := fmt.Sprintf("The map after turn %d[/b] (", i+1); !strings.Contains(p, want) {
+				t.Errorf("turn %d's post lacks its text map %q:\n%s", i+1, want, p)
+			}
+		}
+	})
+}

@@ -420,6 +420,9 @@ func (r *intake) observe(kind forum.MessageKind, forumID string, a forum.Author,
 	if ch == store.New && kind == forum.KindPost && r.s.l.cfg.OpeningFound && forumID == r.s.l.cfg.OpeningPost && st.Known() {
 		r.opened = st.Earliest.Truncate(time.Second)
 	}
+	if ch == store.New && kind == forum.KindPost {
+		r.pictureShownAsText(forumID, a, body)
+	}
 	if ch != store.Unchanged && forum.IsUnreadable(body) {
 		r.unreadable = append(r.unreadable, string(kind)+" "+forumID+" by "+a.Name)
 	}

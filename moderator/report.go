@@ -45,6 +45,10 @@ type GameReport struct {
 	// PublicURL is the game's public_url: its posts link the map pictures
 	// of the desk's public page there, which the desk therefore serves.
 	PublicURL string `json:"public_url,omitempty"`
+	// PicturesAsText is the bot's post in which the board showed the
+	// game's [img] as text ("" while it has not): posts carry the text
+	// map alone since.
+	PicturesAsText string `json:"pictures_as_text,omitempty"`
 	// StepError is why the game's steps are failing (nil while they
 	// succeed): what `forumgm run` met at its last try, and since when.
 	StepError *store.StepError `json:"step_error,omitempty"`
@@ -121,7 +125,7 @@ func (m *Moderator) Report(ctx context.Context, name string) ([]GameReport, erro
 			st := l.game.Status(l.state)
 			st.Extra = nil // game-specific results may hold secrets mid-game
 			names(l.state.Roster(), &st)
-			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, PublicURL: l.cfg.PublicURL}
+			r := GameReport{Name: l.row.Name, Game: l.row.Kind, Status: l.row.Status, Rules: st, PublicURL: l.cfg.PublicURL, PicturesAsText: l.cfg.PicturesAsText}
 			items, err := tx.Outbox(l.row.ID)
 			if err != nil {
 				return err

@@ -243,6 +243,9 @@ func printReport(r moderator.GameReport) {
 	if r.Taken > 0 {
 		fmt.Printf("  NOT CONFIRMED: %s the board said it took, but whose markers are not on the board: never sent again by themselves; look on the board ('forumgm audit --outbox'), then 'forumgm retry' any that is missing\n", rules.Plural(r.Taken, "message"))
 	}
+	if r.PicturesAsText != "" {
+		fmt.Printf("  pictures: OFF: the board showed the map's [img] as text in post %s; posts carry the text map alone (ask the board's admin to allow [img] in the thread's forum, or set forum: pictures: false)\n", r.PicturesAsText)
+	}
 	fmt.Printf("  flood:    %s\n", r.Flood)
 	fmt.Printf("  forum:    %s\n", r.HealthText())
 	if r.ThreadRead != nil {

@@ -68,6 +68,9 @@ type Board struct {
 	// Minutes makes the board stamp posts and PMs to the minute (as MyBB
 	// does), not to the second.
 	Minutes bool
+	// NoImg: the board's admin turned [img] off in the thread's forum:
+	// the bot's posts show the tag as text (bbcode.Options.NoImg).
+	NoImg bool
 	// NoCommands serves posts and PMs without their commands (a read that
 	// did not take them from the page, as rows recorded before they were
 	// kept): the moderator then reads them from the stored body. Otherwise
@@ -541,7 +544,7 @@ func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) 
 	}
 	id := b.id()
 	st := b.Stamp(b.clk.Now())
-	b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: render(text)})
+	b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{NoImg: b.NoImg})})
 	if said != nil {
 		return "", said
 	}

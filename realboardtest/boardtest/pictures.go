@@ -13,6 +13,7 @@ import (
 
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
+	"github.com/forumgm/forumgm/moderator"
 	"github.com/forumgm/forumgm/probe"
 	"github.com/forumgm/forumgm/realboardtest"
 	"github.com/forumgm/forumgm/realboardtest/matrix"
@@ -27,9 +28,12 @@ import (
 //   - `forumgm probe --post-test` warns that the board shows [img] as text
 //     there, naming the setting and forum: pictures: false;
 //   - with pictures: false the probe is content (no warning);
-//   - a Protest game with public_url and pictures: false posts its opening
-//     and a turn with their text maps and no [img]: the thread, as a
+//   - a Protest game with public_url whose GM did not say pictures: false
+//     sends its opening post with the map's [img], reads it back shown as
+//     text, and from then on posts the text map alone: turn 1's post has
+//     no [img], `forumgm status` names the post, and the thread, as a
 //     player reads it, shows the maps as text and no picture of the desk.
+//     (Posts under pictures: false: moderator's TestMapPictureInPosts.)
 //
 // A cell of the matrix (pictures); about 20 s.
 func PicturesOff(t *testing.T, engine string, prepare, turnOff func(t *testing.T, b *realboardtest.Board), setting string) {
@@ -73,22 +77,42 @@ func PicturesOff(t *testing.T, engine string, prepare, turnOff func(t *testing.T
 
 	d := startProtest(t, b, eng, gameconfig.GameConfig{Players: names, Seed: 5, Start: time.Now().UTC(),
 		Options: map[string]any{"turn_hours": 1, "sites": 3},
-		Setup:   map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}, "sites": []any{"A1", "C2", "E4"}}},
-		func(fc *gameconfig.ForumConfig) { fc.Pictures = &off })
+		Setup:   map[string]any{"map": map[string]any{"columns": 5, "rows": 4, "layout": "odd-q"}, "sites": []any{"A1", "C2", "E4"}}})
+	var opening string
 	waitFor(t, "the opening post on the board", 60*time.Second, func() bool {
 		box := d.Outbox()
-		return len(box) > 0 && box[0].State == store.OutboxSent
+		if len(box) > 0 && box[0].State == store.OutboxSent {
+			opening = box[0].ForumID
+			return true
+		}
+		return false
 	})
+	report := func() moderator.GameReport {
+		rs, err := d.M.Report(context.Background(), d.Game.Name)
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("report: %v %+v", err, rs)
+		}
+		return rs[0]
+	}
+	waitFor(t, "the opening post read back, its picture shown as text", 60*time.Second, func() bool { return report().PicturesAsText != "" })
+	if got := report().PicturesAsText; got != opening {
+		t.Errorf("pictures shown as text in post %s; want the opening post, %s", got, opening)
+	}
 	if _, err := d.M.ResolveNow(context.Background(), d.Game.Name); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "turn 1's post on the board", 60*time.Second, func() bool { return d.Status().Phase == "turn-2" && d.Drained() })
 
 	// The game's posts as sent (the probe's test reply above, with its
-	// [img], is no game post).
-	for _, it := range d.Outbox() {
-		if strings.Contains(strings.ToLower(it.Body), "[img]") || strings.Contains(it.Body, d.Public) {
-			t.Errorf("the game's %s %s carries a picture on a board that shows none:\n%s", it.Kind, it.Marker, it.Body)
+	// [img], is no game post): the opening post's picture, sent before
+	// the board was read, and none after.
+	for i, it := range d.Outbox() {
+		pic := strings.Contains(strings.ToLower(it.Body), "[img]")
+		if i == 0 && !strings.Contains(it.Body, "[img]"+d.Public+"/p/") {
+			t.Errorf("the opening post, sent before the board was read, has no picture of the desk:\n%s", it.Body)
+		}
+		if i > 0 && (pic || strings.Contains(it.Body, d.Public+"/p/"+d.Game.Name+"/map/")) {
+			t.Errorf("the game's %s %s carries a picture after the board showed one as text:\n%s", it.Kind, it.Marker, it.Body)
 		}
 	}
 	page := d.page(t, Connect(t, b, b.Player("Ann")))
