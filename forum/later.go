@@ -11,3 +11,21 @@ func Later(ctx context.Context) context.Context { return context.WithValue(ctx, 
 
 // IsLater says whether ctx was marked by Later.
 func IsLater(ctx context.Context) bool { b, _ := ctx.Value(laterKey{}).(bool); return b }
+
+type confirmKey struct{}
+
+// ConfirmLater marks a send whose marker may be looked for after it, with
+// others, rather than at once: when the board answers with its success
+// (its sent page, or a redirect its profile's sent_location_regexp names)
+// but names no message id, the send ends with ErrConfirmLater instead of
+// reading the thread's last page or the sent folder for the marker. The
+// sender looks for it later: a post with the game's next read of its
+// thread (which reads it anyway), PMs with one listing of the sent folder
+// for all of them. A request fewer for each such message (MyBB's PM
+// answers and SMF's name none).
+func ConfirmLater(ctx context.Context) context.Context {
+	return context.WithValue(ctx, confirmKey{}, true)
+}
+
+// ConfirmsLater says whether ctx was marked by ConfirmLater.
+func ConfirmsLater(ctx context.Context) bool { b, _ := ctx.Value(confirmKey{}).(bool); return b }

@@ -124,6 +124,11 @@ type Profile struct {
 	// once it has taken a post or PM. Such a page is a success, never read
 	// as a refusal, even when the marker check after it fails.
 	SentText []string `yaml:"sent_text"`
+	// SentLocationRegexp matches where the board sends a browser once it
+	// has taken a post or PM (its redirect's Location) when that names no
+	// id (SMF: a reply's topic or board, a PM's folder with done=sent):
+	// a success, confirmed later under forum.ConfirmLater.
+	SentLocationRegexp string `yaml:"sent_location_regexp"`
 	// LoginRefusedText: substrings (case-insensitive) of the board's answer
 	// to a wrong name or password. Only such an answer holds further logins
 	// back (boards lock accounts after a few); a stale token or an
@@ -501,6 +506,7 @@ func (p Profile) Validate() error {
 		"selectors.inbox_time_regexp":      p.Selectors.InboxTimeRegex,
 		"flood_wait_regexp":                p.FloodWaitRegexp,
 		"too_long_limit_regexp":            p.TooLongLimitRegexp,
+		"sent_location_regexp":             p.SentLocationRegexp,
 		"merge_separator":                  p.MergeSeparator,
 		"selectors.topic_id_regexp":        p.Selectors.TopicIDRegexp,
 		"selectors.topic_last_post_regexp": p.Selectors.TopicLastPostRegexp,
@@ -1128,8 +1134,12 @@ func smf() Profile {
 		TooLongText:        []string{"exceeds the maximum allowed length", "Your message is too long"},
 		TooLongLimitRegexp: `maximum allowed length \(([\d,.]+) characters\)`,
 		// PersonalMessage.english.php pm_sent, pm_successfully_sent.
-		SentText:        []string{"Your message has been sent successfully", "PM successfully sent to"},
-		FloodWaitRegexp: `less than (?P<interval>\d+) seconds? ago`,
+		SentText: []string{"Your message has been sent successfully", "PM successfully sent to"},
+		// Post.php post2's redirectexit after a reply (the topic's new
+		// posts with goback, else the board) and PersonalMessage.php
+		// MessagePost2's (the folder, done=sent): never the new id.
+		SentLocationRegexp: `[?;&](?:topic=\d+\.new|board=\d+\.0|done=sent)(?:[;#&]|$)`,
+		FloodWaitRegexp:    `less than (?P<interval>\d+) seconds? ago`,
 		// Themes/default/languages/Login.english.php incorrect_password,
 		// username_no_exist; a session's failed_login_threshold-th (3)
 		// failure redirects to the password reminder (LogInOut.php), then

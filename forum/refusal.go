@@ -43,6 +43,12 @@ var ErrUnconfirmed = errors.New("sent, but not confirmed yet")
 // garbled the marker: the board took every copy.)
 var ErrSaidSent = errors.New("the board said it took it")
 
+// ErrConfirmLater: a message sent under ConfirmLater that the board
+// answered with its success, naming no id: it went out, and its marker is
+// looked for later (found: its id; not found where the board would show
+// it: the GM is told, as for ErrSaidSent). Never sent again by itself.
+var ErrConfirmLater = errors.New("the board took it; its marker is looked for later")
+
 // ErrNotSubmitted: a send's time ran out before anything of it reached the
 // board (its form, or its submission's turn, came too late). It is no
 // attempt: the message goes back to the queue, with no check needed.
@@ -80,6 +86,17 @@ func (p Profile) TooLong(pageText string) (bool, int) {
 // page (phpBB's "This message has been sent successfully."): an answer
 // meaning the submission was taken, never a refusal.
 func (p Profile) SaysSent(pageText string) bool { return Mentions(pageText, p.SentText) != "" }
+
+// SentAt reports whether the Location a board redirected a submission to
+// is where it sends a browser once it has taken the message
+// (sent_location_regexp).
+func (p Profile) SentAt(location string) bool {
+	if p.SentLocationRegexp == "" || location == "" {
+		return false
+	}
+	re, err := regexp.Compile(p.SentLocationRegexp)
+	return err == nil && re.MatchString(location)
+}
 
 // SaysRefused reports whether the board's answer to a post or PM refuses
 // it for a reason no resubmission changes, with the form again or on an

@@ -42,6 +42,11 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 	held := map[string]bool{} // lanes held up in this drain
 	var first error
 	inARow := 0
+	// Before the drain's sends: what earlier sends left to confirm (by
+	// the thread's read since, by one sent-folder listing).
+	if err := m.confirmLater(ctx, f, l); err != nil {
+		return fmt.Errorf("send %s: %w", l.row.Name, err)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -373,6 +378,13 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		defer sub.close()
 		sendCtx = sub.ctx
 	}
+	if it.Kind != forum.KindPost || l.cfg.OpeningPost != "" {
+		// Its marker may be looked for later (confirmLater), with the
+		// thread's next read or the other PMs', where the board's
+		// success names no id. Not the opening post: its id starts the
+		// game's clock.
+		sendCtx = forum.ConfirmLater(sendCtx)
+	}
 	var fid string
 	var err error
 	if it.Kind == forum.KindPost {
@@ -435,6 +447,19 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 	var tl *forum.TooLongError
 	if errors.As(err, &tl) {
 		return m.tooLong(rec, l, it, tl)
+	}
+	if errors.Is(err, forum.ErrConfirmLater) {
+		// Taken: sent, never again by itself; its id (or the news that
+		// it is not on the board) comes with confirmLater.
+		m.clearBackOff(it.ID)
+		if err := m.crash("after-send"); err != nil {
+			return err
+		}
+		if err := m.markFound(rec, l, it, store.OutboxSent, "", store.ConfirmLaterNote, wentUp{left: sub.leftAt()}); err != nil {
+			return err
+		}
+		m.log().Info("sent; its marker is looked for later", "game", l.row.Name, "kind", it.Kind, "marker", it.Marker)
+		return nil
 	}
 	if errors.Is(err, forum.ErrSaidSent) {
 		// The board said it took it: never sent again by itself (a

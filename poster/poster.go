@@ -502,7 +502,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		if p.Answered != nil {
 			p.Answered(p.formKind(f), res)
 		}
-		a := p.judge(res, f, check, isPost)
+		a := p.judge(res, f, check, isPost, forum.ConfirmsLater(ctx))
 		if a.formAgain && shared {
 			// The token another submission had was refused: this board
 			// takes one once; from now on each submission waits for a
@@ -530,6 +530,10 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			p.taken(lane, at)
 			p.tookPM(isPost, at)
 			return a.id, nil
+		case a.later:
+			p.taken(lane, at)
+			p.tookPM(isPost, at)
+			return "", fmt.Errorf("%s: %w", what, forum.ErrConfirmLater)
 		case a.sent:
 			// The board said it took it: never resubmitted, whatever the
 			// marker check said (forum.ErrSaidSent).
@@ -934,7 +938,10 @@ type answer struct {
 	formAgain  bool  // the form again: not taken (a stale or used token)
 	// sent: the board's success page, but the marker check did not
 	// confirm it (why says how): taken, not confirmed.
-	sent    bool
+	sent bool
+	// later: the board's success, naming no id, under
+	// forum.ConfirmLater: its marker is looked for later.
+	later   bool
 	tooLong *forum.TooLongError // refused as too long
 	// quota: over the board's PMs an hour, quotaCap the cap it names.
 	quota    bool
@@ -943,7 +950,7 @@ type answer struct {
 }
 
 // judge reads the board's answer to a submission.
-func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bool, error), isPost bool) answer {
+func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bool, error), isPost, later bool) answer {
 	if res.Status == http.StatusInternalServerError {
 		return p.failed(res, f, check)
 	}
@@ -1001,6 +1008,18 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 		// The form again: a stale token, or phpBB's "new posts since
 		// you started" review. Resubmit on a fresh form.
 		return answer{why: fmt.Errorf("the board returned the form (%s)", boardSays(p.Session, res)), formAgain: true}
+	}
+	if later {
+		// The board's success, naming no id, for a message the sender
+		// confirms later with others (forum.ConfirmLater): no look for
+		// its marker now.
+		said := boxes
+		if said == "" && res.Doc != nil {
+			said = res.Doc.Text()
+		}
+		if p.Session.Profile.SentAt(res.Location()) || (res.Status < 300 && p.Session.Profile.SaysSent(said)) {
+			return answer{later: true}
+		}
 	}
 	// A message page, a redirect elsewhere: look for the marker. When
 	// the check cannot tell (an incomplete page, the board failing), the

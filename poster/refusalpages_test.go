@@ -89,7 +89,7 @@ func TestRefusalPages(t *testing.T) {
 			}
 			checks := 0
 			check := func() (string, bool, error) { checks++; return "", false, nil }
-			a := p.judge(pg, f, check, !tc.pm)
+			a := p.judge(pg, f, check, !tc.pm, false)
 			got := ""
 			switch {
 			case a.flood:

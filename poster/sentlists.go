@@ -115,6 +115,14 @@ func (p *Poster) read(ctx context.Context, l *sentList) {
 	b := &p.lists
 	defer l.cancel()
 	defer close(l.done)
+	// A moment for the checks asked together (a game's PMs confirmed
+	// later, all at once) to join before it begins.
+	join := time.NewTimer(joinWindow)
+	select {
+	case <-join.C:
+	case <-ctx.Done():
+	}
+	join.Stop()
 	select {
 	case b.run <- struct{}{}:
 	case <-ctx.Done():
@@ -156,6 +164,9 @@ func (p *Poster) read(ctx context.Context, l *sentList) {
 		return len(l.found) < len(keys)
 	})
 }
+
+// joinWindow is how long a listing waits for more checks to join it.
+const joinWindow = 20 * time.Millisecond
 
 // maxNewestPages bounds a listing read back to a time (urls.sent_newest_first).
 const maxNewestPages = 500

@@ -45,6 +45,20 @@ func (tx *Tx) outboxCount(gameID int64) (int, error) {
 	return n, err
 }
 
+// ToConfirm is a game's sent items whose markers are still to be looked
+// for (ConfirmLaterNote), by id.
+func (tx *Tx) ToConfirm(gameID int64) ([]OutboxItem, error) {
+	var rows []outboxRow
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state = ? AND forum_id = '' AND last_error = ? ORDER BY id`, gameID, OutboxSent, ConfirmLaterNote); err != nil {
+		return nil, err
+	}
+	out := make([]OutboxItem, len(rows))
+	for i, r := range rows {
+		out[i] = r.item()
+	}
+	return out, nil
+}
+
 // Taken is a game's items the board said it took whose markers were not
 // found (OutboxTaken), by id: looked for again now and then, never resent.
 func (tx *Tx) Taken(gameID int64) ([]OutboxItem, error) {

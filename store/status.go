@@ -92,6 +92,11 @@ const (
 	OutboxLapsed OutboxState = "lapsed"
 )
 
+// ConfirmLaterNote is the last error of a sent item the board took
+// without naming its id (forum.ErrConfirmLater): its marker is looked for
+// later, with others (Tx.ToConfirm); found, the id replaces the note.
+const ConfirmLaterNote = "sent: the board took it; its marker is looked for later (a post with the next read of the thread, PMs together in the sent folder)"
+
 // Unsent tells the states still to be sent or confirmed.
 func (s OutboxState) Unsent() bool {
 	return s == OutboxPending || s == OutboxSending || s == OutboxUnconfirmed || s == OutboxUnknown

@@ -68,6 +68,11 @@ type Board struct {
 	// Minutes makes the board stamp posts and PMs to the minute (as MyBB
 	// does), not to the second.
 	Minutes bool
+	// NoIDs: the board answers a send made under forum.ConfirmLater with
+	// its success but no id (as SMF does, and MyBB for PMs): the send ends
+	// with forum.ErrConfirmLater. Drop: such a send's message is not kept
+	// (a post held for a moderator's approval), though the board said so.
+	NoIDs, Drop bool
 	// NoImg: the board's admin turned [img] off in the thread's forum:
 	// the bot's posts show the tag as text (bbcode.Options.NoImg).
 	NoImg bool
@@ -112,8 +117,9 @@ type Board struct {
 	SaidSent int
 	// FindFail makes the next n marker checks fail.
 	FindFail int
-	// Finds counts FindPost calls (the board-side marker search).
-	Finds int
+	// Finds counts FindPost calls (the board-side marker search);
+	// SentFinds FindSentPM calls.
+	Finds, SentFinds int
 	// Refuse names a recipient the board will not PM (an unknown user).
 	Refuse string
 	// FailPM: PMs to these names fail with the error, nothing sent.
@@ -544,6 +550,12 @@ func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) 
 	}
 	id := b.id()
 	st := b.Stamp(b.clk.Now())
+	if b.NoIDs && forum.ConfirmsLater(ctx) {
+		if !b.Drop {
+			b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{NoImg: b.NoImg})})
+		}
+		return "", fmt.Errorf("reply: %w", forum.ErrConfirmLater)
+	}
 	b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{NoImg: b.NoImg})})
 	if said != nil {
 		return "", said
@@ -581,6 +593,12 @@ func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key 
 		return "", err
 	}
 	id := b.id()
+	if b.NoIDs && forum.ConfirmsLater(ctx) {
+		if !b.Drop {
+			b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
+		}
+		return "", fmt.Errorf("PM: %w", forum.ErrConfirmLater)
+	}
 	b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
 	if said != nil {
 		return "", said
@@ -612,6 +630,7 @@ func (b *Board) FindPost(_ context.Context, _, key string) (string, bool, error)
 func (b *Board) FindSentPM(_ context.Context, key string, _ time.Time) (string, bool, error) {
 	b.Lock()
 	defer b.Unlock()
+	b.SentFinds++
 	if b.FindFail > 0 {
 		b.FindFail--
 		return "", false, errors.New("GET ucp.php?i=pm&folder=sentbox: forum unavailable")

@@ -4,11 +4,15 @@ package boardtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/forumconn"
 	"github.com/forumgm/forumgm/poster"
 	"github.com/forumgm/forumgm/realboardtest"
 )
@@ -19,6 +23,12 @@ type BurstResult struct {
 	PerLanded  float64
 	Posts, PMs []int
 	Refusals   int
+	// Later is how many sends the board took without naming an id,
+	// their markers looked for after the burst (forum.ConfirmLater, as
+	// `forumgm run` sends); Confirm the requests that took: one read of
+	// the thread's last page for the posts (a game's next read), one
+	// listing of the sent folder for the PMs.
+	Later, Confirm int
 }
 
 // Check wants each post within post requests and each PM within pm, but
@@ -69,6 +79,7 @@ func Burst(t *testing.T, b *realboardtest.Board, edit func(*forum.Profile), betw
 	n0 := c.Session.Requests()
 	var res BurstResult
 	const sends = 6
+	var laterPosts, laterPMs []string
 	for i := range sends {
 		between(i)
 		key := fmt.Sprintf("burst.t/%d", i)
@@ -76,11 +87,20 @@ func Burst(t *testing.T, b *realboardtest.Board, edit func(*forum.Profile), betw
 		_, err := poster.Patiently(ctx, clock.Real{}, func() (string, error) {
 			n := c.Session.Requests()
 			var err error
+			later := forum.ConfirmLater(ctx) // as `forumgm run` sends
 			if i%2 == 0 {
-				_, err = c.Reply(ctx, b.ThreadIDString(), fmt.Sprintf("Update %d.", i), key)
+				_, err = c.Reply(later, b.ThreadIDString(), fmt.Sprintf("Update %d.", i), key)
 			} else {
 				p := b.Players[(i/2)%len(b.Players)]
-				_, err = c.SendPM(ctx, forum.Author{Name: p.Name, ID: p.IDString()}, "Receipt", fmt.Sprintf("Receipt %d.", i), key)
+				_, err = c.SendPM(later, forum.Author{Name: p.Name, ID: p.IDString()}, "Receipt", fmt.Sprintf("Receipt %d.", i), key)
+			}
+			if errors.Is(err, forum.ErrConfirmLater) {
+				if i%2 == 0 {
+					laterPosts = append(laterPosts, key)
+				} else {
+					laterPMs = append(laterPMs, key)
+				}
+				return "", nil
 			}
 			if err != nil && c.Session.Requests() > n {
 				res.Refusals++ // the board was asked and said not yet
@@ -98,6 +118,46 @@ func Burst(t *testing.T, b *realboardtest.Board, edit func(*forum.Profile), betw
 			res.PMs = append(res.PMs, n)
 		}
 	}
+	res.Later = len(laterPosts) + len(laterPMs)
+	before := c.Session.Requests()
+	confirmLater(t, c, b, laterPosts, laterPMs)
+	res.Confirm = c.Session.Requests() - before
 	res.PerLanded = float64(c.Session.Requests()-n0) / sends
 	return res
+}
+
+// confirmLater finds the markers of the sends the board took without an
+// id as `forumgm run` does in its next drain: the posts on one read of
+// the thread's last page, the PMs in one listing of the sent folder that
+// all their checks join.
+func confirmLater(t *testing.T, c *forumconn.Conn, b *realboardtest.Board, posts, pms []string) {
+	t.Helper()
+	ctx := context.Background()
+	if len(posts) > 0 {
+		pg, err := c.Session.FetchAs(ctx, forum.Expand(c.Session.Profile.URLs.LastPage, map[string]string{"topic": b.ThreadIDString()}), forum.PageThread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := c.Session.Parser.Thread(pg.Doc)
+		for _, key := range posts {
+			found := false
+			for _, p := range th.Posts {
+				found = found || forum.HasMarker(p.BodyHTML, key)
+			}
+			if !found {
+				t.Errorf("post %s, taken by the board, is not on the thread's last page", key)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, key := range pms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, ok, err := c.FindSentPM(ctx, key, time.Time{}); err != nil || !ok {
+				t.Errorf("PM %s, taken by the board, not in the sent folder: %v", key, err)
+			}
+		}()
+	}
+	wg.Wait()
 }

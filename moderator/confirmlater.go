@@ -1,0 +1,119 @@
+package moderator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/store"
+)
+
+// confirmPostAfter is how long a post sent under forum.ConfirmLater waits
+// for the game's reads to record it before the board's thread is read for
+// its marker alone (a read that skipped the thread, or is behind).
+const confirmPostAfter = 2 * time.Minute
+
+// confirmLater looks for the markers of the game's sent items that the
+// board took without naming their ids (forum.ErrConfirmLater): a post
+// among the thread's posts the reads recorded (no request), or on the
+// board once confirmPostAfter has passed; the PMs all at once, so that
+// they share one listing of the sent folder. Found, an item gets its id.
+// Not found where the board would show it, it is taken: never sent again
+// by itself, and the GM is told, as when a check right after the send
+// finds nothing. A check that cannot tell is made again later
+// (takenRecheck).
+func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *loaded) error {
+	var items []store.OutboxItem
+	if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { items, err = tx.ToConfirm(l.row.ID); return err }); err != nil {
+		return err
+	}
+	type found struct {
+		id  string
+		ok  bool
+		err error
+	}
+	out := make([]found, len(items))
+	look := make([]bool, len(items))
+	var stored map[string]string // the bot's recorded posts, by marker key
+	var wg sync.WaitGroup
+	now := m.now()
+	for i := range items {
+		it := &items[i]
+		m.mu.Lock()
+		due := m.takenAt[it.ID]
+		m.mu.Unlock()
+		if due.After(now) {
+			continue
+		}
+		if it.Kind == forum.KindPost {
+			if stored == nil {
+				var err error
+				if stored, err = m.storedPosts(ctx, l); err != nil {
+					return err
+				}
+			}
+			switch id := stored[strings.TrimPrefix(it.Marker, forum.MarkerPrefix)]; {
+			case id != "":
+				out[i], look[i] = found{id: id, ok: true}, true
+			case now.Sub(it.SentAt) >= confirmPostAfter:
+				out[i].id, out[i].ok, out[i].err = f.FindPost(ctx, l.forum.Thread, it.Marker)
+				look[i] = true
+			}
+			continue
+		}
+		look[i] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].id, out[i].ok, out[i].err = f.FindSentPM(ctx, it.Marker, it.CreatedAt)
+		}()
+	}
+	wg.Wait()
+	for i := range items {
+		it, r := &items[i], out[i]
+		switch {
+		case !look[i]:
+		case r.err != nil:
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			m.recheckAt(it.ID)
+			m.log().Info("a sent message's marker could not be looked for; again later", "game", l.row.Name, "marker", it.Marker, "err", r.err)
+		case r.ok:
+			it.ForumID, it.LastError = r.id, ""
+			if err := m.DB.Tx(ctx, func(tx *store.Tx) error { return tx.UpdateOutbox(it) }); err != nil {
+				return fmt.Errorf("confirming %s: %w", it.Marker, err)
+			}
+		default:
+			why := fmt.Errorf("%w: the board took it (its success named no id), but its marker is not on the board", forum.ErrSaidSent)
+			if err := m.mark(ctx, l, it, store.OutboxTaken, "", why.Error()); err != nil {
+				return err
+			}
+			m.recheckAt(it.ID)
+			m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
+				"game", l.row.Name, "marker", it.Marker)
+		}
+	}
+	return nil
+}
+
+// storedPosts are the ids of the bot's posts among the thread's posts the
+// reads recorded, by the marker keys they carry.
+func (m *Moderator) storedPosts(ctx context.Context, l *loaded) (map[string]string, error) {
+	ids := map[string]string{}
+	err := m.DB.View(ctx, func(tx *store.Tx) error {
+		msgs, err := tx.Messages(l.row.ID)
+		for _, msg := range msgs {
+			if msg.Kind == forum.KindPost && strings.EqualFold(msg.AuthorName, l.forum.Bot) {
+				for _, k := range forum.Markers(msg.BodyHTML) {
+					ids[k] = msg.ForumID
+				}
+			}
+		}
+		return err
+	})
+	return ids, err
+}
