@@ -90,7 +90,13 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 			return err
 		}
 		next, err := tx.NextOutbox(l.row.ID, never)
-		end = tickEnd{failing: h.Failing(), unsent: next != nil || len(s.ch.Outbox) > 0}
+		if err != nil {
+			return err
+		}
+		// Sent items still to be confirmed (confirmLater) are the
+		// sender's work too.
+		confirm, err := tx.HasToConfirm(l.row.ID)
+		end = tickEnd{failing: h.Failing(), unsent: next != nil || len(s.ch.Outbox) > 0 || confirm}
 		return err
 	})
 	if err != nil {

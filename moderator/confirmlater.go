@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,8 +24,9 @@ const confirmPostAfter = 2 * time.Minute
 // they share one listing of the sent folder. Found, an item gets its id.
 // Not found where the board would show it, it is taken: never sent again
 // by itself, and the GM is told, as when a check right after the send
-// finds nothing. A check that cannot tell is made again later
-// (takenRecheck).
+// finds nothing, or when the board cannot show it (forum.ErrNoProof: a
+// full sent folder). A check that fails (the board down) is made again
+// later (takenRecheck).
 func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *loaded) error {
 	var items []store.OutboxItem
 	if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { items, err = tx.ToConfirm(l.row.ID); return err }); err != nil {
@@ -55,7 +57,7 @@ func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *lo
 					return err
 				}
 			}
-			switch id := stored[strings.TrimPrefix(it.Marker, forum.MarkerPrefix)]; {
+			switch id := stored[it.Marker]; {
 			case id != "":
 				out[i], look[i] = found{id: id, ok: true}, true
 			case now.Sub(it.SentAt) >= confirmPostAfter:
@@ -76,6 +78,16 @@ func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *lo
 		it, r := &items[i], out[i]
 		switch {
 		case !look[i]:
+		case r.err != nil && errors.Is(r.err, forum.ErrNoProof):
+			// The board cannot show it (a full sent folder): taken, as
+			// when the check right after the send could not tell.
+			why := fmt.Errorf("%w: the board took it (its success named no id), but the check for its marker cannot tell: %w", forum.ErrSaidSent, r.err)
+			if err := m.mark(ctx, l, it, store.OutboxTaken, "", why.Error()); err != nil {
+				return err
+			}
+			m.recheckAt(it.ID)
+			m.log().Warn("the board said it took a message, but cannot show whether it did: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
+				"game", l.row.Name, "marker", it.Marker, "err", r.err)
 		case r.err != nil:
 			if ctx.Err() != nil {
 				return ctx.Err()

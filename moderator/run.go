@@ -258,7 +258,7 @@ func (r *runner) stop() {
 }
 
 // wantsWork: running, paused and signing-up games always; finished (and
-// cancelled) ones while they still have something to send.
+// cancelled) ones while they still have something to send or to confirm.
 func (m *Moderator) wantsWork(ctx context.Context, id int64, status store.GameStatus) bool {
 	if status == Running || status == Paused || status == Signups {
 		return true
@@ -267,6 +267,9 @@ func (m *Moderator) wantsWork(ctx context.Context, id int64, status store.GameSt
 	m.DB.View(ctx, func(tx *store.Tx) error {
 		it, err := tx.NextOutbox(id, m.now().Add(24*time.Hour))
 		pending = err == nil && it != nil
+		if !pending {
+			pending, _ = tx.HasToConfirm(id) // sent, its marker still to look for
+		}
 		return nil
 	})
 	return pending

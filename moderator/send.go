@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -665,18 +664,12 @@ func nextDue(items []store.OutboxItem, now time.Time, held map[string]bool) *sto
 // on the forum itself (its last pages, its sent folder).
 func (m *Moderator) find(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) (string, bool, error) {
 	if it.Kind == forum.KindPost {
-		var id string
-		err := m.DB.View(ctx, func(tx *store.Tx) error {
-			msgs, err := tx.Messages(l.row.ID)
-			for _, msg := range msgs {
-				if msg.Kind == forum.KindPost && strings.EqualFold(msg.AuthorName, l.forum.Bot) && forum.HasMarker(msg.BodyHTML, it.Marker) {
-					id = msg.ForumID
-				}
-			}
-			return err
-		})
-		if err != nil || id != "" {
-			return id, id != "", err
+		stored, err := m.storedPosts(ctx, l)
+		if err != nil {
+			return "", false, err
+		}
+		if id := stored[it.Marker]; id != "" {
+			return id, true, nil
 		}
 		return f.FindPost(ctx, l.forum.Thread, it.Marker)
 	}

@@ -94,7 +94,14 @@ func (m *Moderator) Send(ctx context.Context, id int64, account forum.Account) e
 		if it, err := m.nextItem(ctx, id, nil); err != nil {
 			return fmt.Errorf("game #%d: %w", id, err)
 		} else if it == nil {
-			return nil
+			// Nor any sent item to confirm (confirmLater)?
+			var confirm bool
+			if err := m.DB.View(ctx, func(tx *store.Tx) (err error) { confirm, err = tx.HasToConfirm(id); return err }); err != nil {
+				return fmt.Errorf("game #%d: %w", id, err)
+			}
+			if !confirm {
+				return nil
+			}
 		}
 	}
 	l, err := m.view(ctx, id)

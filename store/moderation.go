@@ -59,6 +59,15 @@ func (tx *Tx) ToConfirm(gameID int64) ([]OutboxItem, error) {
 	return out, nil
 }
 
+// HasToConfirm says whether the game has a sent item whose marker is still
+// to be looked for (ToConfirm): its sender has work though nothing is left
+// to send.
+func (tx *Tx) HasToConfirm(gameID int64) (bool, error) {
+	var n int
+	err := tx.get(&n, `SELECT COUNT(*) FROM outbox WHERE game_id = ? AND state = ? AND forum_id = '' AND last_error = ?`, gameID, OutboxSent, ConfirmLaterNote)
+	return n > 0, err
+}
+
 // Taken is a game's items the board said it took whose markers were not
 // found (OutboxTaken), by id: looked for again now and then, never resent.
 func (tx *Tx) Taken(gameID int64) ([]OutboxItem, error) {
