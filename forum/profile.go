@@ -1040,13 +1040,19 @@ func smf() Profile {
 			Index:        "index.php",
 			Login:        "index.php?action=login",
 			Inbox:        "index.php?action=pm;f=inbox",
-			Sent:         "index.php?action=pm;f=sent",
-			SentPage:     "index.php?action=pm;f=sent;start={start}",
-			SentPerPage:  10,
-			ReadPM:       "index.php?action=pm;f=inbox;pmsg={pm}",
-			ReadSentPM:   "index.php?action=pm;f=sent;pmsg={pm}",
-			PMIDRegexp:   `msg(\d+)`,
-			Compose:      "index.php?action=pm;sa=send",
+			// Newest first from the start (PersonalMessage.php
+			// MessageFolder: by default a folder opens at its last
+			// page, oldest first, and an offset is rounded down to a
+			// whole page of defaultMaxMessages, 15: a listing read as
+			// pages of 10 from that last page skipped every page
+			// between it and the first).
+			Sent:        "index.php?action=pm;f=sent;sort=date;desc;start=0",
+			SentPage:    "index.php?action=pm;f=sent;sort=date;desc;start={start}",
+			SentPerPage: 15,
+			ReadPM:      "index.php?action=pm;f=inbox;pmsg={pm}",
+			ReadSentPM:  "index.php?action=pm;f=sent;pmsg={pm}",
+			PMIDRegexp:  `msg(\d+)`,
+			Compose:     "index.php?action=pm;sa=send",
 			// The profile by login name (Profile.php: loadMemberData by
 			// member_name); no such member: SMF's "not a user" error page.
 			Member: "index.php?action=profile;user={name}",
