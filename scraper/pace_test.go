@@ -52,13 +52,20 @@ func TestPacerSharedByBoard(t *testing.T) {
 	if len(at) != 60 || pc.Requests() != 60 {
 		t.Fatalf("%d requests seen, %d paced; want 60", len(at), pc.Requests())
 	}
-	// Any second holds at most rps requests (one more for a window's two
-	// edges, and the server's own timing).
+	// Any second holds at most rps requests: one more for a window's two
+	// edges (the pacer keeps its schedule through a wake up to a slot
+	// late), and one more for the way from the pacer to the server, which
+	// a loaded machine stretches for one request and not the next (a
+	// clean-clone CI run saw 42 in a second). The whole run still takes
+	// its 59 slots.
 	for i := range at {
 		n := sort.Search(len(at), func(j int) bool { return !at[j].Before(at[i].Add(time.Second)) }) - i
-		if n > rps+1 {
+		if n > rps+2 {
 			t.Fatalf("%d requests in the second from request %d, limit %d a second", n, i, rps)
 		}
+	}
+	if span, least := at[len(at)-1].Sub(at[0]), 59*time.Second/rps-50*time.Millisecond; span < least {
+		t.Fatalf("60 requests in %v, want at least %v at %d a second", span, least, rps)
 	}
 }
 
