@@ -129,6 +129,12 @@ type Profile struct {
 	// id (SMF: a reply's topic or board, a PM's folder with done=sent):
 	// a success, confirmed later under forum.ConfirmLater.
 	SentLocationRegexp string `yaml:"sent_location_regexp"`
+	// ConfirmLater: a post or PM the board answers with its success but
+	// no id is confirmed later, with others (forum.ConfirmLater), not at
+	// once: a request fewer a message where the board's sent folder lists
+	// the newest first and small (MyBB, SMF). Off for phpBB, whose unread
+	// PMs wait in an outbox that a listing for many keys reads whole.
+	ConfirmLater bool `yaml:"confirm_later"`
 	// LoginRefusedText: substrings (case-insensitive) of the board's answer
 	// to a wrong name or password. Only such an answer holds further logins
 	// back (boards lock accounts after a few); a stale token or an
@@ -969,6 +975,7 @@ func myBB() Profile {
 		SentText: []string{"your private message has successfully been sent", "your reply has been posted",
 			"all new posts require moderation",
 			"You have already posted this reply", "You have already submitted the same private message"},
+		ConfirmLater: true,
 		// global.lang.php invalid_post_code: my_post_key is the session's.
 		StaleText: []string{"Authorization code mismatch"},
 		// Refusals no resubmission changes. With the form again
@@ -1145,6 +1152,7 @@ func smf() Profile {
 		// posts with goback, else the board) and PersonalMessage.php
 		// MessagePost2's (the folder, done=sent): never the new id.
 		SentLocationRegexp: `[?;&](?:topic=\d+\.new|board=\d+\.0|done=sent)(?:[;#&]|$)`,
+		ConfirmLater:       true,
 		FloodWaitRegexp:    `less than (?P<interval>\d+) seconds? ago`,
 		// Themes/default/languages/Login.english.php incorrect_password,
 		// username_no_exist; a session's failed_login_threshold-th (3)

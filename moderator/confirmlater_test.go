@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum/forumtest"
@@ -50,32 +51,42 @@ func TestConfirmLater(t *testing.T) {
 		}
 		ff.PM(ctx, "Pia", "INVADE Quin")
 		ff.PM(ctx, "Quin", "PROSPER")
-		tick() // reads the orders, sends the receipts
-		var receipts []store.OutboxItem
+		finds := ff.SentFinds
+		tick() // reads the orders, sends the receipts, then confirms them
+		receipts := 0
 		for _, it := range outbox() {
 			if it.Kind == "pm" {
-				receipts = append(receipts, it)
+				receipts++
+				if it.State != store.OutboxSent || it.ForumID == "" || it.LastError != "" {
+					t.Errorf("receipt %s after the drain: %s %q %q; want sent with its id", it.Marker, it.State, it.ForumID, it.LastError)
+				}
 			}
 		}
-		if len(receipts) != 2 {
-			t.Fatalf("receipts: %+v", receipts)
+		if n := ff.SentFinds - finds; receipts != 2 || n != 2 {
+			t.Errorf("%d receipts, %d sent-folder checks; want 2 and one each, together after the sends", receipts, n)
 		}
-		for _, it := range receipts {
-			if it.State != store.OutboxSent || it.ForumID != "" || it.LastError != store.ConfirmLaterNote {
-				t.Errorf("receipt %s right after its send: %s %q %q; want sent, to be confirmed", it.Marker, it.State, it.ForumID, it.LastError)
+
+		// A check that fails is made again later, by the daemon's
+		// sender too when nothing is left to send.
+		ff.PM(ctx, "Rob", "DEFEND Pia")
+		ff.FindFail = 1
+		tick()
+		var rob store.OutboxItem
+		for _, it := range outbox() {
+			if it.Kind == "pm" && it.Recipient == "Rob" {
+				rob = it
 			}
 		}
-		finds := ff.SentFinds
-		// The daemon's sender, with nothing left to send: it confirms.
+		if rob.State != store.OutboxSent || rob.ForumID != "" || rob.LastError != store.ConfirmLaterNote {
+			t.Fatalf("Rob's receipt after a failed check: %s %q %q; want sent, still to confirm", rob.State, rob.ForumID, rob.LastError)
+		}
+		clk.Advance(takenRecheck + time.Second)
 		if err := m.Send(ctx, g.ID, fc.Account()); err != nil {
 			t.Fatal(err)
 		}
-		if n := ff.SentFinds - finds; n != 2 {
-			t.Errorf("%d sent-folder checks for 2 receipts; want one each, together", n)
-		}
 		for _, it := range outbox() {
-			if it.Kind == "pm" && (it.State != store.OutboxSent || it.ForumID == "" || it.LastError != "") {
-				t.Errorf("receipt %s a drain later: %s %q %q; want sent with its id", it.Marker, it.State, it.ForumID, it.LastError)
+			if it.ID == rob.ID && (it.State != store.OutboxSent || it.ForumID == "") {
+				t.Errorf("Rob's receipt after the sender's drain: %s %q %q; want sent with its id", it.State, it.ForumID, it.LastError)
 			}
 		}
 
@@ -107,20 +118,20 @@ func TestConfirmLater(t *testing.T) {
 
 		// The board says it took a PM it then does not show.
 		ff.Drop = true
-		ff.PM(ctx, "Rob", "DEFEND Pia")
+		ff.PM(ctx, "Pia", "INVADE Rob")
 		tick()
 		tick()
 		taken := 0
 		for _, it := range outbox() {
-			if it.State == store.OutboxTaken && it.Recipient == "Rob" && strings.Contains(it.LastError, "not on the board") {
+			if it.State == store.OutboxTaken && it.Recipient == "Pia" && strings.Contains(it.LastError, "not on the board") {
 				taken++
 			}
 		}
 		if taken != 1 {
-			t.Errorf("%d taken receipts to Rob; want his dropped receipt taken", taken)
+			t.Errorf("%d taken receipts to Pia; want her dropped receipt taken", taken)
 		}
-		if n := len(ff.SentTo()["Rob"]); n != 0 {
-			t.Errorf("the dropped receipt sent again: %d on the board", n)
+		if n := len(ff.SentTo()["Pia"]); n != 1 {
+			t.Errorf("Pia's receipts on the board: %d; want the first alone, the dropped one not sent again", n)
 		}
 		rs, err := m.Report(ctx, "n1")
 		if err != nil || len(rs) != 1 || rs[0].Taken != 1 {

@@ -41,11 +41,6 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 	held := map[string]bool{} // lanes held up in this drain
 	var first error
 	inARow := 0
-	// Before the drain's sends: what earlier sends left to confirm (by
-	// the thread's read since, by one sent-folder listing).
-	if err := m.confirmLater(ctx, f, l); err != nil {
-		return fmt.Errorf("send %s: %w", l.row.Name, err)
-	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -55,6 +50,10 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 			return fmt.Errorf("send %s: %w", l.row.Name, err)
 		}
 		if it == nil {
+			// After the sends: what they left to confirm, together.
+			if err := m.confirmLater(ctx, f, l); err != nil && first == nil {
+				first = fmt.Errorf("send %s: %w", l.row.Name, err)
+			}
 			if err := m.recheckTaken(ctx, f, l); err != nil && first == nil {
 				first = err
 			}
@@ -66,6 +65,10 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 		case err == nil:
 			inARow = 0
 		case errors.Is(err, errNotYet):
+			// Waiting for the board's flood slot: meanwhile, confirm.
+			if err := m.confirmLater(ctx, f, l); err != nil && first == nil {
+				first = fmt.Errorf("send %s: %w", l.row.Name, err)
+			}
 			return first
 		case errors.As(err, &tr) && tr.waiting:
 			held[lane(it)] = true

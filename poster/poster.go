@@ -486,7 +486,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			return "", fmt.Errorf("%s: %w: %w", what, forum.ErrNotSubmitted, err)
 		}
 		if err != nil {
-			p.submitted(lane, at)
+			p.submitted(lane, clk.Now()) // no answer: the board may have it until now
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
@@ -502,7 +502,7 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 		if p.Answered != nil {
 			p.Answered(p.formKind(f), res)
 		}
-		a := p.judge(res, f, check, isPost, forum.ConfirmsLater(ctx))
+		a := p.judge(res, f, check, isPost, forum.ConfirmsLater(ctx) && p.Session.Profile.ConfirmLater)
 		if a.formAgain && shared {
 			// The token another submission had was refused: this board
 			// takes one once; from now on each submission waits for a
@@ -524,7 +524,12 @@ func (p *Poster) submit(ctx context.Context, what, page string, f forum.Form, fi
 			p.hold(page, f, fields, res, until)
 			return "", &forum.FloodError{Until: until, Uncertain: uncertain, Said: a.said}
 		}
-		p.submitted(lane, at)
+		// The flood interval counts from the board's answer: the board
+		// took it somewhere before then (its clock read when it got to
+		// it, which a busy board does late), so the next goes no sooner
+		// than the interval after that (a clean-clone CI run's SMF
+		// refused a post spaced from the submission's start).
+		p.submitted(lane, res.Received)
 		switch {
 		case a.id != "":
 			p.taken(lane, at)

@@ -92,11 +92,9 @@ func realBurst(b *testing.B, games int, rps float64) {
 	q := boardQueries[realboardtest.PhpBB]
 	opened := func() int {
 		n := 0
-		for _, th := range threads {
-			for _, r := range queryRows(b, bd, fmt.Sprintf(q.threadBodies, th)) {
-				if r.Author == bd.Bot.ID && len(markersIn([]boardRow{r})) > 0 {
-					n++
-				}
+		for _, r := range threadsRows(b, bd, threads) {
+			if r.Author == bd.Bot.ID && len(markersIn([]boardRow{r})) > 0 {
+				n++
 			}
 		}
 		return n

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -455,6 +456,21 @@ func queryRows(t testing.TB, b *realboardtest.Board, sql string) []boardRow {
 		out = append(out, br)
 	}
 	return out
+}
+
+// threadsRows are the posts of several threads in one query (each query
+// is a PHP process that boots the board: a loop over twenty threads twice
+// a second kept a core busy beside the other boards).
+func threadsRows(t testing.TB, b *realboardtest.Board, threads []int) []boardRow {
+	ids := make([]string, len(threads))
+	for i, th := range threads {
+		ids[i] = strconv.Itoa(th)
+	}
+	q := boardQueries[b.Engine].threadBodies
+	if !strings.Contains(q, "= %d") {
+		t.Fatalf("%s's thread query names no thread: %s", b.Engine, q)
+	}
+	return queryRows(t, b, strings.Replace(q, "= %d", "IN ("+strings.Join(ids, ", ")+")", 1))
 }
 
 func threadRows(t testing.TB, b *realboardtest.Board) []boardRow {

@@ -80,11 +80,9 @@ func manyGames(t *testing.T, engine string) {
 	var opened time.Duration
 	for {
 		posts := 0
-		for _, th := range threads {
-			for _, r := range queryRows(t, b, fmt.Sprintf(q.threadBodies, th)) {
-				if r.Author == b.Bot.ID && len(markersIn([]boardRow{r})) > 0 {
-					posts++
-				}
+		for _, r := range threadsRows(t, b, threads) {
+			if r.Author == b.Bot.ID && len(markersIn([]boardRow{r})) > 0 {
+				posts++
 			}
 		}
 		if posts >= games && opened == 0 {
@@ -97,17 +95,12 @@ func manyGames(t *testing.T, engine string) {
 		if ctx.Err() != nil {
 			t.Fatalf("not done in 10 minutes: %d opening posts, %d PMs on the board", posts, sent)
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(time.Second)
 	}
 	all := time.Since(start)
 	t.Logf("%s: %d games opened in %s, their %d role PMs sent in %s", engine, games, opened.Round(time.Millisecond), games*len(players), all.Round(time.Millisecond))
 	// Exactly once, by the board's own tables.
-	thread := map[string]int{}
-	for _, th := range threads {
-		for k, n := range markersIn(queryRows(t, b, fmt.Sprintf(q.threadBodies, th))) {
-			thread[k] += n
-		}
-	}
+	thread := markersIn(threadsRows(t, b, threads))
 	sent := markersIn(queryRows(t, b, fmt.Sprintf(q.sentPMs, b.Bot.ID)))
 	inbox := map[string]int{}
 	for _, a := range b.Players {
