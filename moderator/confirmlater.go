@@ -81,13 +81,9 @@ func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *lo
 		case r.err != nil && errors.Is(r.err, forum.ErrNoProof):
 			// The board cannot show it (a full sent folder): taken, as
 			// when the check right after the send could not tell.
-			why := fmt.Errorf("%w: the board took it (its success named no id), but the check for its marker cannot tell: %w", forum.ErrSaidSent, r.err)
-			if err := m.mark(ctx, l, it, store.OutboxTaken, "", why.Error()); err != nil {
+			if err := m.take(ctx, l, it, fmt.Errorf("%w: the board took it (its success named no id), but the check for its marker cannot tell: %w", forum.ErrSaidSent, r.err)); err != nil {
 				return err
 			}
-			m.recheckAt(it.ID)
-			m.log().Warn("the board said it took a message, but cannot show whether it did: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
-				"game", l.row.Name, "marker", it.Marker, "err", r.err)
 		case r.err != nil:
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -100,13 +96,9 @@ func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *lo
 				return fmt.Errorf("confirming %s: %w", it.Marker, err)
 			}
 		default:
-			why := fmt.Errorf("%w: the board took it (its success named no id), but its marker is not on the board", forum.ErrSaidSent)
-			if err := m.mark(ctx, l, it, store.OutboxTaken, "", why.Error()); err != nil {
+			if err := m.take(ctx, l, it, fmt.Errorf("%w: the board took it (its success named no id), but its marker is not on the board", forum.ErrSaidSent)); err != nil {
 				return err
 			}
-			m.recheckAt(it.ID)
-			m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
-				"game", l.row.Name, "marker", it.Marker)
 		}
 	}
 	return nil

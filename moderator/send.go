@@ -126,6 +126,19 @@ func (m *Moderator) recheckTaken(ctx context.Context, f forum.BoardSender, l *lo
 	return nil
 }
 
+// take records an item the board said it took, whose marker was not found
+// (why, a forum.ErrSaidSent): taken, never sent again by itself, looked
+// for again later (takenRecheck), and the GM told.
+func (m *Moderator) take(ctx context.Context, l *loaded, it *store.OutboxItem, why error) error {
+	if err := m.mark(ctx, l, it, store.OutboxTaken, "", why.Error()); err != nil {
+		return err
+	}
+	m.recheckAt(it.ID) // just looked for
+	m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
+		"game", l.row.Name, "marker", it.Marker, "err", why)
+	return nil
+}
+
 // recheckAt puts off the next look for taken item id's marker.
 func (m *Moderator) recheckAt(id int64) {
 	m.mu.Lock()
@@ -467,13 +480,7 @@ func (m *Moderator) sendOne(ctx context.Context, f forum.BoardSender, l *loaded,
 		// The board said it took it: never sent again by itself (a
 		// board whose pages garble the marker took every copy). The
 		// messages after it go on; the GM decides.
-		if merr := m.mark(rec, l, it, store.OutboxTaken, "", err.Error()); merr != nil {
-			return merr
-		}
-		m.recheckAt(it.ID) // just looked for
-		m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
-			"game", l.row.Name, "marker", it.Marker, "err", err)
-		return nil
+		return m.take(rec, l, it, err)
 	}
 	if errors.Is(err, forum.ErrUnconfirmed) {
 		// It may well be on the forum: a later tick checks for its

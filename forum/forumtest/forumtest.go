@@ -550,13 +550,13 @@ func (b *Board) Reply(ctx context.Context, _, body, key string) (string, error) 
 	}
 	id := b.id()
 	st := b.Stamp(b.clk.Now())
-	if b.NoIDs && forum.ConfirmsLater(ctx) {
-		if !b.Drop {
-			b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{NoImg: b.NoImg})})
-		}
+	later := b.NoIDs && forum.ConfirmsLater(ctx)
+	if !later || !b.Drop {
+		b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{NoImg: b.NoImg})})
+	}
+	if later {
 		return "", fmt.Errorf("reply: %w", forum.ErrConfirmLater)
 	}
-	b.posts = append(b.posts, forum.Post{ID: id, Author: forum.Author{Name: Bot, ID: "u-bot"}, Time: st.Earliest, Stamp: st, BodyHTML: bbcode.Render(text, bbcode.Options{NoImg: b.NoImg})})
 	if said != nil {
 		return "", said
 	}
@@ -593,13 +593,13 @@ func (b *Board) SendPM(ctx context.Context, to forum.Author, subject, body, key 
 		return "", err
 	}
 	id := b.id()
-	if b.NoIDs && forum.ConfirmsLater(ctx) {
-		if !b.Drop {
-			b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
-		}
+	later := b.NoIDs && forum.ConfirmsLater(ctx)
+	if !later || !b.Drop {
+		b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
+	}
+	if later {
 		return "", fmt.Errorf("PM: %w", forum.ErrConfirmLater)
 	}
-	b.sent = append(b.sent, sentPM{ID: id, Subject: subject, To: to, Time: b.clk.Now(), BodyHTML: render(text)})
 	if said != nil {
 		return "", said
 	}
