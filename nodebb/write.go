@@ -25,6 +25,10 @@ const Attempts = 3
 // send's own deadline, as the poster's do: it only reads).
 const checkLimit = time.Minute
 
+// checkTries bounds the marker checks of one unclear write while the
+// board is away (about 45 s of waits between them).
+const checkTries = 8
+
 // ErrQueued: the board put a reply in its post queue instead of the topic
 // (a moderator must approve it). It is not posted, and sending it again
 // would queue another: a refusal for the GM to hear about.
@@ -50,7 +54,7 @@ func (c *Client) write(ctx context.Context, what, rel string, body any, chat boo
 	for attempt := 1; attempt <= Attempts; attempt++ {
 		if unclear {
 			cctx, cancel := checkCtx()
-			got, ok, err := check(cctx)
+			got, ok, err := c.checkThrough(cctx, check)
 			cancel()
 			if err != nil {
 				return "", fmt.Errorf("%s: %w: could not check whether it went out: %w", what, forum.ErrUnconfirmed, err)
@@ -161,3 +165,21 @@ func (c *Client) SetFlood(d time.Duration) { c.flood.set(d) }
 // Flood is what the client has learned of the account's flood control
 // (forum.BoardSender).
 func (c *Client) Flood() forum.FloodStatus { return c.flood.get() }
+
+// checkThrough runs a marker check, again while the board is away for a
+// moment (a 5xx or no answer, as when it restarts after the write that
+// made the check needed), until ctx ends: a check that gives up at the
+// first 502 leaves a send unconfirmed that a few seconds would settle.
+// A board closed for maintenance is not waited for here.
+func (c *Client) checkThrough(ctx context.Context, check func(context.Context) (string, bool, error)) (string, bool, error) {
+	bo := retry.New(time.Second, 10*time.Second)
+	for try := 1; ; try++ {
+		got, ok, err := check(ctx)
+		if err == nil || try == checkTries || !errors.Is(err, scraper.ErrUnavailable) || errors.Is(err, scraper.ErrClosed) {
+			return got, ok, err
+		}
+		if c.opt.Clock.Sleep(ctx, bo.Next()) != nil {
+			return got, ok, err
+		}
+	}
+}
