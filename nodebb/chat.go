@@ -407,7 +407,7 @@ func (c *Client) room(ctx context.Context, uid string) (string, error) {
 	if r.status != http.StatusOK {
 		said := refusalText(r.body)
 		if r.status < 500 && forum.Mentions(said, c.prof.FloodText) != "" {
-			return "", &forum.FloodError{Until: c.flood.refused(said, true, c.opt.Clock.Now())}
+			return "", &forum.FloodError{Until: c.flood.refused(said, true, c.opt.Clock.Now()), Said: said}
 		}
 		if r.status == http.StatusBadRequest {
 			return "", fmt.Errorf("opening a chat with user %s: %w: %w", uid, forum.ErrPermanent, &Refusal{Status: r.status, Message: said})

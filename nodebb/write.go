@@ -135,10 +135,10 @@ func (c *Client) write(ctx context.Context, what, rel string, body any, chat boo
 				// Another post or chat of the account's is under way
 				// (NodeBB locks a member's posting while one is): not
 				// taken, and nothing learned; again in a moment.
-				return "", &forum.FloodError{Until: clk.Now().Add(time.Second), Uncertain: uncertain}
+				return "", &forum.FloodError{Until: clk.Now().Add(time.Second), Uncertain: uncertain, Said: said}
 			}
 			if forum.Mentions(said, c.prof.FloodText) != "" {
-				return "", &forum.FloodError{Until: c.flood.refused(said, chat, clk.Now()), Uncertain: uncertain}
+				return "", &forum.FloodError{Until: c.flood.refused(said, chat, clk.Now()), Uncertain: uncertain, Said: said}
 			}
 			if tl, max := c.prof.TooLong(said); tl {
 				return "", fmt.Errorf("%s: %w", what, &forum.TooLongError{Max: max, Said: said})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,5 +106,55 @@ func TestLostReplyCheckedThroughARestart(t *testing.T) {
 				t.Errorf("%d marker checks on a board that stays away, want %d", reads, checkTries)
 			}
 		})
+	}
+}
+
+// TestFloodRefusalKeepsBoardsWords: a reply and a chat room NodeBB refuses
+// for flood ("You can only post once every 10 seconds") come back as a
+// flood wait that carries the board's words, so the log and the GM see
+// what the board said, not only when the next try is.
+func TestFloodRefusalKeepsBoardsWords(t *testing.T) {
+	t.Parallel()
+	const said = "You can only post once every 10 seconds."
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/api/config":
+			fmt.Fprint(w, `{"csrf_token":"tok","uid":7}`)
+		case r.URL.Path == "/login":
+			fmt.Fprint(w, `{"next":"/"}`)
+		case r.URL.Path == "/api/v3/users/9/chat": // no room yet
+			fmt.Fprint(w, `{"status":{"code":"ok"},"response":{"roomId":null}}`)
+		case r.Method == http.MethodPost:
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]any{"status": map[string]string{"code": "bad-request", "message": said}, "response": map[string]any{}})
+			w.Write(b)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	p, _ := forum.Builtin("nodebb")
+	for _, c := range []struct {
+		name string
+		send func(*Client) error
+	}{
+		{"reply", func(bd *Client) error {
+			_, err := bd.Reply(context.Background(), "4", "Day 0 is over.", "flood_test/1")
+			return err
+		}},
+		{"chat", func(bd *Client) error {
+			_, err := bd.SendPM(context.Background(), forum.Author{Name: "Alice", ID: "9"}, "Receipt", "Taken.", "flood_test/2")
+			return err
+		}},
+	} {
+		bd, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{Clock: clock.NewFake(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.send(bd)
+		var fe *forum.FloodError
+		if !errors.As(err, &fe) || fe.Said != said || !strings.Contains(err.Error(), said) {
+			t.Errorf("%s refused for flood: %v; want a flood wait with the board's words", c.name, err)
+		}
 	}
 }
