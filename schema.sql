@@ -1,8 +1,9 @@
 -- schema.sql: the tables of a fresh forumgm database on SQLite, after every
--- migration in store/migrations/sqlite (0001_schema.sql to 0016_flavor.sql).
--- The migrations are the source: this file is generated from them, and `go
--- test ./store` fails when it is stale or makes a database other than theirs.
--- Do not edit it; after adding a migration, regenerate it with
+-- migration in store/migrations/sqlite (0001_schema.sql to
+-- 0017_outbox_to_confirm.sql). The migrations are the source: this file is
+-- generated from them, and `go test ./store` fails when it is stale or makes a
+-- database other than theirs. Do not edit it; after adding a migration,
+-- regenerate it with
 --   go test ./store -run TestSchemaFiles -update
 -- A table, column or index a later migration added is marked with that
 -- migration; a column it added is shown in its table.
@@ -232,6 +233,14 @@ CREATE TABLE outbox (
     class          SMALLINT NOT NULL DEFAULT 1
 );
 CREATE INDEX outbox_game_state ON outbox (game_id, state, id);
+-- Added by 0017_outbox_to_confirm.sql.
+-- Migration 17: the sent items whose markers are still to be looked for
+-- (sent with no forum id yet: confirmed later), found without scanning a
+-- game's sent items. Every tick of every game asks whether it has any, so
+-- the question costs one index probe however long the game has run
+-- (the index holds all its query reads: SQLite takes it over
+-- outbox_game_state then, even with no statistics).
+CREATE INDEX outbox_to_confirm ON outbox (game_id, last_error) WHERE state = 'sent' AND forum_id = '';
 
 -- Added by 0004_leases.sql.
 -- Fenced leases: each game is worked by one `forumgm run` at a time. A

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
@@ -12,6 +14,9 @@ import (
 // Hooks for the external tests of the migration runner.
 
 var Statements = statements
+
+// HasToConfirmQuery is HasToConfirm's query, for its plan.
+const HasToConfirmQuery = hasToConfirmQuery
 
 // MigrationNames lists driver's embedded migration files in order.
 func MigrationNames(driver string) ([]string, error) {
@@ -76,4 +81,33 @@ func (tx *Tx) SetCommandStatus(id int64, status CommandStatus, reason string) er
 }
 func (tx *Tx) MarkDeleted(gameID int64, kind forum.MessageKind, forumID string, seen time.Time) error {
 	return tx.markDeleted(gameID, kind, forumID, seen)
+}
+
+// Plan is the database's plan for q: SQLite's EXPLAIN QUERY PLAN, or
+// PostgreSQL's EXPLAIN with sequential scans priced out (a test's tables
+// are small enough for a scan to win otherwise; priced out, an index the
+// query can use is used).
+func (tx *Tx) Plan(q string, args ...any) (string, error) {
+	q = tx.rebind(q)
+	explain := "EXPLAIN QUERY PLAN "
+	if tx.driver == "postgres" {
+		if _, err := tx.tx.Exec("SET LOCAL enable_seqscan = off"); err != nil {
+			return "", err
+		}
+		explain = "EXPLAIN "
+	}
+	rows, err := tx.tx.Queryx(explain+q, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		cols, err := rows.SliceScan()
+		if err != nil {
+			return "", err
+		}
+		out = append(out, fmt.Sprint(cols[len(cols)-1]))
+	}
+	return strings.Join(out, "\n"), rows.Err()
 }

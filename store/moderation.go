@@ -49,7 +49,7 @@ func (tx *Tx) outboxCount(gameID int64) (int, error) {
 // for (ConfirmLaterNote), by id.
 func (tx *Tx) ToConfirm(gameID int64) ([]OutboxItem, error) {
 	var rows []outboxRow
-	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state = ? AND forum_id = '' AND last_error = ? ORDER BY id`, gameID, OutboxSent, ConfirmLaterNote); err != nil {
+	if err := tx.sel(&rows, `SELECT `+outboxCols+` FROM outbox WHERE game_id = ? AND state = 'sent' AND forum_id = '' AND last_error = ? ORDER BY id`, gameID, ConfirmLaterNote); err != nil {
 		return nil, err
 	}
 	out := make([]OutboxItem, len(rows))
@@ -59,12 +59,17 @@ func (tx *Tx) ToConfirm(gameID int64) ([]OutboxItem, error) {
 	return out, nil
 }
 
+// hasToConfirmQuery has the state and the empty id as literals, the
+// partial index outbox_to_confirm's own terms: a planner uses that index
+// only where a query's terms imply its.
+const hasToConfirmQuery = `SELECT COUNT(*) FROM (SELECT 1 FROM outbox WHERE game_id = ? AND state = 'sent' AND forum_id = '' AND last_error = ? LIMIT 1) t`
+
 // HasToConfirm says whether the game has a sent item whose marker is still
 // to be looked for (ToConfirm): its sender has work though nothing is left
 // to send.
 func (tx *Tx) HasToConfirm(gameID int64) (bool, error) {
 	var n int
-	err := tx.get(&n, `SELECT COUNT(*) FROM outbox WHERE game_id = ? AND state = ? AND forum_id = '' AND last_error = ?`, gameID, OutboxSent, ConfirmLaterNote)
+	err := tx.get(&n, hasToConfirmQuery, gameID, ConfirmLaterNote)
 	return n > 0, err
 }
 

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,67 @@ func TestModerationQueries(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestToConfirm: a sent item the board took without naming its id (its
+// marker to be looked for later) is to confirm until it gets its id, or is
+// taken; items sent with an id, pending or of another game are not. Every
+// tick asks HasToConfirm, so its query must use the partial index
+// outbox_to_confirm, not scan the game's sent items.
+func TestToConfirm(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		g, other := newGame(t, db, "g"), newGame(t, db, "h")
+		items := []store.OutboxItem{
+			{GameID: g.ID, Kind: "post", Body: "a", Marker: "c1"},
+			{GameID: g.ID, Kind: "pm", Recipient: "Alice", RecipientName: "Alice", RecipientID: "3", Subject: "s", Body: "b", Marker: "c2"},
+			{GameID: g.ID, Kind: "post", Body: "c", Marker: "c3"},
+			{GameID: other.ID, Kind: "post", Body: "d", Marker: "c4"},
+		}
+		tx(t, db, func(tx *store.Tx) error { return tx.Enqueue(items) })
+		set := func(i int, state store.OutboxState, id, note string) {
+			it := items[i]
+			it.State, it.ForumID, it.LastError, it.SentAt = state, id, note, t0
+			tx(t, db, func(tx *store.Tx) error { return tx.UpdateOutbox(&it) })
+		}
+		check := func(want ...string) {
+			t.Helper()
+			var got []string
+			var has bool
+			tx(t, db, func(tx *store.Tx) error {
+				its, err := tx.ToConfirm(g.ID)
+				must(t, err)
+				for _, it := range its {
+					got = append(got, it.Marker)
+				}
+				has, err = tx.HasToConfirm(g.ID)
+				return err
+			})
+			if strings.Join(got, ",") != strings.Join(want, ",") || has != (len(want) > 0) {
+				t.Errorf("to confirm %v (any: %v), want %v", got, has, want)
+			}
+		}
+		check()
+		set(0, store.OutboxSent, "", store.ConfirmLaterNote)
+		set(1, store.OutboxSent, "", store.ConfirmLaterNote)
+		set(2, store.OutboxSent, "p9", "")
+		set(3, store.OutboxSent, "", store.ConfirmLaterNote)
+		check("c1", "c2")
+		set(0, store.OutboxSent, "p10", "") // found
+		set(1, store.OutboxTaken, "", "not found")
+		check()
+		var plan string
+		if err := db.Tx(ctx, func(tx *store.Tx) (err error) {
+			plan, err = tx.Plan(store.HasToConfirmQuery, g.ID, store.ConfirmLaterNote)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "outbox_to_confirm") {
+			t.Errorf("HasToConfirm's plan does not use outbox_to_confirm:\n%s", plan)
 		}
 	})
 }
