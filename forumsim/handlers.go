@@ -672,6 +672,10 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, se *session) {
 	u.lastPost = s.now()
 	view := fmt.Sprintf("./ucp.php?i=pm&mode=view&p=%d", m.ID)
 	text := fmt.Sprintf("%s<br /><br />Click <a href=\"%s\">here</a> to view your message.<br /><br />Click <a href=\"./ucp.php?i=pm&amp;folder=inbox\">here</a> to return to your &#8220;Inbox&#8221; folder.", e(MsgMessageStored), e(view))
+	if s.opt.PMSentNamesNone {
+		view = "./ucp.php?i=pm&folder=inbox"
+		text = fmt.Sprintf("%s<br /><br />Click <a href=\"%s\">here</a> to return to your &#8220;Inbox&#8221; folder.", e(MsgMessageStored), e(view))
+	}
 	s.message(w, r, se, http.StatusOK, text, view)
 }
 

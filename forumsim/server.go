@@ -63,6 +63,10 @@ type Options struct {
 	// SentPerPage pages the sent folder's list (start=, newest first) as
 	// phpBB does at topics_per_page; 0 lists it whole.
 	SentPerPage int
+	// PMSentNamesNone: the page that says a PM was sent neither links nor
+	// refreshes to it (as MyBB's and SMF's do not): a sender learns the
+	// new PM only from its sent folder.
+	PMSentNamesNone bool
 	// NoPMs: the board has no private messages (as a FluxBB without a PM
 	// extension): every PM page answers 404 and no page links them.
 	NoPMs bool

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,10 +36,14 @@ type board struct {
 
 // newBoard runs forumsim in-process with a 25-post topic (3 pages) and
 // the bot logged out; nothing really waits (fake clock).
-func newBoard(t *testing.T) *board {
+func newBoard(t *testing.T, opts ...func(*forumsim.Options)) *board {
 	t.Helper()
 	clk := clock.NewFake(start)
-	sim := forumsim.New(forumsim.Options{Clock: clk, FloodInterval: 15 * time.Second})
+	o := forumsim.Options{Clock: clk, FloodInterval: 15 * time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	sim := forumsim.New(o)
 	b := &board{sim: sim, clk: clk}
 	var err error
 	must := func(id int, err error) int {
@@ -433,11 +438,15 @@ func (sentboxDown) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// pmSentNamesNone: the board's page after a PM names no new PM (as
+// MyBB's and SMF's), so the sender looks for it in the sent folder.
+func pmSentNamesNone(o *forumsim.Options) { o.PMSentNamesNone = true }
+
 // A PM the board took ("This message has been sent successfully") whose
 // sent-folder check then failed is not a refusal (issue 11 item 4): the
 // send ends unconfirmed, to be checked again, and was made once.
 func TestForumsimPMCheckFailedIsNotRefused(t *testing.T) {
-	b := newBoard(t)
+	b := newBoard(t, pmSentNamesNone)
 	prof, _ := forum.Builtin("phpbb")
 	s, err := scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
 		scraper.Options{Clock: b.clk, Transport: sentboxDown{}})
@@ -678,5 +687,64 @@ func TestForumsimNoSentFolderProvesNothing(t *testing.T) {
 	b := newBoard(t)
 	if _, ok, err := poster.New(b.s).SentPMWithMarker(ctx, "g1/day-1/99", time.Time{}); ok || err != nil {
 		t.Errorf("the real sent folder, empty: found %v, err %v; want proven absent", ok, err)
+	}
+}
+
+// reqLog records the requests a session makes after the test starts it.
+type reqLog struct {
+	mu  sync.Mutex
+	on  bool
+	got []string
+}
+
+func (l *reqLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	if l.on {
+		l.got = append(l.got, r.Method+" "+r.URL.RawQuery)
+	}
+	l.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestPMNamedBySuccessPage: phpBB's page after a PM ("This message has
+// been sent successfully") refreshes to the new PM (ucp_pm_compose.php),
+// so the send ends there with the PM's id, as a reply's does with the
+// post's: the form and the submission, no read of the outbox or the sent
+// folder for its marker. A board whose page names no PM is checked there.
+func TestPMNamedBySuccessPage(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  []func(*forumsim.Options)
+		reads bool // the sent folder (or outbox) read for the marker
+	}{
+		{"phpBB's page", nil, false},
+		{"a page naming no PM", []func(*forumsim.Options){pmSentNamesNone}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBoard(t, c.opts...)
+			rl := &reqLog{}
+			prof, _ := forum.Builtin("phpbb")
+			s, err := scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},
+				scraper.Options{Clock: b.clk, Transport: rl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Login(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			rl.on = true
+			id, err := poster.New(s).SendPM(context.Background(), forum.Author{Name: "Alice", ID: fmt.Sprint(b.alice)}, "m1.named", "Your role", "You are [b]Town[/b].")
+			in := b.sim.Inbox(b.alice)
+			if err != nil || len(in) != 1 || id != fmt.Sprint(in[0].ID) {
+				t.Fatalf("SendPM: %q, %v; Alice has %d PMs; want the one PM's id", id, err, len(in))
+			}
+			read := false
+			for _, r := range rl.got {
+				read = read || strings.Contains(r, "folder=")
+			}
+			if read != c.reads || !c.reads && len(rl.got) != 2 {
+				t.Errorf("requests %q; want the form and the submission%s", rl.got, map[bool]string{true: ", then the sent folder", false: " only"}[c.reads])
+			}
+		})
 	}
 }

@@ -974,16 +974,16 @@ func (p *Poster) judge(res *scraper.Page, f forum.Form, check func() (string, bo
 	if flood, d := p.Session.Parser.FloodWait(res.Doc); flood {
 		return answer{flood: true, floodWait: d, why: fmt.Errorf("flood control"), said: p.Session.Parser.ErrorTextOn(p.formKind(f), res.Doc)}
 	}
-	// Success is the redirect to the new post (an HTTP redirect, or a
-	// meta refresh where the board shows a message page first). A PM is
-	// confirmed by its marker in the sent folder below; an unmarked one
-	// has only the board's redirect to its page to go by.
+	// Success is the redirect to the new post or PM (an HTTP redirect, or
+	// a meta refresh where the board shows a message page first: phpBB's
+	// "This message has been sent successfully" refreshes to the new PM,
+	// ucp_pm_compose.php). Where the board names no new PM (MyBB, SMF),
+	// its marker is looked for in the sent folder below, or later.
 	for _, u := range []string{res.Location(), parser.MetaRefresh(res.Doc)} {
 		id := ""
-		switch {
-		case isPost:
+		if isPost {
 			id = p.Session.Parser.PostIDFromURL(u)
-		case p.Unmarked:
+		} else {
 			id = p.Session.Parser.PMIDFromURL(u)
 		}
 		if id != "" {

@@ -35,7 +35,7 @@ func (s *sentFolderRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // the sent-folder check fails is unconfirmed, never refused: one PM on the
 // board, found by the next check.
 func TestSentPageWithFailedCheckIsUnconfirmed(t *testing.T) {
-	b := newBoard(t)
+	b := newBoard(t, pmSentNamesNone)
 	rt := &sentFolderRT{broken: true}
 	prof, _ := forum.Builtin("phpbb")
 	s, err := scraper.NewSession(b.baseURL, prof, forum.Credentials{Username: "GMBot", Password: "gm-pass"},

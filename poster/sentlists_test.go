@@ -62,7 +62,7 @@ func (h *heldLists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // returns the poster and their keys.
 func sentPMs(t *testing.T, n int) (*poster.Poster, *heldLists, []string) {
 	t.Helper()
-	sim := forumsim.New(forumsim.Options{FloodInterval: -1})
+	sim := forumsim.New(forumsim.Options{FloodInterval: -1, PMSentNamesNone: true})
 	if _, err := sim.AddUser("GMBot", "gm-pass", true); err != nil {
 		t.Fatal(err)
 	}
