@@ -96,7 +96,7 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		// Sent items still to be confirmed (confirmLater) are the
 		// sender's work too.
 		confirm, err := tx.HasToConfirm(l.row.ID)
-		end = tickEnd{failing: h.Failing(), unsent: next != nil || len(s.ch.Outbox) > 0 || confirm}
+		end = tickEnd{failing: h.Failing(), unsent: next != nil || len(s.ch.Outbox) > 0 || confirm, opening: awaitingOpening(s.l)}
 		return err
 	})
 	if err != nil {

@@ -77,6 +77,7 @@ type tickEnd struct {
 	deadline time.Time
 	failing  bool
 	unsent   bool
+	opening  bool // its opening post not up yet (awaitingOpening)
 }
 
 // pendingInbox is an inbox read not recorded yet, and when its read began.

@@ -88,6 +88,7 @@ type Moderator struct {
 	readers    map[string]*parser.BodyReader // by profile (JSON): shared by its games
 	sibs       *siblingCache                 // the games sharing an inbox, decoded (siblings.go)
 	conns      map[int64]Forum
+	hails      hails               // the workers' wake-ups (hail.go)
 	flood      map[int64]time.Time // by game: when flood control lets the next post or PM go
 	floodSaved map[int64]string    // by game: the flood status last recorded
 	// healthy: by game, its last read recorded by this moderator left
@@ -229,6 +230,31 @@ func (m *Moderator) tick(ctx context.Context, id int64, send bool) (*tickEnd, er
 		m.log().Warn("flood status not recorded", "game", l.row.Name, "err", ferr)
 	}
 	return nil, err
+}
+
+// readRank ranks a game's thread reads on its account's session: a game
+// whose opening post is not up yet has nobody waiting on its thread (its
+// clock starts once the post is up), so its reads of it go after the
+// running games' reads and every send, the opening posts' included (its
+// own goes without a read first). With 19 games opening beside a running
+// one at the board's 1 request a second, their first reads of their
+// threads went first and the running game's answer took 38 s, nearly 4
+// polls (BenchmarkRealBurst); ranked with the opening posts, they held up
+// the one send lane an answer waited for. Not the reads the account's
+// games share (its inbox list, its topic lists): a running game that
+// joins one a new game asked for would wait at the new game's rank.
+func readRank(ctx context.Context, l *loaded) context.Context {
+	if awaitingOpening(l) {
+		return forum.LaterRank(ctx, int(store.SendChores)+1)
+	}
+	return ctx
+}
+
+// awaitingOpening says whether the game runs but its opening post is not
+// known to be up: nobody plays it yet, so its work goes after the running
+// games' (readRank, Pool.Do).
+func awaitingOpening(l *loaded) bool {
+	return l.row.Status == Running && l.cfg.OpeningPost == "" && !l.cfg.SigningUp()
 }
 
 func mustJSON(v any) []byte {

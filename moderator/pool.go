@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/forumgm/forumgm/forum"
+	"github.com/forumgm/forumgm/internal/gate"
 )
 
 // Pool shapes `forumgm run`'s work across all its games: at most Workers
@@ -23,7 +24,8 @@ type Pool struct {
 	SendLanes int
 
 	once   sync.Once
-	sem    chan struct{}
+	ticks  gate.Gate
+	n      int // Workers, or its default
 	mu     sync.Mutex
 	slot   time.Time                   // the last first-tick slot handed out
 	epochs map[forum.Account]time.Time // an account's cycle start
@@ -32,27 +34,49 @@ type Pool struct {
 
 func (p *Pool) init() {
 	p.once.Do(func() {
-		n := p.Workers
-		if n <= 0 {
-			n = 8
+		p.n = p.Workers
+		if p.n <= 0 {
+			p.n = 8
 		}
-		p.sem = make(chan struct{}, n)
 		p.epochs = map[forum.Account]time.Time{}
 	})
 }
 
-// Do runs one tick when a worker is free (nil: at once).
-func (p *Pool) Do(ctx context.Context, tick func() error) error {
+// tickRank is what a game's tick is to the players waiting on it: the
+// pool lets the lowest rank in first when a worker frees (first come first
+// within a rank).
+type tickRank int
+
+const (
+	// tickHailed: a PM from one of its players is in the account's inbox
+	// (hail.go).
+	tickHailed tickRank = iota
+	// tickRunning: a game at play, signing up or paused.
+	tickRunning
+	// tickOpening: its opening post is not up yet (awaitingOpening).
+	tickOpening
+)
+
+// Do runs one tick when a worker is free (nil: at once), running games'
+// before opening games' (rank). An opening game's tick never takes the
+// last worker: such ticks wait on their account's session behind the
+// running games' reads and answers (readRank), and eight of them holding
+// every worker kept a running game's tick, and so its answer, waiting
+// for 20 s while 19 games opened (BenchmarkRealBurst).
+func (p *Pool) Do(ctx context.Context, rank tickRank, tick func() error) error {
 	if p == nil {
 		return tick()
 	}
 	p.init()
-	select {
-	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	limit := p.n
+	if rank >= tickOpening {
+		limit = max(p.n-1, 1)
 	}
-	defer func() { <-p.sem }()
+	release, err := p.ticks.TakeClass(ctx, func() int { return limit }, int(rank))
+	if err != nil {
+		return err
+	}
+	defer release()
 	return tick()
 }
 

@@ -24,7 +24,7 @@ func TestPoolBoundsTicks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.Do(context.Background(), func() error {
+			p.Do(context.Background(), tickRank(i%3), func() error {
 				n := now.Add(1)
 				for {
 					old := peak.Load()
@@ -144,5 +144,118 @@ func TestSharedInboxListHoldsDeadline(t *testing.T) {
 	}
 	if row := status(); row.Status == Running && row.Deadline.Equal(deadline) {
 		t.Errorf("not resolved once a list from after the deadline was in: %s, deadline %s", row.Status, row.Deadline)
+	}
+}
+
+// TestPoolRunningGamesFirst: ticks of games whose opening post is not up
+// never take the last worker, so a running game's tick starts at once
+// while they hold the others; and when a worker frees, a waiting running
+// game's tick goes before opening games' ticks that asked earlier.
+func TestPoolRunningGamesFirst(t *testing.T) {
+	p := &Pool{Workers: 3}
+	ctx := context.Background()
+	var mu sync.Mutex
+	var order []string
+	hold := make(chan struct{})
+	started := make(chan string, 10)
+	run := func(name string, opening bool, block bool) {
+		rank := tickRunning
+		if opening {
+			rank = tickOpening
+		}
+		go p.Do(ctx, rank, func() error {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			started <- name
+			if block {
+				<-hold
+			}
+			return nil
+		})
+	}
+	wait := func(want string) {
+		t.Helper()
+		select {
+		case got := <-started:
+			if got != want {
+				t.Fatalf("%s started, want %s", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s did not start", want)
+		}
+	}
+	run("opening 1", true, true)
+	wait("opening 1")
+	run("opening 2", true, true)
+	wait("opening 2")
+	run("opening 3", true, true) // the last worker is not for it
+	time.Sleep(20 * time.Millisecond)
+	run("running 1", false, true)
+	wait("running 1") // at once, beside the two
+	run("running 2", false, false)
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case got := <-started:
+		t.Fatalf("%s started with every worker busy", got)
+	default:
+	}
+	hold <- struct{}{} // one tick ends: the running game's goes first
+	wait("running 2")
+	close(hold)
+	wait("opening 3")
+}
+
+// TestReadRank: a running game whose opening post is not up reads its
+// thread after every send on its account's session (forum.LaterRank below
+// the chores); once the post is up, and for a game signing up or paused,
+// its reads are reads (first).
+func TestReadRank(t *testing.T) {
+	bg := context.Background()
+	for _, c := range []struct {
+		name    string
+		status  store.GameStatus
+		cfg     gameconfig.GameConfig
+		later   bool
+		opening bool
+	}{
+		{"running, opening not up", Running, gameconfig.GameConfig{Players: []string{"Alice"}}, true, true},
+		{"running, opening up", Running, gameconfig.GameConfig{Players: []string{"Alice"}, OpeningPost: "12"}, false, false},
+		{"signing up", Signups, gameconfig.GameConfig{Signups: &gameconfig.Signups{}}, false, false},
+		{"paused", Paused, gameconfig.GameConfig{Players: []string{"Alice"}}, false, false},
+	} {
+		l := &loaded{row: &store.Game{Status: c.status}, cfg: c.cfg}
+		rank, later := forum.LaterOf(readRank(bg, l))
+		if later != c.later || later && rank <= int(store.SendChores) || awaitingOpening(l) != c.opening {
+			t.Errorf("%s: later %v at rank %d, awaiting its opening %v; want later %v below the chores, awaiting %v", c.name, later, rank, awaitingOpening(l), c.later, c.opening)
+		}
+	}
+}
+
+// TestSleepOrHail: a hail ends a game's wait between polls at once (one
+// that came before the wait, too) and says so; a wait with no hail runs
+// its length; a cancelled context ends it unhailed.
+func TestSleepOrHail(t *testing.T) {
+	m := &Moderator{Clock: clock.Real{}}
+	wake, drop := m.hailable(7)
+	defer drop()
+	ctx := context.Background()
+	go func() { time.Sleep(20 * time.Millisecond); m.hail([]int64{7}) }()
+	t0 := time.Now()
+	if hailed, err := m.sleepOrHail(ctx, time.Minute, wake); !hailed || err != nil || time.Since(t0) > 10*time.Second {
+		t.Errorf("hailed in a wait: %v, %v after %v; want hailed at once", hailed, err, time.Since(t0))
+	}
+	m.hail([]int64{7, 8}) // 8: no worker here
+	m.hail([]int64{7})    // one wake-up for both
+	if hailed, err := m.sleepOrHail(ctx, time.Minute, wake); !hailed || err != nil {
+		t.Errorf("hailed before the wait: %v, %v", hailed, err)
+	}
+	if hailed, err := m.sleepOrHail(ctx, 30*time.Millisecond, wake); hailed || err != nil {
+		t.Errorf("a wait with no hail: %v, %v; want its whole length, unhailed", hailed, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if hailed, err := m.sleepOrHail(cctx, time.Minute, wake); hailed || err == nil {
+		t.Errorf("cancelled: %v, %v", hailed, err)
 	}
 }

@@ -83,7 +83,7 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 	if skip {
 		return m.readPMs(ctx, l, f, readAt, known, nil, &news) // the inbox only
 	}
-	err := f.ReadThread(ctx, l.forum.Thread, l.row.ThreadCursor, func(pg forum.ThreadPage) error {
+	err := f.ReadThread(readRank(ctx, l), l.forum.Thread, l.row.ThreadCursor, func(pg forum.ThreadPage) error {
 		if err := m.crash("after-thread"); err != nil {
 			return err
 		}
@@ -294,14 +294,21 @@ func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) 
 	}
 	roster, ix, id := l.state.Roster(), l.sibs, l.row.ID
 	skipped := false
+	var others []int64 // the games of the players whose PMs it passes by
 	box, err := f.NewPMs(ctx, l.row.PMCursor, func(from forum.Author) bool {
 		if _, mine := roster.Author(from.Name); mine {
 			return false
 		}
 		skip := ix.elsewhere(from.Name, id)
+		if skip {
+			for _, g := range ix.also(from.Name, id) {
+				others = append(others, g.id)
+			}
+		}
 		skipped = skipped || skip
 		return skip
 	})
+	m.hail(others) // their games read them now, not at their turn
 	if err != nil || !skipped {
 		return box, err // nothing left out: nothing to check
 	}

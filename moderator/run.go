@@ -287,8 +287,9 @@ func (m *Moderator) sleep(ctx context.Context, d time.Duration) error {
 func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	var fc gameconfig.ForumConfig
 	var account forum.Account
+	opening := false // its opening post not up yet (awaitingOpening)
 	if l, err := decodeGame(&g); err == nil {
-		fc, account = l.forum, l.forum.Account()
+		fc, account, opening = l.forum, l.forum.Account(), awaitingOpening(l)
 	}
 	poll := fc.Poll()
 	backoff := retry.New(poll, max(poll, 5*time.Minute))
@@ -298,6 +299,9 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 	cleared := false
 	snd := m.startSender(ctx, g.ID, account)
 	defer snd.close()
+	wake, drop := m.hailable(g.ID)
+	defer drop()
+	hailed := false
 	var end *tickEnd // what the last tick's last step saw (nil: unknown)
 	for ctx.Err() == nil {
 		// What is queued goes out while the thread is read (a long first
@@ -309,7 +313,17 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			snd.poke()
 		}
 		var err error
-		err = m.Pool.Do(ctx, func() error { end, err = m.safeTick(ctx, g.ID); return err })
+		if end != nil {
+			opening = end.opening
+		}
+		rank := tickRunning
+		switch {
+		case hailed:
+			rank = tickHailed
+		case opening:
+			rank = tickOpening
+		}
+		err = m.Pool.Do(ctx, rank, func() error { end, err = m.safeTick(ctx, g.ID); return err })
 		if !errors.Is(err, store.ErrLeaseLost) && (end == nil || end.unsent) {
 			snd.poke()
 		}
@@ -378,7 +392,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		if err != nil && boardDown {
 			err = m.waitForBoard(ctx, g, fc, wait)
 		} else {
-			err = m.sleep(ctx, wait)
+			hailed, err = m.sleepOrHail(ctx, wait, wake)
 		}
 		if err != nil {
 			return false

@@ -59,7 +59,12 @@ func (m *Moderator) drainEach(ctx context.Context, l *loaded, f forum.BoardSende
 			}
 			return first
 		}
-		err = each(it, func() error { return m.sendItem(ctx, f, l, it, max) })
+		ictx := ctx
+		if forum.IsLater(ctx) {
+			// Its requests wait for the session's turn by its class.
+			ictx = forum.LaterRank(ctx, int(it.Class))
+		}
+		err = each(it, func() error { return m.sendItem(ictx, f, l, it, max) })
 		var tr *troubleError
 		switch {
 		case err == nil:

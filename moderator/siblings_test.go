@@ -206,12 +206,31 @@ func TestInboxSkipsOtherGamesPMs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var wakes []<-chan struct{}
+	for _, id := range ids {
+		w, drop := m.hailable(id)
+		defer drop()
+		wakes = append(wakes, w)
+	}
 	box, err := m.newPMs(ctx, l, ff)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(box.PMs) != 1 || box.PMs[0].From.Name != "Alice" || ff.Skipped != 1 {
 		t.Errorf("spies read %+v, skipped %d; want Alice's PM, Erin's skipped", box.PMs, ff.Skipped)
+	}
+	// Erin's game is hailed (her PM waits for it), no other.
+	for i, w := range wakes {
+		select {
+		case <-w:
+			if i != 2 {
+				t.Errorf("game %d hailed, want only Erin's (2)", i)
+			}
+		default:
+			if i == 2 {
+				t.Error("Erin's game not hailed for the PM spies passed by")
+			}
+		}
 	}
 	gm := &Moderator{DB: si.db, Clock: m.Clock, Connect: m.Connect}
 	if _, _, err := gm.Replace(ctx, "spies", "Bob", "Erin", ""); err != nil {

@@ -91,3 +91,22 @@ func TestMyBBBotMerge(t *testing.T) {
 		t.Errorf("markers on the board: %v, want each once", m)
 	}
 }
+
+// TestPhpBBBurstRequests measures requests per landed send on the real
+// phpBB, as TestMyBBBurstRequests on MyBB: a bot that is not flood-exempt
+// sends six messages, posts and PMs in turn. phpBB's answer names the new
+// post (its redirect) and the new PM (its success page refreshes to it),
+// so every send is its form and its submission, with nothing to confirm
+// later; phpBB's one flood interval for posts and PMs (flood_interval,
+// lowered from 15 s to 3 s to keep the test short) may refuse one.
+func TestPhpBBBurstRequests(t *testing.T) {
+	t.Parallel()
+	b := realboardtest.Start(t, realboardtest.PhpBB, realboardtest.Options{Players: []string{"Alice", "Bob"}})
+	b.Setting(t, "flood_interval", "3")
+	res := boardtest.Burst(t, b, func(p *forum.Profile) { p.FloodSeconds = 3 }, func(int) {})
+	t.Logf("phpBB: %.2f requests per landed send (posts %v, PMs %v), %d flood refusals; %d confirmed later in %d requests", res.PerLanded, res.Posts, res.PMs, res.Refusals, res.Later, res.Confirm)
+	res.Check(t, 2, 2, 1)
+	if res.Later != 0 || res.Confirm != 0 {
+		t.Errorf("%d sends confirmed later, in %d requests; want none: phpBB's answers name every message", res.Later, res.Confirm)
+	}
+}

@@ -1,0 +1,88 @@
+package moderator
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// Hailing: where games share a bot account's inbox, one list of it serves
+// every game polling then, and each game reads only its own players' PMs
+// (newPMs). A game whose read passes by a PM from another game's player
+// hails that game: its worker wakes from its wait between polls, and its
+// next tick takes a worker before the other games' (Pool.Do). So a player
+// who sends orders waits for the next list of the account's inbox, made by
+// whichever game polls first, not for their own game's turn among many: on
+// real phpBB at one request a second, with 19 games opening beside a
+// running one, that game's own tick came about once in 50 s.
+
+// hails are the wake-ups of the games this moderator's workers run.
+type hails struct {
+	by map[int64]chan struct{} // by game (m.mu)
+}
+
+// hailable registers game id's wake-up for its worker's life (drop ends it).
+func (m *Moderator) hailable(id int64) (wake <-chan struct{}, drop func()) {
+	ch := make(chan struct{}, 1)
+	m.mu.Lock()
+	if m.hails.by == nil {
+		m.hails.by = map[int64]chan struct{}{}
+	}
+	m.hails.by[id] = ch
+	m.mu.Unlock()
+	return ch, func() {
+		m.mu.Lock()
+		if m.hails.by[id] == ch {
+			delete(m.hails.by, id)
+		}
+		m.mu.Unlock()
+	}
+}
+
+// hail wakes the games' workers (those this moderator runs; hails to one
+// game before it wakes are one).
+func (m *Moderator) hail(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range ids {
+		if ch := m.hails.by[id]; ch != nil {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// sleepOrHail waits d, or less when the game is hailed meanwhile (hailed
+// true; a hail before the wait ends it at once).
+func (m *Moderator) sleepOrHail(ctx context.Context, d time.Duration, wake <-chan struct{}) (hailed bool, err error) {
+	select {
+	case <-wake:
+		return true, nil
+	default:
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var got atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-wake:
+			got.Store(true)
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	err = m.sleep(wctx, d)
+	cancel()
+	<-done // a hail it took is kept
+	if got.Load() && ctx.Err() == nil {
+		return true, nil
+	}
+	return false, err
+}
