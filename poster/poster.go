@@ -689,11 +689,13 @@ func heldKey(page string, f forum.Form, fields map[string]string) string {
 	return page + "\x00" + fields[f.Message]
 }
 
-// hold keeps the form a flood refusal came with, for the same message.
-// Not on a board whose forms carry their creation time (phpBB: a token
-// taken once, one a second; its forms are fetched afresh).
+// hold keeps the form a flood refusal came with, for the same message:
+// the retry is its submission alone (MyBB and phpBB hand the form back
+// with the refusal; phpBB's, made as it refused, has a token and a
+// creation time of its own, and a refused submission took no posting
+// lock).
 func (p *Poster) hold(page string, f forum.Form, fields map[string]string, res *scraper.Page, until time.Time) {
-	if p.Session.Profile.FormTimeField != "" || res.Status != http.StatusOK || until.Sub(res.Received) > heldKeep {
+	if res.Status != http.StatusOK || until.Sub(res.Received) > heldKeep {
 		return
 	}
 	form, err := parser.FindForm(res.Doc, res.URL, f.Selector)
@@ -738,7 +740,12 @@ func (p *Poster) heldOrFresh(ctx context.Context, what, page string, f forum.For
 	for k, v := range f.Extra {
 		form.Values.Set(k, v)
 	}
-	return form, h.pg, false, nil
+	if ok, shared := p.takeForm(f, form); ok {
+		return form, h.pg, shared, nil
+	}
+	// Another submission has a form of the same second (a board that
+	// takes a token once): a fresh one.
+	return p.freshForm(ctx, what, page, f, fields, lane)
 }
 
 // takeForm notes a form by its kind and creation second (the profile's
