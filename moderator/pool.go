@@ -57,13 +57,19 @@ const (
 	tickOpening
 )
 
-// Do runs one tick when a worker is free (nil: at once), running games'
+// Do runs one tick when a worker is free (nil: at once), as a running
+// game's (do).
+func (p *Pool) Do(ctx context.Context, tick func() error) error {
+	return p.do(ctx, tickRunning, tick)
+}
+
+// do runs one tick when a worker is free (nil: at once), running games'
 // before opening games' (rank). An opening game's tick never takes the
 // last worker: such ticks wait on their account's session behind the
 // running games' reads and answers (readRank), and eight of them holding
 // every worker kept a running game's tick, and so its answer, waiting
 // for 20 s while 19 games opened (BenchmarkRealBurst).
-func (p *Pool) Do(ctx context.Context, rank tickRank, tick func() error) error {
+func (p *Pool) do(ctx context.Context, rank tickRank, tick func() error) error {
 	if p == nil {
 		return tick()
 	}

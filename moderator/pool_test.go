@@ -24,7 +24,7 @@ func TestPoolBoundsTicks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.Do(context.Background(), tickRank(i%3), func() error {
+			p.do(context.Background(), tickRank(i%3), func() error {
 				n := now.Add(1)
 				for {
 					old := peak.Load()
@@ -163,7 +163,7 @@ func TestPoolRunningGamesFirst(t *testing.T) {
 		if opening {
 			rank = tickOpening
 		}
-		go p.Do(ctx, rank, func() error {
+		go p.do(ctx, rank, func() error {
 			mu.Lock()
 			order = append(order, name)
 			mu.Unlock()

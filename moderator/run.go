@@ -323,7 +323,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		case opening:
 			rank = tickOpening
 		}
-		err = m.Pool.Do(ctx, rank, func() error { end, err = m.safeTick(ctx, g.ID); return err })
+		err = m.Pool.do(ctx, rank, func() error { end, err = m.safeTick(ctx, g.ID); return err })
 		if !errors.Is(err, store.ErrLeaseLost) && (end == nil || end.unsent) {
 			snd.poke()
 		}
