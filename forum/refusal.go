@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TooLongError: the board refused a post or PM as longer than it takes.
@@ -63,7 +64,7 @@ func (p Profile) TooLong(pageText string) (bool, int) {
 		return hit, 0
 	}
 	text := strings.ToLower(strings.Join(strings.Fields(pageText), " "))
-	re, err := regexp.Compile("(?i)" + p.TooLongLimitRegexp)
+	re, err := compiled("(?i)" + p.TooLongLimitRegexp)
 	if err != nil {
 		return true, 0
 	}
@@ -94,8 +95,25 @@ func (p Profile) SentAt(location string) bool {
 	if p.SentLocationRegexp == "" || location == "" {
 		return false
 	}
-	re, err := regexp.Compile(p.SentLocationRegexp)
+	re, err := compiled(p.SentLocationRegexp)
 	return err == nil && re.MatchString(location)
+}
+
+// compiledRes keeps the profiles' regexps asked for per submission
+// compiled once, by their text (a board's profiles have a few).
+var compiledRes sync.Map // string → *regexp.Regexp
+
+// compiled is regexp.Compile(expr), once for each expr that compiles.
+func compiled(expr string) (*regexp.Regexp, error) {
+	if re, ok := compiledRes.Load(expr); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	compiledRes.Store(expr, re)
+	return re, nil
 }
 
 // SaysRefused reports whether the board's answer to a post or PM refuses
