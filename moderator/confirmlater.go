@@ -53,7 +53,7 @@ func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *lo
 		if it.Kind == forum.KindPost {
 			if stored == nil {
 				var err error
-				if stored, err = m.storedPosts(ctx, l); err != nil {
+				if stored, err = m.storedPosts(ctx, l, oldestPost(items).Add(-storedSlack)); err != nil {
 					return err
 				}
 			}
@@ -104,12 +104,30 @@ func (m *Moderator) confirmLater(ctx context.Context, f forum.BoardSender, l *lo
 	return nil
 }
 
+// storedSlack is how long before a post was queued a read that records it
+// may have begun (a read of many pages, the post landing on its last).
+const storedSlack = time.Hour
+
+// oldestPost is when the earliest post among items was queued.
+func oldestPost(items []store.OutboxItem) time.Time {
+	var t time.Time
+	for _, it := range items {
+		if it.Kind == forum.KindPost && (t.IsZero() || it.CreatedAt.Before(t)) {
+			t = it.CreatedAt
+		}
+	}
+	return t
+}
+
 // storedPosts are the ids of the bot's posts among the thread's posts the
-// reads recorded, by the marker keys they carry.
-func (m *Moderator) storedPosts(ctx context.Context, l *loaded) (map[string]string, error) {
+// reads recorded, first seen at or after since (zero: ever), by the marker
+// keys they carry. A confirmation asks for the recent ones only: loading
+// the whole thread at every drain while a post waits made a long game's
+// drains read every message it ever recorded.
+func (m *Moderator) storedPosts(ctx context.Context, l *loaded, since time.Time) (map[string]string, error) {
 	ids := map[string]string{}
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
-		msgs, err := tx.Messages(l.row.ID)
+		msgs, err := tx.PostsSeenSince(l.row.ID, since)
 		for _, msg := range msgs {
 			if msg.Kind == forum.KindPost && strings.EqualFold(msg.AuthorName, l.forum.Bot) {
 				for _, k := range forum.Markers(msg.BodyHTML) {

@@ -679,7 +679,7 @@ func nextDue(items []store.OutboxItem, now time.Time, held map[string]bool) *sto
 // on the forum itself (its last pages, its sent folder).
 func (m *Moderator) find(ctx context.Context, f forum.BoardSender, l *loaded, it *store.OutboxItem) (string, bool, error) {
 	if it.Kind == forum.KindPost {
-		stored, err := m.storedPosts(ctx, l)
+		stored, err := m.storedPosts(ctx, l, time.Time{})
 		if err != nil {
 			return "", false, err
 		}

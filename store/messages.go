@@ -296,6 +296,13 @@ func (tx *Tx) MessagesByStatus(gameID int64, status MessageStatus) ([]Message, e
 	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ? AND status = ?`+forumOrder, gameID, status)
 }
 
+// PostsSeenSince lists a game's posts the bot first saw at or after since,
+// in forum order: what a recent send may be among, without loading the
+// whole thread.
+func (tx *Tx) PostsSeenSince(gameID int64, since time.Time) ([]Message, error) {
+	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ? AND kind = ? AND first_seen >= ?`+forumOrder, gameID, forum.KindPost, since.UnixMicro())
+}
+
 // Messages lists all of a game's messages in forum order.
 func (tx *Tx) Messages(gameID int64) ([]Message, error) {
 	return tx.messages(`SELECT `+messageCols+` FROM messages WHERE game_id = ?`+forumOrder, gameID)

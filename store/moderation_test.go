@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/journal"
 	"github.com/forumgm/forumgm/store"
 	"github.com/forumgm/forumgm/store/storetest"
@@ -126,6 +127,36 @@ func TestToConfirm(t *testing.T) {
 		}
 		if !strings.Contains(plan, "outbox_to_confirm") {
 			t.Errorf("HasToConfirm's plan does not use outbox_to_confirm:\n%s", plan)
+		}
+	})
+}
+
+// TestPostsSeenSince: a game's posts first seen at or after a time, in
+// forum order; not its PMs, older posts or another game's.
+func TestPostsSeenSince(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g, other := newGame(t, db, "g"), newGame(t, db, "h")
+		add := func(gid int64, kind forum.MessageKind, id string, seen time.Time) {
+			m := msg(gid, kind, id, "body "+id, t0)
+			m.FirstSeen = seen
+			tx(t, db, func(tx *store.Tx) error { _, err := tx.RecordMessage(m); return err })
+		}
+		add(g.ID, forum.KindPost, "10", t0)
+		add(g.ID, forum.KindPost, "12", t0.Add(2*time.Minute))
+		add(g.ID, forum.KindPost, "11", t0.Add(time.Minute))
+		add(g.ID, forum.KindPM, "5", t0.Add(time.Minute))
+		add(other.ID, forum.KindPost, "13", t0.Add(time.Minute))
+		var got []string
+		tx(t, db, func(tx *store.Tx) error {
+			ms, err := tx.PostsSeenSince(g.ID, t0.Add(time.Minute))
+			for _, m := range ms {
+				got = append(got, m.ForumID)
+			}
+			return err
+		})
+		if strings.Join(got, ",") != "11,12" {
+			t.Errorf("posts seen since: %v, want 11,12", got)
 		}
 	})
 }
