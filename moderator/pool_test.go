@@ -233,22 +233,37 @@ func TestReadRank(t *testing.T) {
 }
 
 // TestSleepOrHail: a hail ends a game's wait between polls at once (one
-// that came before the wait, too) and says so; a wait with no hail runs
-// its length; a cancelled context ends it unhailed.
+// that came before the wait, too) and says so, unless the game's own read
+// had an inbox list as new as the hail's; a wait with no hail runs its
+// length; a cancelled context ends it unhailed.
 func TestSleepOrHail(t *testing.T) {
 	m := &Moderator{Clock: clock.Real{}}
 	wake, drop := m.hailable(7)
 	defer drop()
 	ctx := context.Background()
-	go func() { time.Sleep(20 * time.Millisecond); m.hail([]int64{7}) }()
+	at := time.Now()
+	go func() { time.Sleep(20 * time.Millisecond); m.hail([]int64{7}, at) }()
 	t0 := time.Now()
 	if hailed, err := m.sleepOrHail(ctx, time.Minute, wake); !hailed || err != nil || time.Since(t0) > 10*time.Second {
 		t.Errorf("hailed in a wait: %v, %v after %v; want hailed at once", hailed, err, time.Since(t0))
 	}
-	m.hail([]int64{7, 8}) // 8: no worker here
-	m.hail([]int64{7})    // one wake-up for both
+	m.hail([]int64{7, 8}, at) // 8: no worker here
+	m.hail([]int64{7}, at)    // one wake-up for both
 	if hailed, err := m.sleepOrHail(ctx, time.Minute, wake); !hailed || err != nil {
 		t.Errorf("hailed before the wait: %v, %v", hailed, err)
+	}
+	// A game that has read a list as new as the hail's is not woken.
+	m.noteListRead(7, at.Add(time.Second))
+	m.hail([]int64{7}, at)
+	m.hail([]int64{7}, at.Add(time.Second))
+	select {
+	case <-wake:
+		t.Error("hailed for a list no newer than the one its read had")
+	default:
+	}
+	m.hail([]int64{7}, at.Add(2*time.Second))
+	if hailed, err := m.sleepOrHail(ctx, time.Minute, wake); !hailed || err != nil {
+		t.Errorf("hailed for a newer list: %v, %v", hailed, err)
 	}
 	if hailed, err := m.sleepOrHail(ctx, 30*time.Millisecond, wake); hailed || err != nil {
 		t.Errorf("a wait with no hail: %v, %v; want its whole length, unhailed", hailed, err)

@@ -308,7 +308,14 @@ func (m *Moderator) newPMs(ctx context.Context, l *loaded, f forum.BoardReader) 
 		skipped = skipped || skip
 		return skip
 	})
-	m.hail(others) // their games read them now, not at their turn
+	if err == nil {
+		listed := box.ListedAt
+		if listed.IsZero() {
+			listed = m.now()
+		}
+		m.noteListRead(id, listed)
+		m.hail(others, listed) // their games read them now, not at their turn
+	}
 	if err != nil || !skipped {
 		return box, err // nothing left out: nothing to check
 	}

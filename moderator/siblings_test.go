@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
 )
@@ -200,6 +202,7 @@ func TestInboxSkipsOtherGamesPMs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	m.Clock.(*clock.Fake).Advance(time.Second) // the PMs come after those reads
 	ff.PMSubject("Erin", "orders", "PROSPER")
 	ff.PMSubject("Alice", "[spies] orders", "PROSPER")
 	l, err := m.viewForRead(ctx, ids[0])
