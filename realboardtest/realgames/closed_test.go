@@ -57,12 +57,16 @@ func TestBoardClosedForMaintenance(t *testing.T) {
 				tb.db.View(ctx, func(tx *store.Tx) error { var err error; h, err = tx.Health(tb.g.ID); return err })
 				return h
 			}
-			// Within the 70 s the board stays closed (20 s were not enough
-			// on a loaded CI run).
-			waitFor(t, "forum health naming the closure", 60*time.Second, func() bool {
+			// The board stays closed until then, 70 s at least. Alone the
+			// bot names it within 2 s; in two clean-clone CI runs of 6
+			// December MyBB's was not named within 60 s, with nothing in the
+			// bot's log (not reproduced under load here): if it is not
+			// named in 150 s, the failure shows where the bot's goroutines
+			// wait (waitFor).
+			waitFor(t, "forum health naming the closure", 150*time.Second, func() bool {
 				return strings.Contains(health().LastError, "closed for maintenance")
 			})
-			t.Logf("forum health while closed: %+v", health())
+			t.Logf("forum health while closed, %v after the closing: %+v", time.Since(closedAt).Round(time.Second), health())
 			time.Sleep(time.Until(closedAt.Add(70 * time.Second)))
 			if h := health(); !h.Failing() || strings.Contains(h.LastError, "refused") {
 				t.Errorf("forum health after 70 s closed: %+v", h)

@@ -6,6 +6,7 @@
 package realgames
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -395,10 +397,25 @@ func waitFor(t testing.TB, what string, limit time.Duration, cond func() bool) {
 	end := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(end) {
-			t.Fatalf("gave up after %v waiting for %s", limit, what)
+			t.Fatalf("gave up after %v waiting for %s; the bot's goroutines then:\n%s", limit, what, botStacks())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// botStacks are the stacks of the goroutines in the bot's own packages
+// (the moderator, its board connections, the scraper and poster): where a
+// bot that should have acted waits.
+func botStacks() string {
+	var buf bytes.Buffer
+	pprof.Lookup("goroutine").WriteTo(&buf, 2)
+	var out []string
+	for _, g := range strings.Split(buf.String(), "\n\n") {
+		if strings.Contains(g, "forumgm/moderator.") || strings.Contains(g, "forumgm/scraper.") || strings.Contains(g, "forumgm/forumconn.") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
 
 // replayJournal rebuilds the game from its seed and the journal the
