@@ -129,7 +129,7 @@ func (m *Moderator) storedPosts(ctx context.Context, l *loaded, since time.Time)
 	err := m.DB.View(ctx, func(tx *store.Tx) error {
 		msgs, err := tx.PostsSeenSince(l.row.ID, since)
 		for _, msg := range msgs {
-			if msg.Kind == forum.KindPost && strings.EqualFold(msg.AuthorName, l.forum.Bot) {
+			if strings.EqualFold(msg.AuthorName, l.forum.Bot) {
 				for _, k := range forum.Markers(msg.BodyHTML) {
 					ids[k] = msg.ForumID
 				}
