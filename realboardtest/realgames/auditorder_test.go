@@ -71,11 +71,11 @@ func TestAuditReadingOrder(t *testing.T) {
 		if len(rows) == 0 {
 			t.Fatalf("no row for %d: %s", id, sql)
 		}
-		s, err := strconv.ParseFloat(fmt.Sprint(rows[0]["at"]), 64)
+		at, err := boardUnix(rows[0]["at"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		return time.Unix(int64(s), 0)
+		return at
 	}
 	postAt := times("SELECT post_time AS at FROM {prefix}posts WHERE post_id = %d", post)
 	pmAt := times("SELECT message_time AS at FROM {prefix}privmsgs WHERE msg_id = %d", pm)

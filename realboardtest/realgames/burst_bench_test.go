@@ -105,8 +105,8 @@ func realBurst(b *testing.B, games int, rps float64) {
 		var out []time.Time
 		for _, r := range bd.Query(b, fmt.Sprintf("SELECT p.message_time AS at FROM {prefix}privmsgs p JOIN {prefix}privmsgs_to t ON t.msg_id = p.msg_id WHERE t.user_id = %d AND p.author_id = %d ORDER BY p.message_time",
 			bd.Player(player).ID, bd.Bot.ID)) {
-			s, _ := strconv.ParseFloat(fmt.Sprint(r["at"]), 64)
-			out = append(out, time.Unix(int64(s), 0))
+			at, _ := boardUnix(r["at"])
+			out = append(out, at)
 		}
 		return out
 	}
@@ -136,8 +136,8 @@ func realBurst(b *testing.B, games int, rps float64) {
 		if len(rows) != 1 {
 			b.Fatalf("PM %d not on the board", pm)
 		}
-		s, _ := strconv.ParseFloat(fmt.Sprint(rows[0]["at"]), 64)
-		return time.Unix(int64(s), 0)
+		at, _ := boardUnix(rows[0]["at"])
+		return at
 	}
 	asked0 := sentAt(bd.PM(b, bd.Player(anns[0]), bd.Bot, "orders", "PROSPER"))
 	var got0 time.Time

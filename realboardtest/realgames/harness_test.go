@@ -403,6 +403,13 @@ func waitFor(t testing.TB, what string, limit time.Duration, cond func() bool) {
 	}
 }
 
+// boardUnix is a board's Unix time column (phpBB's post_time,
+// message_time) as Query returned it.
+func boardUnix(v any) (time.Time, error) {
+	s, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+	return time.Unix(int64(s), 0), err
+}
+
 // botStacks are the stacks of the goroutines in the bot's own packages
 // (the moderator, its board connections, the scraper and poster): where a
 // bot that should have acted waits.
