@@ -139,7 +139,7 @@ func (m *Moderator) take(ctx context.Context, l *loaded, it *store.OutboxItem, w
 		return err
 	}
 	m.recheckAt(it.ID) // just looked for
-	m.log().Warn("the board said it took a message, but its marker is not on the board: it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
+	m.log().Warn("the board said it took a message, but its marker could not be found there (err says why): it is not sent again by itself; look on the board, and `forumgm retry` it if it is missing",
 		"game", l.row.Name, "marker", it.Marker, "err", why)
 	return nil
 }
