@@ -23,6 +23,7 @@ type Pacer struct {
 	last     time.Time // the last request let go
 	hold     time.Time // a Retry-After: nothing before it
 	requests int
+	granted  func(slot time.Time) // tests: each grant's slot, under mu
 }
 
 // NewPacer makes a pacer allowing one request per interval.
@@ -70,6 +71,9 @@ func (p *Pacer) Wait(ctx context.Context) error {
 				p.last = at
 			}
 			p.requests++
+			if p.granted != nil {
+				p.granted(p.last)
+			}
 			p.mu.Unlock()
 			return nil
 		}

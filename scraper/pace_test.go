@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -18,16 +17,20 @@ import (
 // never sees more than its rate, however many ask at once.
 func TestPacerSharedByBoard(t *testing.T) {
 	const rps = 40
-	var mu sync.Mutex
-	var at []time.Time
+	var served sync.WaitGroup
+	served.Add(60)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		at = append(at, time.Now())
-		mu.Unlock()
+		defer served.Done()
 		fmt.Fprint(w, "<html><body>ok</body></html>")
 	}))
 	defer srv.Close()
 	pc := NewPacer(clock.Real{}, time.Second/rps)
+	// The slots the pacer grants, not the times requests reach the server:
+	// on a loaded machine the way from one to the other stretches for one
+	// request and not the next, which no pacer can prevent (a clean-clone
+	// CI run saw 43 arrive within one second).
+	var slots []time.Time
+	pc.granted = func(slot time.Time) { slots = append(slots, slot) }
 	prof, _ := forum.Builtin("phpbb")
 	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ {
@@ -48,24 +51,16 @@ func TestPacerSharedByBoard(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
-	if len(at) != 60 || pc.Requests() != 60 {
-		t.Fatalf("%d requests seen, %d paced; want 60", len(at), pc.Requests())
+	served.Wait() // every session's requests reached the one server
+	if len(slots) != 60 || pc.Requests() != 60 {
+		t.Fatalf("%d slots granted, %d paced; want 60", len(slots), pc.Requests())
 	}
-	// Any second holds at most rps requests: one more for a window's two
-	// edges (the pacer keeps its schedule through a wake up to a slot
-	// late), and one more for the way from the pacer to the server, which
-	// a loaded machine stretches for one request and not the next (a
-	// clean-clone CI run saw 42 in a second). The whole run still takes
-	// its 59 slots.
-	for i := range at {
-		n := sort.Search(len(at), func(j int) bool { return !at[j].Before(at[i].Add(time.Second)) }) - i
-		if n > rps+2 {
-			t.Fatalf("%d requests in the second from request %d, limit %d a second", n, i, rps)
+	// Slots go in order, at least an interval apart, so any second holds
+	// at most rps of them and the whole run takes its 59 intervals.
+	for i := 1; i < len(slots); i++ {
+		if gap := slots[i].Sub(slots[i-1]); gap < time.Second/rps {
+			t.Fatalf("slot %d came %v after the one before, want at least %v", i, gap, time.Second/rps)
 		}
-	}
-	if span, least := at[len(at)-1].Sub(at[0]), 59*time.Second/rps-50*time.Millisecond; span < least {
-		t.Fatalf("60 requests in %v, want at least %v at %d a second", span, least, rps)
 	}
 }
 
