@@ -106,3 +106,63 @@ func TestBackoffCapAndRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestFailingBoardReadAtTheMinute: a game whose board fails is read again
+// at the minute of its failing, wherever the backoff's doubling falls (with
+// a 10 s poll its reads would be at +0, +10, +30 and +70 s or later, jitter
+// included). So a closure shorter than a minute is a blip, read good at
+// +60 s, and one longer is an outage, read failing at +60 s (RULINGS
+// "Outages of the board", 1).
+func TestFailingBoardReadAtTheMinute(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		back   time.Duration // the board is back this long after the first failed read
+		outage bool
+	}{{"back at +50 s", 50 * time.Second, false}, {"back at +65 s", 65 * time.Second, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newOutageRig(t, storetest.SQLite(t), nil)
+			r.tick() // the opening post: proposal 1 is due at +30 s
+			r.ff.Down = true
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			hc := &sleepHookClock{Fake: r.clk}
+			hc.hook = func(at time.Time, d time.Duration) {
+				if !at.Add(d).Before(start.Add(tc.back)) {
+					r.ff.Lock()
+					r.ff.Down = false
+					r.ff.Unlock()
+				}
+				if at.Sub(start) > time.Hour {
+					cancel() // never got there: fail below rather than hang
+				}
+			}
+			r.m.Clock = hc
+			r.ff.OnRead = func(down bool) {
+				if !down {
+					cancel() // the first good read: the outage is decided
+				}
+			}
+			var g *store.Game
+			r.db.View(r.ctx, func(tx *store.Tx) error { var err error; g, err = tx.GameByID(r.id); return err })
+			r.m.worker(ctx, *g)
+
+			r.ff.Lock()
+			reads := append([]time.Time(nil), r.ff.Reads...)
+			r.ff.Unlock()
+			atMinute := false
+			for _, at := range reads {
+				d := at.Sub(start)
+				atMinute = atMinute || d >= time.Minute && d < time.Minute+time.Second
+			}
+			if len(reads) < 2 || !reads[1].Equal(start) || !atMinute {
+				t.Fatalf("reads at %v: want the first failed one at the start and one at +1m0s", reads)
+			}
+			// Proposal 1 was due at +30 s: an outage moved it and told the
+			// thread (in the good read's step); a blip did neither.
+			r.tick()
+			if n := len(r.threadPosts("could not be read")); (n == 1) != tc.outage || n > 1 {
+				t.Errorf("%d notices of an outage, want an outage: %v (reads at %v)", n, tc.outage, reads)
+			}
+		})
+	}
+}

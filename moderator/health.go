@@ -106,15 +106,18 @@ func (m *Moderator) readOK(tx *store.Tx, s *step, readAt time.Time) error {
 // readAt amounts to: from the first failed read to the good one. When the
 // good read came well after the retry the bot had planned, the bot itself
 // was stopped in between: what the board did then is not known, so the
-// outage ends at the last failed read. ok is false for a blip.
+// outage ends at the last failed read. ok is false for a blip: it takes
+// failed reads at least a minute apart to count. The wait from the last
+// failed read to the good one is the backoff's (up to a minute), and the
+// board came back somewhere in it: a 35 s closure read at +31 s and next
+// at +63 s is a blip, not a 63 s outage.
 func outageOf(h store.Health, readAt time.Time, poll time.Duration) (from, to time.Time, ok bool) {
 	from, to = h.FailingSince, readAt
 	slack := max(poll, minOutage)
 	if !h.NextRetry.IsZero() && readAt.After(h.NextRetry.Add(slack)) {
 		to = h.LastFailure
 	}
-	long := to.Sub(from)
-	return from, to, h.Failures >= 2 && long >= slack
+	return from, to, h.Failures >= 2 && h.LastFailure.Sub(from) >= slack
 }
 
 // extendForOutage is asked before a phase is resolved by its deadline dl:

@@ -240,6 +240,54 @@ func TestBlipAndStoppedBotAreNoOutage(t *testing.T) {
 	}
 }
 
+// TestOutageCountsWhatTheBotSawFail: a closure of 35 s read as a backing-
+// off game reads it (+0, +1, +3, +7, +15 and +31 s failed, +63 s good) is a
+// blip. The board came back somewhere between +31 s and +63 s; only what
+// the bot saw fail counts toward the minute. A run whose failed reads are
+// a minute apart counts, up to the good read.
+func TestOutageCountsWhatTheBotSawFail(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		fails  []time.Duration // after +10 s
+		good   time.Duration
+		outage bool
+	}{
+		{"a backoff's reads across 35 s", []time.Duration{0, 1, 3, 7, 15, 31}, 63, false},
+		{"failed reads a minute apart", []time.Duration{0, 1, 3, 7, 15, 31, 60}, 63, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newOutageRig(t, storetest.SQLite(t), nil)
+			r.tick()
+			r.ff.Lock()
+			r.ff.Down = true
+			r.ff.Unlock()
+			for _, d := range tc.fails {
+				r.at(10*time.Second + d*time.Second)
+				if err := r.m.Tick(r.ctx, r.id); !errors.Is(err, forumtest.ErrDown) {
+					t.Fatalf("a read at +%v with the board down: %v", d, err)
+				}
+			}
+			r.ff.Lock()
+			r.ff.Down = false
+			r.ff.Unlock()
+			r.at(10*time.Second + tc.good*time.Second)
+			r.tick()
+			if h := r.health(); h.Failing() {
+				t.Fatalf("after the good read: %+v", h)
+			}
+			// Proposal 1 was due at +30 s, inside the run of failures: an
+			// outage moves it and tells the thread, a blip does neither.
+			posts := r.threadPosts("could not be read")
+			if got := len(posts) == 1; got != tc.outage || len(posts) > 1 {
+				t.Fatalf("%d outage posts, want an outage: %v", len(posts), tc.outage)
+			}
+			if g, _, _ := r.game(); tc.outage && !strings.Contains(posts[0], "to Sun 1 Mar 2026, 12:01 UTC") {
+				t.Errorf("the outage does not run to the good read at +73 s (phase %s):\n%s", g.Phase, posts[0])
+			}
+		})
+	}
+}
+
 // TestHealthMessage: what status shows of an error holds no session id or
 // URL password, on one line.
 func TestHealthMessage(t *testing.T) {

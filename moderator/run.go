@@ -350,6 +350,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		}
 		var cur *store.Game
 		boardDown := false // the game's reads of its board are failing
+		var failingSince time.Time
 		var verr error
 		if err == nil && end != nil {
 			// As the tick's last step left it: no need to load it again.
@@ -362,6 +363,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 				}
 				h, herr := tx.Health(g.ID)
 				boardDown = herr == nil && h.Failing()
+				failingSince = h.FailingSince
 				return nil
 			})
 		}
@@ -385,6 +387,15 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		// And for the end of a flood wait, so queued messages go out then.
 		if d := m.FloodUntil(g.ID).Sub(m.now()); d > 0 && d < wait {
 			wait = d
+		}
+		// A failing board is read again at the minute of its failing
+		// (RULINGS "Outages of the board", 1): whether an outage moves
+		// the deadline is then decided by a read that failed or not, not
+		// by where the backoff's doubling happened to fall.
+		if err != nil && boardDown {
+			if d := failingSince.Add(max(poll, minOutage)).Sub(m.now()); d > 0 && d < wait {
+				wait = d
+			}
 		}
 		if err != nil && ctx.Err() == nil {
 			m.noteNextRead(ctx, g.ID, m.now().Add(wait)) // for status
