@@ -343,7 +343,6 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 				// stall it for minutes while this runner holds it).
 				wait = min(wait, max(poll, m.lease()/3))
 			}
-			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", wait)
 			m.Forget(g.ID)
 		} else {
 			backoff.Reset()
@@ -398,6 +397,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			}
 		}
 		if err != nil && ctx.Err() == nil {
+			m.log().Warn("game tick failed; backing off", "game", g.Name, "err", err, "retry_in", wait)
 			m.noteNextRead(ctx, g.ID, m.now().Add(wait)) // for status
 		}
 		if err != nil && boardDown {
