@@ -78,6 +78,10 @@ type Options struct {
 	// NoSize: the board's BBCode has no [size] (as FluxBB 1.5's has
 	// none): the tag shows as typed.
 	NoSize bool
+	// NoImg: the board's admin turned [img] off (phpBB's "Allow [img]
+	// BBCode tag in posts", MyBB's "Allow [img] Code"): the tag shows as
+	// typed in posts made from then on (SetNoImg while the board runs).
+	NoImg bool
 	// Charset serves the board in a legacy charset (CharsetLatin1,
 	// CharsetCP1252; empty: UTF-8), as charset.go describes: pages
 	// declared and sent in it, forms read as its bytes, numeric references
@@ -244,6 +248,14 @@ func (s *Server) SetPMsDisabled(off bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opt.PMsDisabled = off
+}
+
+// SetNoImg turns [img] off or on in posts made from then on, as an admin
+// does in the board's settings.
+func (s *Server) SetNoImg(off bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opt.NoImg = off
 }
 
 func (s *Server) SetFloodInterval(d time.Duration) {
@@ -451,7 +463,7 @@ func (s *Server) addPost(t *Topic, uid int, name, subject, text string) *Post {
 }
 
 func (s *Server) render(text string) string {
-	return bbcode.Render(text, bbcode.Options{Bold: s.opt.Bold, NoSize: s.opt.NoSize})
+	return bbcode.Render(text, bbcode.Options{Bold: s.opt.Bold, NoSize: s.opt.NoSize, NoImg: s.opt.NoImg})
 }
 
 // Edit changes a post's text as editorID, with phpBB's rule for the edit

@@ -58,8 +58,9 @@ func startGame(t *testing.T, kind string) *played {
 }
 
 // startGameWith is startGame for a game of that name, its config changed
-// by edit (if not nil) before it is created.
-func startGameWith(t *testing.T, kind, name string, edit func(*gameconfig.GameConfig)) *played {
+// by edit (if not nil) before it is created, and its board set up by
+// board (if any) before the opening post.
+func startGameWith(t *testing.T, kind, name string, edit func(*gameconfig.GameConfig), board ...func(*demo.Board)) *played {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -94,6 +95,9 @@ func startGameWith(t *testing.T, kind, name string, edit func(*gameconfig.GameCo
 	}
 	if edit != nil {
 		edit(&gc)
+	}
+	for _, f := range board {
+		f(b)
 	}
 	g, err := m.Create(ctx, name, kind, gc, b.ForumConfig(env, speed), b.Players())
 	if err != nil {

@@ -37,6 +37,7 @@ func simCommand() *cli.Command {
 			&cli.BoolFlag{Name: "charset-in-meta", Usage: "with --charset: declare it in the pages' <meta> only, not in their Content-Type"},
 			&cli.StringFlag{Name: "layout", Usage: "the pages' layout: rows serves a classic board (each post three table rows with no element around it, members by name only, edit notes as text in the body, PM pages without a logout link, one message box for errors and successes: needs examples/legacy-rows.profile.yaml)"},
 			&cli.IntFlag{Name: "subject-bytes", Usage: "the board's subject column in bytes: a longer post or PM subject is answered with HTTP 500, the database's error (the profile's max_subject_bytes keeps the bot under it)"},
+			&cli.BoolFlag{Name: "no-img", Usage: "a board whose admin turned [img] off: the tag shows as typed in posts (a game with public_url then sends the text map alone, and says so in status and on the desk)"},
 			&cli.BoolFlag{Name: "no-size", Usage: "a board whose BBCode has no [size] (as FluxBB's): the tag shows as typed (a profile's marker_markup: \"{marker}\" keeps it from under the bot's posts)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -68,7 +69,7 @@ func simCommand() *cli.Command {
 				}
 				rules = append(rules, r)
 			}
-			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme, NoPMs: c.Bool("no-pms"), NoSize: c.Bool("no-size"),
+			s := forumsim.New(forumsim.Options{Bold: bold, PostsPerPage: c.Int("posts-per-page"), FloodInterval: flood, Theme: theme, NoPMs: c.Bool("no-pms"), NoSize: c.Bool("no-size"), NoImg: c.Bool("no-img"),
 				Charset: c.String("charset"), CharsetInMeta: c.Bool("charset-in-meta"), Layout: c.String("layout"), SubjectBytes: c.Int("subject-bytes")})
 			if err := s.SetFaults(c.Int64("fault-seed"), rules...); err != nil {
 				return cli.Exit(err.Error(), 2)
