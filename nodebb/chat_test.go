@@ -39,11 +39,10 @@ func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(map[string]any{"status": map[string]string{"code": "ok"}, "response": v})
 		w.Write(b)
 	}
+	if fakeSession(w, r, 1) {
+		return
+	}
 	switch {
-	case r.URL.Path == "/api/config":
-		fmt.Fprint(w, `{"csrf_token":"tok","uid":1}`)
-	case r.URL.Path == "/login":
-		fmt.Fprint(w, `{"next":"/"}`)
 	case r.URL.Path == "/api/v3/chats":
 		f.lists++
 		var rooms []map[string]any

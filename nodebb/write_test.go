@@ -39,11 +39,10 @@ func TestLostReplyCheckedThroughARestart(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				defer mu.Unlock()
+				if fakeSession(w, r, 7) {
+					return
+				}
 				switch {
-				case r.URL.Path == "/api/config":
-					fmt.Fprint(w, `{"csrf_token":"tok","uid":7}`)
-				case r.URL.Path == "/login":
-					fmt.Fprint(w, `{"next":"/"}`)
 				case r.URL.Path == "/api/v3/topics/4" && r.Method == http.MethodPost:
 					writes++
 					var in struct{ Content string }
@@ -117,11 +116,10 @@ func TestFloodRefusalKeepsBoardsWords(t *testing.T) {
 	t.Parallel()
 	const said = "You can only post once every 10 seconds."
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fakeSession(w, r, 7) {
+			return
+		}
 		switch {
-		case r.URL.Path == "/api/config":
-			fmt.Fprint(w, `{"csrf_token":"tok","uid":7}`)
-		case r.URL.Path == "/login":
-			fmt.Fprint(w, `{"next":"/"}`)
 		case r.URL.Path == "/api/v3/users/9/chat": // no room yet
 			fmt.Fprint(w, `{"status":{"code":"ok"},"response":{"roomId":null}}`)
 		case r.Method == http.MethodPost:
@@ -157,4 +155,18 @@ func TestFloodRefusalKeepsBoardsWords(t *testing.T) {
 			t.Errorf("%s refused for flood: %v; want a flood wait with the board's words", c.name, err)
 		}
 	}
+}
+
+// fakeSession answers a fake NodeBB's session requests, the config (its
+// CSRF token, the bot's uid) and the login, and says whether r was one.
+func fakeSession(w http.ResponseWriter, r *http.Request, uid int) bool {
+	switch r.URL.Path {
+	case "/api/config":
+		fmt.Fprintf(w, `{"csrf_token":"tok","uid":%d}`, uid)
+	case "/login":
+		fmt.Fprint(w, `{"next":"/"}`)
+	default:
+		return false
+	}
+	return true
 }
