@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -223,6 +224,10 @@ func (b *Board) serve(port int) error {
 		resp, err := http.Get(b.URL + "index.php")
 		if err == nil {
 			resp.Body.Close()
+			if strings.Contains(b.ServerLog(), "Failed to listen") {
+				// Another server answered: this board's would not run.
+				return fmt.Errorf("port %d is another server's: php -S could not listen on it", port)
+			}
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
@@ -398,7 +403,71 @@ func phpString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
+// freePort picks a port for a board's server, which binds it seconds
+// later (after the board's setup; NodeBB after its start-up). A port the
+// kernel hands out for a ":0" listener could be taken meanwhile by any
+// process's such listener (a test's httptest server, another board's
+// client): a CI run's phpBB then answered 404s from whatever had taken
+// it, and its bot failed to start a game. So the port comes from below
+// the kernel's ephemeral range, where no ":0" listener lands, and is
+// claimed across the suite's test processes by an flock on a file named
+// after it, held until this process ends (a handful of ports each).
 func freePort() (int, error) {
+	lo, hi := boardPorts()
+	if hi <= lo {
+		return ephemeralPort()
+	}
+	dir := "/tmp/forumgm-realboard-ports"
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return ephemeralPort()
+	}
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	start := lo + rand.IntN(hi-lo)
+	for i := range hi - lo {
+		port := lo + (start-lo+i)%(hi-lo)
+		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			f.Close() // another test process's, or this one's
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			f.Close() // something outside the suite has it
+			continue
+		}
+		l.Close()
+		claimed = append(claimed, f) // held, and the claim with it
+		return port, nil
+	}
+	return 0, fmt.Errorf("no free port in %d-%d", lo, hi-1)
+}
+
+var (
+	portsMu sync.Mutex
+	claimed []*os.File // the flocks of the ports this process claimed
+)
+
+// boardPorts is the range freePort picks from: 20000 up to the kernel's
+// ephemeral range (32768 by default).
+func boardPorts() (lo, hi int) {
+	lo, hi = 20000, 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				hi = n
+			}
+		}
+	}
+	return lo, hi
+}
+
+// ephemeralPort is a port the kernel hands out, for a machine whose
+// ephemeral range leaves no room below it.
+func ephemeralPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
