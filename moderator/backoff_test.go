@@ -117,8 +117,16 @@ func TestFailingBoardReadAtTheMinute(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		back   time.Duration // the board is back this long after the first failed read
+		slow   time.Duration // each failed read takes this long (a board timing out)
 		outage bool
-	}{{"back at +50 s", 50 * time.Second, false}, {"back at +65 s", 65 * time.Second, true}} {
+	}{
+		{"back at +50 s", 50 * time.Second, 0, false},
+		{"back at +65 s", 65 * time.Second, 0, true},
+		// Reads begun at +0 and about +45 s end at +35 s and +80 s: the
+		// one begun before the minute does not decide it, so the board
+		// is read again at once (and fails), not after another backoff.
+		{"failed reads of 35 s, back at +90 s", 90 * time.Second, 35 * time.Second, true},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newOutageRig(t, storetest.SQLite(t), nil)
 			r.tick() // the opening post: proposal 1 is due at +30 s
@@ -140,6 +148,8 @@ func TestFailingBoardReadAtTheMinute(t *testing.T) {
 			r.ff.OnRead = func(down bool) {
 				if !down {
 					cancel() // the first good read: the outage is decided
+				} else {
+					r.clk.Advance(tc.slow)
 				}
 			}
 			var g *store.Game
@@ -149,10 +159,11 @@ func TestFailingBoardReadAtTheMinute(t *testing.T) {
 			r.ff.Lock()
 			reads := append([]time.Time(nil), r.ff.Reads...)
 			r.ff.Unlock()
-			atMinute := false
-			for _, at := range reads {
+			atMinute := false // a read begun at the minute, or at once after one begun before it ended
+			for i, at := range reads {
 				d := at.Sub(start)
-				atMinute = atMinute || d >= time.Minute && d < time.Minute+time.Second
+				atMinute = atMinute || d >= time.Minute && d < time.Minute+time.Second ||
+					tc.slow > 0 && i > 0 && reads[i-1].Sub(start) < time.Minute && at.Sub(reads[i-1]) <= tc.slow+time.Second && d >= time.Minute
 			}
 			if len(reads) < 2 || !reads[1].Equal(start) || !atMinute {
 				t.Fatalf("reads at %v: want the first failed one at the start and one at +1m0s", reads)

@@ -349,7 +349,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		}
 		var cur *store.Game
 		boardDown := false // the game's reads of its board are failing
-		var failingSince time.Time
+		var failingSince, lastFailure time.Time
 		var verr error
 		if err == nil && end != nil {
 			// As the tick's last step left it: no need to load it again.
@@ -362,7 +362,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 				}
 				h, herr := tx.Health(g.ID)
 				boardDown = herr == nil && h.Failing()
-				failingSince = h.FailingSince
+				failingSince, lastFailure = h.FailingSince, h.LastFailure
 				return nil
 			})
 		}
@@ -390,9 +390,12 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		// A failing board is read again at the minute of its failing
 		// (RULINGS "Outages of the board", 1): whether an outage moves
 		// the deadline is then decided by a read that failed or not, not
-		// by where the backoff's doubling happened to fall.
-		if err != nil && boardDown {
-			if d := failingSince.Add(max(poll, minOutage)).Sub(m.now()); d > 0 && d < wait {
+		// by where the backoff's doubling happened to fall. A read begun
+		// before the minute does not decide it, however long it took (a
+		// CI run's read begun 6 s before the minute ended just after it,
+		// and the next came 36 s later, after the board had reopened).
+		if minute := failingSince.Add(max(poll, minOutage)); err != nil && boardDown && lastFailure.Before(minute) {
+			if d := max(minute.Sub(m.now()), 0); d < wait {
 				wait = d
 			}
 		}
