@@ -127,4 +127,3 @@ func TestBoardClosedForMaintenance(t *testing.T) {
 		})
 	}
 }
-
