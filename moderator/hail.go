@@ -110,3 +110,39 @@ func (m *Moderator) sleepOrHail(ctx context.Context, d time.Duration, wake <-cha
 	}
 	return false, err
 }
+
+// hailedKey marks a hailed tick's context.
+type hailedKey struct{}
+
+// withHailed marks ctx as a hailed tick's: what woke it is a PM of one of
+// its players, which another game's inbox list showed.
+func withHailed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, hailedKey{}, true)
+}
+
+// hailedTick says whether ctx is a hailed tick's.
+func hailedTick(ctx context.Context) bool {
+	v, _ := ctx.Value(hailedKey{}).(bool)
+	return v
+}
+
+// inboxOnly says whether a hailed tick's read may take the inbox alone:
+// outside a deadline's last stretch (where every poll reads the thread),
+// while the thread's last full read is younger than the game's poll
+// period, so its next poll reads the thread as it would have. It returns
+// that read's start, which the thread is complete up to. A hailed tick is
+// for a PM: on a board without a change signal (forum: off) it read the
+// whole thread besides, and at 1,000 games the threads' own reads fell
+// behind (BenchmarkBurst, forum: off).
+func (m *Moderator) inboxOnly(ctx context.Context, l *loaded, now time.Time) (time.Time, bool) {
+	if !hailedTick(ctx) || lastStretch(l, now) {
+		return time.Time{}, false
+	}
+	st := m.pollStateOf(l.row.ID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st.fullAt.IsZero() || now.Sub(st.fullAt) >= pollPeriod(l.forum, st.active, st.deadline, now) {
+		return time.Time{}, false
+	}
+	return st.fullAt, true
+}

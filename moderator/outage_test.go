@@ -21,6 +21,13 @@ import (
 // file's forum.outage_extension (nil: not set).
 func newOutageRig(t *testing.T, db *store.DB, extension *bool) *rig {
 	t.Helper()
+	return newFiveRig(t, db, func(_ *gameconfig.GameConfig, fc *gameconfig.ForumConfig) { fc.OutageExtension = extension })
+}
+
+// newFiveRig is a five-player Resistance game on an in-memory board with
+// phases of 30 s, polled every 10 s, its configs changed by edit.
+func newFiveRig(t *testing.T, db *store.DB, edit func(*gameconfig.GameConfig, *gameconfig.ForumConfig)) *rig {
+	t.Helper()
 	r := &rig{t: t, ctx: context.Background(), db: db, clk: clock.NewFake(start)}
 	r.ff = forumtest.New(r.clk)
 	r.m = &Moderator{DB: r.db, Clock: r.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return r.ff, nil }}
@@ -28,7 +35,8 @@ func newOutageRig(t *testing.T, db *store.DB, extension *bool) *rig {
 	gc := gameconfig.GameConfig{Players: players, Options: map[string]any{"phase_hours": 30.0 / 3600}, Seed: 3, Start: start}
 	zero := 0.0
 	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "mybb", Thread: "1", Bot: "GMbot", PasswordEnv: "X",
-		PollSeconds: 10, DeadlineUnitSeconds: &zero, OutageExtension: extension}
+		PollSeconds: 10, DeadlineUnitSeconds: &zero}
+	edit(&gc, &fc)
 	var ps []store.Player
 	for _, p := range players {
 		ps = append(ps, store.Player{Slot: p, ForumName: p})

@@ -274,3 +274,63 @@ func TestSleepOrHail(t *testing.T) {
 		t.Errorf("cancelled: %v, %v", hailed, err)
 	}
 }
+
+// TestHailedTickReadsTheInboxAlone: a hailed tick (a PM of one of the
+// game's players waits in the account's inbox) reads the inbox alone while
+// the thread's last full read is younger than the game's poll, so on a
+// board without a change signal it costs no thread read; once the poll
+// period has passed, or in a deadline's last stretch, it reads the thread
+// as any tick does.
+func TestHailedTickReadsTheInboxAlone(t *testing.T) {
+	r := newFiveRig(t, storetest.SQLite(t), func(gc *gameconfig.GameConfig, fc *gameconfig.ForumConfig) {
+		gc.Options["phase_hours"] = 1.0 // the deadline's last stretch (5 min) far off
+	})
+	threadReads := func() int { r.ff.Lock(); defer r.ff.Unlock(); return len(r.ff.Reads) }
+	hailedTick := func() {
+		t.Helper()
+		if err := r.m.Tick(withHailed(r.ctx), r.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pmsOf := func(who string) int {
+		var ms []store.Message
+		r.db.View(r.ctx, func(tx *store.Tx) error { var err error; ms, err = tx.Messages(r.id); return err })
+		n := 0
+		for _, m := range ms {
+			if m.Kind == forum.KindPM && m.AuthorName == who {
+				n++
+			}
+		}
+		return n
+	}
+	r.tick() // the opening post; a full read at the start
+	n := threadReads()
+	r.at(3 * time.Second)
+	r.ff.PMAt("Ben", "[b]APPROVE[/b]", r.clk.Now())
+	hailedTick()
+	if got := threadReads(); got != n {
+		t.Errorf("a hailed tick 3 s after a full read read the thread (%d reads, want %d)", got, n)
+	}
+	if pmsOf("Ben") != 1 {
+		t.Fatal("the hailed tick did not read Ben's PM")
+	}
+	r.at(11 * time.Second) // past the 10 s poll since the full read
+	hailedTick()
+	if got := threadReads(); got != n+1 {
+		t.Errorf("a hailed tick 11 s after a full read: %d thread reads, want %d", got, n+1)
+	}
+	r.at(12 * time.Second)
+	r.tick()
+	if got := threadReads(); got != n+2 {
+		t.Errorf("a tick not hailed: %d thread reads, want %d", got, n+2)
+	}
+	g, _, _ := r.game()
+	r.clk.Set(g.Deadline.Add(-time.Minute)) // the last stretch
+	r.tick()
+	n = threadReads()
+	r.clk.Advance(time.Second)
+	hailedTick()
+	if got := threadReads(); got != n+1 {
+		t.Errorf("a hailed tick in the deadline's last stretch: %d thread reads, want %d", got, n+1)
+	}
+}

@@ -77,6 +77,11 @@ func (m *Moderator) read(ctx context.Context, l *loaded, f forum.BoardReader, re
 	l.behind, l.readTo, l.news = false, time.Time{}, false
 	l.inboxDown, l.pmsTo = false, time.Time{}
 	defer func() { m.setBackfilling(l.row.ID, l.behind); l.news = news > 0 }()
+	// A hailed tick whose thread was read within its poll period reads
+	// the inbox alone (hail.go).
+	if known, ok := m.inboxOnly(ctx, l, readAt); ok {
+		return m.readPMs(ctx, l, f, readAt, known, nil, &news)
+	}
 	// The change signal first (poll.go): a thread its topic list shows
 	// unchanged since the last full read is not read again.
 	skip, known, mark := m.unchanged(ctx, l, f, readAt)

@@ -323,7 +323,11 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		case opening:
 			rank = tickOpening
 		}
-		err = m.Pool.do(ctx, rank, func() error { end, err = m.safeTick(ctx, g.ID); return err })
+		tctx := ctx
+		if hailed {
+			tctx = withHailed(ctx)
+		}
+		err = m.Pool.do(ctx, rank, func() error { end, err = m.safeTick(tctx, g.ID); return err })
 		if !errors.Is(err, store.ErrLeaseLost) && (end == nil || end.unsent) {
 			snd.poke()
 		}
