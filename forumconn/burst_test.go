@@ -33,7 +33,9 @@ package forumconn_test
 // first; the others are created at once while it runs), against two polls;
 // burst-answer-p50-s, -p95-s and -max-s, from each of the N orders of the
 // burst to its receipt on the board (the board's own time of it), and
-// burst-p50-vs-10, the median over the 10-game fleet's. FORUMGM_BURST_PROFILE=FILE keeps the CPU
+// burst-p50-vs-10, the median over the 10-game fleet's; answer-queued-s,
+// from the last player's order to its receipt in the outbox (the read's
+// share of the answer; the rest is its turn among the account's sends). FORUMGM_BURST_PROFILE=FILE keeps the CPU
 // profile of the burst (cpusplit_test.go).
 
 import (
@@ -70,6 +72,7 @@ const benchLimit = 50 * time.Minute
 // burstResult is one burst's measures.
 type burstResult struct {
 	opened, answer, period time.Duration
+	answerQueued           time.Duration // from the order to its receipt in the outbox
 	cpu                    time.Duration // the bot's, over the burst
 	boardCPU               time.Duration // the in-process board's (cpusplit_test.go)
 	burst                  time.Duration // its length: every receipt sent
@@ -240,6 +243,23 @@ func runBurstLock(b *testing.B, n int, signal, lock bool) burstResult {
 	}
 	wait("the answer", func() bool { return len(sim.Inbox(bens[k])) >= 1 })
 	r.answer = time.Since(askedK)
+	// When the answer was queued: the read's share of its wait (the rest
+	// is its turn among the account's sends).
+	if err := db.View(ctx, func(tx *store.Tx) error {
+		g, err := tx.Game(fmt.Sprintf("n%d", k))
+		if err != nil {
+			return err
+		}
+		items, err := tx.Outbox(g.ID)
+		for _, it := range items {
+			if it.RecipientName == fmt.Sprintf("Ben %d", k) && it.CreatedAt.After(askedK.Add(-time.Second)) {
+				r.answerQueued = it.CreatedAt.Sub(askedK)
+			}
+		}
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
 	wait("every receipt", func() bool { return len(sim.Sent(bot)) >= n+2 }) // and game 0's first
 	r.burst = time.Since(t0)
 	waits := make([]time.Duration, n)
@@ -329,6 +349,7 @@ func BenchmarkBurst(b *testing.B) {
 				b.ReportMetric(float64(r.answer)/float64(base), "answer-vs-10")
 			}
 			b.ReportMetric(secs(r.answer), "answer-s")
+			b.ReportMetric(secs(r.answerQueued), "answer-queued-s")
 			b.ReportMetric(r.openPerSend/2, "open-requests-per-send-vs-target")
 			b.ReportMetric(r.burstPerSend/2, "answer-requests-per-send-vs-target")
 			b.ReportMetric(secs(r.burst), "burst-s")
