@@ -2,20 +2,15 @@ package webdesk
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/forumgm/forumgm/demo"
 	"github.com/forumgm/forumgm/forum"
 	"github.com/forumgm/forumgm/gameconfig"
 	"github.com/forumgm/forumgm/store"
-	"github.com/forumgm/forumgm/webdesk/browsertest"
 )
 
 // TestDeskSaysPicturesOff: a Protest game with public_url on a board whose
@@ -62,18 +57,12 @@ func TestDeskSaysPicturesOff(t *testing.T) {
 		t.Fatalf("the games list does not say pictures are off in post %s:\n%s", posts[0].ForumID, page)
 	}
 
-	if _, ok := browsertest.Path(); !ok && !browsertest.Required() {
-		t.Skip("no Chromium on this machine (apt-get install chromium): the warning was checked in the page's HTML only")
-	}
-	ctx := browsertest.Start(t, time.Minute)
-	if err := chromedp.Do(ctx, chromedp.Navigate(r.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#password")),
-		chromedp.SendKeys(chromedp.CSS("#password"), testSecret), chromedp.Click(chromedp.CSS("#login")),
-		chromedp.WaitVisible(chromedp.CSS(".card"))); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
+	b := newBrowser(t, time.Minute) // skips without Chromium: the warning was checked in the HTML above
+	r.loginBrowser(t, b)
+	b.open(r.srv.URL+"/", ".card")
 	// Shown, not only present: visible, in the warning's colour, and not
 	// clipped by the card (the whole sentence on screen).
-	seen, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+	if seen := eval[string](b, `(() => {
 		const w = Array.from(document.querySelectorAll(".card .warn")).find(e => e.textContent.includes("Pictures off"));
 		if (!w) return "no warning";
 		const r = w.getBoundingClientRect(), card = w.closest(".card").getBoundingClientRect();
@@ -81,13 +70,8 @@ func TestDeskSaysPicturesOff(t *testing.T) {
 		if (r.right > card.right + 1 || r.bottom > card.bottom + 1) return "clipped by its card";
 		if (getComputedStyle(w).color === getComputedStyle(w.closest(".card")).color) return "in the card's own colour";
 		return "";
-	})()`))
-	if err != nil || seen != "" {
-		t.Errorf("the pictures warning in Chromium: %s %v", seen, err)
+	})()`); seen != "" {
+		t.Errorf("the pictures warning in Chromium: %s", seen)
 	}
-	if dir := os.Getenv("FORUMGM_SCREENSHOTS"); dir != "" {
-		if err := browsertest.Screenshot(ctx, filepath.Join(dir, "pictures-off.png")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b.shot("pictures-off")
 }
