@@ -113,11 +113,30 @@ func (m *Moderator) readOK(tx *store.Tx, s *step, readAt time.Time) error {
 // at +63 s is a blip, not a 63 s outage.
 func outageOf(h store.Health, readAt time.Time, poll time.Duration) (from, to time.Time, ok bool) {
 	from, to = h.FailingSince, readAt
-	slack := max(poll, minOutage)
+	slack := outageLeast(poll)
 	if !h.NextRetry.IsZero() && readAt.After(h.NextRetry.Add(slack)) {
 		to = h.LastFailure
 	}
 	return from, to, h.Failures >= 2 && h.LastFailure.Sub(from) >= slack
+}
+
+// outageLeast is how long reads must fail to make an outage: a minute, and
+// more than a poll.
+func outageLeast(poll time.Duration) time.Duration { return max(poll, minOutage) }
+
+// minuteRead is when a failing game reads its board again so that a read
+// decides outageOf (RULINGS "Outages of the board", 1): at the minute of
+// its first failed read, wherever the backoff's doubling falls; zero once
+// a failed read has begun at or after it (one begun before does not
+// decide it, however long it took: a CI run's read begun 6 s before the
+// minute ended just after it, and the next came 36 s later, after the
+// board had reopened), or while reads do not fail.
+func minuteRead(h store.Health, poll time.Duration) time.Time {
+	at := h.FailingSince.Add(outageLeast(poll))
+	if !h.Failing() || !h.LastFailure.Before(at) {
+		return time.Time{}
+	}
+	return at
 }
 
 // extendForOutage is asked before a phase is resolved by its deadline dl:

@@ -352,8 +352,8 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 			backoff.Reset()
 		}
 		var cur *store.Game
-		boardDown := false // the game's reads of its board are failing
-		var failingSince, lastFailure time.Time
+		boardDown := false   // the game's reads of its board are failing
+		var minute time.Time // minuteRead
 		var verr error
 		if err == nil && end != nil {
 			// As the tick's last step left it: no need to load it again.
@@ -366,7 +366,7 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 				}
 				h, herr := tx.Health(g.ID)
 				boardDown = herr == nil && h.Failing()
-				failingSince, lastFailure = h.FailingSince, h.LastFailure
+				minute = minuteRead(h, poll)
 				return nil
 			})
 		}
@@ -391,14 +391,9 @@ func (m *Moderator) worker(ctx context.Context, g store.Game) (lost bool) {
 		if d := m.FloodUntil(g.ID).Sub(m.now()); d > 0 && d < wait {
 			wait = d
 		}
-		// A failing board is read again at the minute of its failing
-		// (RULINGS "Outages of the board", 1): whether an outage moves
-		// the deadline is then decided by a read that failed or not, not
-		// by where the backoff's doubling happened to fall. A read begun
-		// before the minute does not decide it, however long it took (a
-		// CI run's read begun 6 s before the minute ended just after it,
-		// and the next came 36 s later, after the board had reopened).
-		if minute := failingSince.Add(max(poll, minOutage)); err != nil && boardDown && lastFailure.Before(minute) {
+		// A failing board is read again at the minute of its failing, or
+		// at once if that is past, so a read decides the outage.
+		if !minute.IsZero() && err != nil && boardDown {
 			if d := max(minute.Sub(m.now()), 0); d < wait {
 				wait = d
 			}
