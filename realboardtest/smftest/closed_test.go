@@ -16,7 +16,8 @@ import (
 
 // TestMaintenanceMode: SMF's admin puts the board in maintenance mode (HTTP
 // 503 and the maintenance page, with a login form for administrators) for
-// 80 s across round 1's deadline of a Nations game. The bot reads that as
+// 85 s past the bot's first failed read, across round 1's deadline of a
+// Nations game. The bot reads that as
 // the board being away at the first answer (forum health names it), tries
 // no login, fails no message; once the board is back the round's deadline
 // moves on by the closure, a pick made after it counts, and every message
