@@ -69,12 +69,17 @@ const (
 // given a few milliseconds apart).
 const pmSlack = 5 * time.Second
 
-// rooms lists the bot's rooms, newest activity first, while keep says a
-// room may hold what is wanted (it stops at the first that may not), and
-// the board's clock when it answered the first page (zero: unknown).
-func (c *Client) rooms(ctx context.Context, keep func(apiRoom) bool) ([]apiRoom, time.Time, error) {
-	var out []apiRoom
-	var boardAt time.Time
+// rooms lists the bot's rooms with messages, newest activity first: every
+// room on the pages it asks for, until a page ends with a room whose last
+// message is older than since (0: every page), and how far back the list
+// reaches: the list holds every room with activity at or after reach (0:
+// every room; the board's list ended). A page's rooms are all kept, not
+// only those at or after since: a list asked for one game's cursor then
+// also serves the account's games whose cursors are a little older (on a
+// board with fewer rooms than a page, every game's), at no extra request.
+// boardAt is the board's clock when it answered the first page (zero:
+// unknown).
+func (c *Client) rooms(ctx context.Context, since int64) (rooms []apiRoom, reach int64, boardAt time.Time, err error) {
 	for p := 0; p < maxRoomPages; p++ {
 		var list struct {
 			Rooms     []apiRoom `json:"rooms"`
@@ -83,25 +88,31 @@ func (c *Client) rooms(ctx context.Context, keep func(apiRoom) bool) ([]apiRoom,
 		start := p * roomsPerPage
 		at, err := c.getJSONDated(ctx, fmt.Sprintf("api/v3/chats?start=%d&stop=%d", start, start+roomsPerPage-1), &list)
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, 0, time.Time{}, err
 		}
 		if p == 0 {
 			boardAt = at
 		}
+		oldest := int64(-1)
 		for _, r := range list.Rooms {
 			if r.Teaser == nil {
 				continue // no messages yet
 			}
-			if !keep(r) {
-				return out, boardAt, nil
-			}
-			out = append(out, r)
+			rooms = append(rooms, r)
+			oldest = r.Teaser.Timestamp
 		}
 		if len(list.Rooms) < roomsPerPage {
-			return out, boardAt, nil
+			return rooms, 0, boardAt, nil
+		}
+		// Rooms on later pages are no newer than this page's last: a room
+		// with activity after it is listed; one at its very millisecond
+		// may be on the next page.
+		reach = oldest + 1
+		if since > 0 && oldest >= 0 && oldest < since {
+			break
 		}
 	}
-	return out, boardAt, nil
+	return rooms, reach, boardAt, nil
 }
 
 // messages reads a room's messages newest page first while more says the
@@ -253,8 +264,8 @@ type roomListing struct {
 	last *roomBatch // the newest list in
 }
 
-// roomBatch is one room list: the rooms with activity since since (0:
-// all of them), the board's clock when it answered (zero: unknown) and
+// roomBatch is one room list: every room with activity since since (0:
+// all of them; the list may hold older ones too), the board's clock when it answered (zero: unknown) and
 // the bot's when it was asked for, and the rooms' reads made with it.
 type roomBatch struct {
 	done    chan struct{}
@@ -297,8 +308,10 @@ func (l *roomListing) get(ctx context.Context, c *Client, notBefore time.Time, s
 		l.mu.Unlock()
 		if lead {
 			b.listed = c.opt.Clock.Now()
-			b.rooms, b.boardAt, b.err = c.rooms(ctx, func(r apiRoom) bool { return since == 0 || r.Teaser.Timestamp >= since })
+			rooms, reach, boardAt, err := c.rooms(ctx, since)
 			l.mu.Lock()
+			// Under the lock: other reads ask covers of it once it is last.
+			b.rooms, b.since, b.boardAt, b.err = rooms, reach, boardAt, err
 			if l.cur == b {
 				l.cur = nil
 			}
@@ -497,11 +510,18 @@ func (c *Client) FindSentPM(ctx context.Context, key string, since time.Time) (s
 	if !since.IsZero() {
 		from = since.Add(-time.Minute)
 	}
-	rooms, _, err := c.rooms(ctx, func(r apiRoom) bool { return from.IsZero() || r.Teaser.Timestamp >= from.UnixMilli() })
+	var fromMS int64
+	if !from.IsZero() {
+		fromMS = from.UnixMilli()
+	}
+	rooms, _, _, err := c.rooms(ctx, fromMS)
 	if err != nil {
 		return "", false, err
 	}
 	for _, r := range rooms {
+		if r.Teaser.Timestamp < fromMS {
+			break // newest activity first: none after this is recent enough
+		}
 		id, ok, err := c.findInRoom(ctx, r.RoomID.String(), key, from)
 		if err != nil || ok {
 			return id, ok, err

@@ -1,11 +1,14 @@
 package nodebb
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,11 +48,17 @@ func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/api/v3/chats":
 		f.lists++
+		// As NodeBB lists them: newest activity first, a page at a time.
 		var rooms []map[string]any
 		for id, ms := range f.rooms {
 			last := ms[len(ms)-1]
 			rooms = append(rooms, map[string]any{"roomId": id, "teaser": map[string]any{"fromuid": 2, "timestamp": last.Timestamp}})
 		}
+		at := func(r map[string]any) int64 { return r["teaser"].(map[string]any)["timestamp"].(int64) }
+		slices.SortFunc(rooms, func(a, b map[string]any) int { return cmp.Compare(at(b), at(a)) })
+		start, _ := strconv.Atoi(r.URL.Query().Get("start"))
+		stop, _ := strconv.Atoi(r.URL.Query().Get("stop"))
+		rooms = rooms[min(start, len(rooms)):min(stop+1, len(rooms))]
 		ok(map[string]any{"rooms": rooms})
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		f.reads++
@@ -177,6 +186,75 @@ func TestSharedRoomList(t *testing.T) {
 			f.mu.Unlock()
 			if lists != c.lists || reads != c.reads {
 				t.Errorf("%d room lists and %d room reads for three reads, want %d and %d", lists, reads, c.lists, c.reads)
+			}
+		})
+	}
+}
+
+// TestSharedRoomListEitherOrder: two games whose cursors differ share one
+// room list whichever reads first. A list is asked for back to its first
+// reader's cursor, but holds every room on the pages it fetched: on a board
+// whose rooms fit one page it serves a game whose cursor is older too (it
+// once served only newer cursors, and games whose receipts had moved their
+// cursors apart each listed for itself). Where the rooms run to more pages
+// than the newer cursor needs, the older lists for itself.
+func TestSharedRoomListEitherOrder(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name       string
+		between    int // rooms with activity between the two cursors
+		newerFirst bool
+		requests   int // room list requests (a page each)
+	}{
+		{"older cursor first", 0, false, 1},
+		{"newer cursor first", 0, true, 1},
+		{"older cursor first, rooms past a page", roomsPerPage, false, 2},
+		{"newer cursor first, rooms past a page", roomsPerPage, true, 1 + 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			p, _ := forum.Builtin("nodebb")
+			cl, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{ListAge: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.add("1", 3, t0.Add(-60*time.Second), "game two's order")
+			var wantTwo []string
+			for i := c.between - 1; i >= 0; i-- {
+				f.add(strconv.Itoa(100+i), 100+i, t0.Add(-30*time.Second-time.Duration(i)*100*time.Millisecond), "another game's order")
+				wantTwo = append(wantTwo, strconv.Itoa(100+i))
+			}
+			f.add("1", 5, t0.Add(-20*time.Second), "game one's order")
+			f.add("2", 7, t0.Add(-15*time.Second), "game one's second order")
+			wantTwo = append(wantTwo, "5", "7")
+			// Game one has read up to message 5, game two up to 3.
+			one, _ := json.Marshal(pmCursor{Last: 5, At: t0.Add(-20 * time.Second).UnixMilli()})
+			two, _ := json.Marshal(pmCursor{Last: 3, At: t0.Add(-60 * time.Second).UnixMilli()})
+			ctx := context.Background()
+			read := func(cur []byte) string {
+				in, err := cl.NewPMs(ctx, cur, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ids(in.PMs)
+			}
+			var gotOne, gotTwo string
+			if c.newerFirst {
+				gotOne, gotTwo = read(one), read(two)
+			} else {
+				gotTwo, gotOne = read(two), read(one)
+			}
+			if gotOne != "7" || gotTwo != strings.Join(wantTwo, " ") {
+				t.Errorf("game one read %q (want 7), game two %q (want %s)", gotOne, gotTwo, strings.Join(wantTwo, " "))
+			}
+			f.mu.Lock()
+			lists := f.lists
+			f.mu.Unlock()
+			if lists != c.requests {
+				t.Errorf("%d room list requests for two reads, want %d", lists, c.requests)
 			}
 		})
 	}
