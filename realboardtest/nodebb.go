@@ -104,7 +104,6 @@ type NodeBBServer struct {
 	catMu   sync.Mutex
 	cats    map[bool]int // the boards' categories: with the post queue, without
 	boards  int
-	setting int // boards being made now
 	stop    sync.Once
 	life    sync.RWMutex // Restart holds it, a board's setup shares it
 	adminMu sync.Mutex   // the admin's writes, one at a time
@@ -375,17 +374,7 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	s.mu.Lock()
 	s.boards++
 	n := s.boards
-	s.setting++
 	s.mu.Unlock()
-	made := false
-	defer func() {
-		s.mu.Lock()
-		s.setting--
-		s.mu.Unlock()
-		if made {
-			s.settle(t)
-		}
-	}()
 	suffix := ""
 	if s.shared {
 		suffix = strconv.Itoa(n)
@@ -454,35 +443,9 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 		t.Fatalf("realboardtest: opening the thread: %v", err)
 	}
 	b.ThreadID, b.OpeningPostID = topic.TID, topic.MainPid
-	made = true
 	t.Logf("realboardtest: nodebb board %d at %s: category %d, topic %d, bot %s (accounts %.1fs, category and topic %.1fs)", n, s.URL,
 		b.CategoryID, b.ThreadID, b.Bot.Name, tAcc.Seconds(), (time.Since(t0) - tAcc).Seconds())
 	return b
-}
-
-// settle waits (at most two minutes) until no board is being made on the
-// server: the tests side by side make their boards at once, and a game
-// begun while a dozen others are made on its one NodeBB thread waited
-// seconds for each write, past its phases' times. Called with no lock
-// held: a Restart waits for a board's making, not for the others'.
-func (s *NodeBBServer) settle(t testing.TB) {
-	t0 := time.Now()
-	for {
-		s.mu.Lock()
-		busy := s.setting
-		s.mu.Unlock()
-		if busy == 0 {
-			break
-		}
-		if time.Since(t0) > 2*time.Minute {
-			t.Logf("realboardtest: %d boards still being made on %s after 2 min; starting anyway", busy, s.URL)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if d := time.Since(t0); d > time.Second {
-		t.Logf("realboardtest: waited %.1fs for the other boards on %s to be made", d.Seconds(), s.URL)
-	}
 }
 
 // category is the server's category for boards with (queue) or without
@@ -552,7 +515,6 @@ func (s *NodeBBServer) start(node string) error {
 		return err
 	}
 	cmd := exec.Command(node, "app.js", "--config="+s.conf)
-	cmd.Args, cmd.Path = raised(cmd.Args, cmd.Path)
 	cmd.Dir = s.root
 	cmd.Env = append(filterEnv(os.Environ(), "NODE_ENV"), "NODE_ENV=production")
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -583,26 +545,6 @@ func (s *NodeBBServer) start(node string) error {
 		time.Sleep(150 * time.Millisecond)
 	}
 	return fmt.Errorf("NodeBB did not answer within 90 s")
-}
-
-// nodebbNice is the niceness NodeBB runs at where the tests may raise it
-// (as root, as CI runs): a shared NodeBB is one thread serving a dozen
-// tests' boards, while each PHP board is a php -S process of its own, and
-// the scheduler shares the CPU by thread. On two cores the suite keeps
-// busy, NodeBB at the share of one process answered its tests' writes
-// after more than 15 s and started in 40 s. At -10 its weight is about
-// nine processes'.
-const nodebbNice = -10
-
-// raised is a command's argv and path run through nice(1) at nodebbNice,
-// all its threads with it; where the niceness cannot be raised (not root),
-// nice says so on the log and runs it as it is. Without nice, unchanged.
-func raised(args []string, path string) ([]string, string) {
-	nice, err := exec.LookPath("nice")
-	if err != nil {
-		return args, path
-	}
-	return append([]string{nice, "-n", strconv.Itoa(nodebbNice), path}, args[1:]...), nice
 }
 
 // Stop stops the server's process (its database goes with the test
@@ -1059,7 +1001,6 @@ func nodebbPristine(t testing.TB, files map[string]string) (string, string, erro
 		"admin:username": nodebbAdmin, "admin:password": password(nodebbAdmin), "admin:password:confirm": password(nodebbAdmin),
 		"admin:email": nodebbAdmin + "@example.org"})
 	cmd := exec.Command("./nodebb", "setup", string(setup))
-	cmd.Args, cmd.Path = raised(cmd.Args, cmd.Path)
 	cmd.Dir = work
 	cmd.Env = append(filterEnv(os.Environ(), "NODE_ENV"), "NODE_ENV=production")
 	out, err := cmd.CombinedOutput()
