@@ -159,6 +159,33 @@ func (c *Client) messages(ctx context.Context, room string, more func(oldest api
 type pmCursor struct {
 	Last int64 `json:"last"` // the id of the last message read
 	At   int64 `json:"at"`   // its time on the board's clock, ms
+	// Listed is when the room list of the game's last read was asked for
+	// (the bot's clock, ms; 0: unknown): a list asked for since is as
+	// fresh as the game's own next one could be (listShared).
+	Listed int64 `json:"listed,omitempty"`
+}
+
+// listShared is the oldest room list a game's read may take: one asked for
+// within ListAge, or, on a machine or board slow enough that the games'
+// reads come round further apart than that, one asked for since the
+// game's last read listed (a list newer than the game's own last one is
+// news to it; a message sent after it comes with the next read, as after
+// a list of its own), but never one older than three ListAges. Without it
+// two games polling every 2 s whose reads took 3 s each listed nearly
+// every time. With no ListAge, none is shared.
+func listShared(now time.Time, age time.Duration, cur pmCursor) time.Time {
+	notBefore := now.Add(-age)
+	if age <= 0 || cur.Listed == 0 {
+		return notBefore
+	}
+	since := time.UnixMilli(cur.Listed).Add(time.Millisecond)
+	if floor := now.Add(-3 * age); since.Before(floor) {
+		since = floor
+	}
+	if since.Before(notBefore) {
+		return since
+	}
+	return notBefore
 }
 
 // after says whether m comes after the cursor.
@@ -194,7 +221,7 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum
 	if cur.At != 0 {
 		since = cur.At - pmSlack.Milliseconds()
 	}
-	lb, err := c.chats.get(ctx, c, c.opt.Clock.Now().Add(-c.opt.ListAge), since)
+	lb, err := c.chats.get(ctx, c, listShared(c.opt.Clock.Now(), c.opt.ListAge, cur), since)
 	if err != nil {
 		return forum.Inbox{}, err
 	}
@@ -247,6 +274,7 @@ func (c *Client) NewPMs(ctx context.Context, cursor []byte, skip func(from forum
 		}
 		return forum.CompareIDs(a.ID, b.ID)
 	})
+	next.Listed = listed.UnixMilli()
 	b, _ := json.Marshal(next)
 	return forum.Inbox{PMs: out, Next: b, ListedAt: complete}, nil
 }

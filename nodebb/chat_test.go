@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forumgm/forumgm/clock"
 	"github.com/forumgm/forumgm/forum"
 )
 
@@ -255,6 +256,64 @@ func TestSharedRoomListEitherOrder(t *testing.T) {
 			f.mu.Unlock()
 			if lists != c.requests {
 				t.Errorf("%d room list requests for two reads, want %d", lists, c.requests)
+			}
+		})
+	}
+}
+
+// TestRoomListSharedAcrossSlowReads: when two games' reads come round
+// further apart than ListAge (a loaded machine, slow ticks), a game still
+// takes the list another game asked for after its own last read: it is news
+// to it. A list no newer than the game's own last one, or older than three
+// ListAges, is not taken.
+func TestRoomListSharedAcrossSlowReads(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	const age = 2 * time.Second
+	for _, c := range []struct {
+		name string
+		// the two games' reads, as offsets from t0, in order: game 0 reads
+		// at each even index's time, game 1 at each odd one's
+		reads []time.Duration
+		lists int
+	}{
+		// Each game reads every 5 s, 2.5 s after the other: game 0
+		// takes game 1's lists, one list a round (with ListAge alone,
+		// six: each read listed for itself).
+		{"apart by more than ListAge", []time.Duration{0, 2500 * time.Millisecond, 5 * time.Second, 7500 * time.Millisecond, 10 * time.Second, 12500 * time.Millisecond}, 4},
+		// Game 1 reads long after game 0's list (past three ListAges):
+		// too old, it lists for itself.
+		{"past three ListAges", []time.Duration{0, 7 * time.Second}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			clk := clock.NewFake(t0)
+			p, _ := forum.Builtin("nodebb")
+			cl, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{ListAge: age, Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.add("1", 5, t0.Add(-time.Minute), "an order")
+			ctx := context.Background()
+			cursors := [2][]byte{}
+			for i, at := range c.reads {
+				clk.Set(t0.Add(at))
+				f.mu.Lock()
+				f.now = clk.Now()
+				f.mu.Unlock()
+				in, err := cl.NewPMs(ctx, cursors[i%2], nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cursors[i%2] = in.Next
+			}
+			f.mu.Lock()
+			lists := f.lists
+			f.mu.Unlock()
+			if lists != c.lists {
+				t.Errorf("%d room lists for %d reads, want %d", lists, len(c.reads), c.lists)
 			}
 		})
 	}

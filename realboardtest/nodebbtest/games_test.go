@@ -409,6 +409,10 @@ func playGame(t *testing.T, kind string, demo rules.DemoTable, seed int64, limit
 		}
 	}
 	if acc == 0 {
+		// What the bot made of each: a failure here is read from CI's log.
+		for _, c := range cmds {
+			t.Logf("%s %s %s by %s: %q: %s %q", c.Phase, c.Channel, c.Kind, c.Player, c.Text, c.Status, c.Reason)
+		}
 		t.Errorf("no command was accepted")
 	}
 	res.outbox, res.board, res.gmCount = outbox(), b, gmCountMarker
