@@ -104,6 +104,8 @@ type NodeBBServer struct {
 	catMu   sync.Mutex
 	cats    map[bool]int // the boards' categories: with the post queue, without
 	boards  int
+	setting int           // boards being made now
+	signups chan struct{} // registrations under way (at most its capacity)
 	stop    sync.Once
 	life    sync.RWMutex // Restart holds it, a board's setup shares it
 	adminMu sync.Mutex   // the admin's writes, one at a time
@@ -318,7 +320,8 @@ func startNodeBBServer(t testing.TB, settings map[string]any, dir string) *NodeB
 	}
 	s := &NodeBBServer{URL: fmt.Sprintf("http://127.0.0.1:%d/", port), dsn: dsn, root: root,
 		conf: filepath.Join(dir, "config.json"), logf: filepath.Join(dir, "nodebb.log"),
-		Admin: Account{Name: nodebbAdmin, Password: password(nodebbAdmin), ID: 1}, sess: map[string]*nodebbSession{}}
+		Admin: Account{Name: nodebbAdmin, Password: password(nodebbAdmin), ID: 1}, sess: map[string]*nodebbSession{},
+		signups: make(chan struct{}, 4)}
 	u, _ := url.Parse(dsn)
 	pgPort, _ := strconv.Atoi(u.Port())
 	// bcrypt_rounds 4 (12 by default): a test board's accounts are made
@@ -374,7 +377,17 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 	s.mu.Lock()
 	s.boards++
 	n := s.boards
+	s.setting++
 	s.mu.Unlock()
+	made := false
+	defer func() {
+		s.mu.Lock()
+		s.setting--
+		s.mu.Unlock()
+		if made {
+			s.settle(t)
+		}
+	}()
 	suffix := ""
 	if s.shared {
 		suffix = strconv.Itoa(n)
@@ -443,9 +456,36 @@ func (s *NodeBBServer) Board(t testing.TB, opt NodeBBOptions) *NodeBBBoard {
 		t.Fatalf("realboardtest: opening the thread: %v", err)
 	}
 	b.ThreadID, b.OpeningPostID = topic.TID, topic.MainPid
+	made = true
 	t.Logf("realboardtest: nodebb board %d at %s: category %d, topic %d, bot %s (accounts %.1fs, category and topic %.1fs)", n, s.URL,
 		b.CategoryID, b.ThreadID, b.Bot.Name, tAcc.Seconds(), (time.Since(t0) - tAcc).Seconds())
 	return b
+}
+
+// settle waits (at most two minutes) until no board is being made on the
+// server: the tests side by side make their boards at once, and a game
+// begun while a dozen others were made on its one NodeBB thread waited
+// more than 15 s for its writes, past its phases' times (a CI run's
+// TestEditsAndDeletions, TestReminders, TestSharedChatList). Called with
+// no lock held: a Restart waits for a board's making, not the others'.
+func (s *NodeBBServer) settle(t testing.TB) {
+	t0 := time.Now()
+	for {
+		s.mu.Lock()
+		busy := s.setting
+		s.mu.Unlock()
+		if busy == 0 {
+			break
+		}
+		if time.Since(t0) > 2*time.Minute {
+			t.Logf("realboardtest: %d boards still being made on %s after 2 min; starting anyway", busy, s.URL)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Logf("realboardtest: waited %.1fs for the other boards on %s to be made", d.Seconds(), s.URL)
+	}
 }
 
 // category is the server's category for boards with (queue) or without
@@ -740,7 +780,10 @@ func (s *NodeBBServer) Session(ctx context.Context, a Account) (*nodebbSession, 
 
 func (s *NodeBBServer) newSession(a Account) *nodebbSession {
 	jar, _ := cookiejar.New(nil)
-	return &nodebbSession{s: s, a: a, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second,
+	// The tests' own sessions (the admin's setup, the players' posts and
+	// chats) wait as a person would on a board the suite keeps busy; the
+	// bot's requests have forumgm's own timeouts.
+	return &nodebbSession{s: s, a: a, hc: &http.Client{Jar: jar, Timeout: 90 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -752,6 +795,15 @@ func (s *NodeBBServer) newSession(a Account) *nodebbSession {
 // use (Session).
 func (s *NodeBBServer) register(ctx context.Context, name string) (Account, error) {
 	a := Account{Name: name, Password: password(name)}
+	// A few at a time: with a dozen boards' accounts at once on a loaded
+	// machine, NodeBB's one thread let some wait past the client's
+	// timeout (a clean-clone run's registrations failed so).
+	select {
+	case s.signups <- struct{}{}:
+		defer func() { <-s.signups }()
+	case <-ctx.Done():
+		return a, ctx.Err()
+	}
 	admin, err := s.Session(ctx, s.Admin)
 	if err != nil {
 		return a, err
