@@ -74,6 +74,19 @@ func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// chatClient is a client of the bot's on f, served for the test's length.
+func chatClient(t *testing.T, f *fakeChats, opt Options) *Client {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	p, _ := forum.Builtin("nodebb")
+	c, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestNewPMsSettle: a chat message stored a moment after one with a
 // higher id in another room was read is not passed over: a read takes only
 // messages older than settle on the board's clock, in (time, id) order, so
@@ -83,13 +96,7 @@ func TestNewPMsSettle(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 	f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	p, _ := forum.Builtin("nodebb")
-	c, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chatClient(t, f, Options{})
 	ctx := context.Background()
 	f.add("1", 5, t0.Add(-20*time.Second), "old order")
 	f.add("2", 11, t0.Add(-time.Second), "just sent")
@@ -151,13 +158,7 @@ func TestSharedRoomList(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
-			p, _ := forum.Builtin("nodebb")
-			cl, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{ListAge: c.age})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cl := chatClient(t, f, Options{ListAge: c.age})
 			ctx := context.Background()
 			f.add("1", 5, t0.Add(-20*time.Second), "game one's order")
 			f.add("2", 7, t0.Add(-15*time.Second), "game two's order")
@@ -215,13 +216,7 @@ func TestSharedRoomListEitherOrder(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
-			p, _ := forum.Builtin("nodebb")
-			cl, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{ListAge: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cl := chatClient(t, f, Options{ListAge: time.Minute})
 			f.add("1", 3, t0.Add(-60*time.Second), "game two's order")
 			var wantTwo []string
 			for i := c.between - 1; i >= 0; i-- {
@@ -287,14 +282,8 @@ func TestRoomListSharedAcrossSlowReads(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &fakeChats{now: t0, rooms: map[string][]apiMessage{}}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
 			clk := clock.NewFake(t0)
-			p, _ := forum.Builtin("nodebb")
-			cl, err := New(srv.URL, p, forum.Credentials{Username: "GMBot", Password: "pw"}, Options{ListAge: age, Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cl := chatClient(t, f, Options{ListAge: age, Clock: clk})
 			f.add("1", 5, t0.Add(-time.Minute), "an order")
 			ctx := context.Background()
 			cursors := [2][]byte{}

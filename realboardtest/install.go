@@ -61,15 +61,11 @@ func pristineCopyWith(eng *engine, archive string, install func(work string) err
 	}
 	key := fmt.Sprintf("%s-v%s-%s", eng.name, harnessVersion, sum[:16])
 	final := filepath.Join(base, key)
-	lock, err := os.OpenFile(final+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockPath(final)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, err
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 
 	p := &pristine{dir: final, cost: "cached"}
 	if root, err := os.ReadFile(filepath.Join(final, rootFile)); err == nil {
@@ -99,6 +95,23 @@ func pristineCopyWith(eng *engine, archive string, install func(work string) err
 	p.cost = time.Since(t0).Round(100 * time.Millisecond).String()
 	pristineFor[archive] = p
 	return p, nil
+}
+
+// lockPath takes path's lock file (path.lock) for this process, waiting
+// while another test binary holds it, and returns its release.
+func lockPath(path string) (func(), error) {
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return func() {
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+	}, nil
 }
 
 func fileHash(path string) (string, error) {

@@ -995,15 +995,11 @@ func nodebbPristine(t testing.TB, files map[string]string) (string, string, erro
 	}
 	key := fmt.Sprintf("nodebb-v%s-%s-%s-%s", nodebbHarness, archiveSum[:12], lockSum[:12], pkgSum[:8])
 	final := filepath.Join(base, key)
-	lock, err := os.OpenFile(final+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockPath(final)
 	if err != nil {
 		return "", "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", "", err
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if _, err := os.Stat(filepath.Join(final, nodebbDump)); err == nil {
 		return final, "cached", nil
 	}
@@ -1093,15 +1089,11 @@ func nodebbPristine(t testing.TB, files map[string]string) (string, string, erro
 // waiting for its preparation to end; false when there is none.
 func takeNodeBBModules(base, lockSum, pkgSum, work string) (bool, error) {
 	dir := filepath.Join(base, "nodebb-modules-"+lockSum[:12]+"-"+pkgSum[:8])
-	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockPath(dir)
 	if err != nil {
 		return false, err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return false, err
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
 		return false, nil
 	}
