@@ -73,7 +73,7 @@ func (m *Moderator) process(ctx context.Context, l *loaded, readAt time.Time) er
 		if err := m.recordPending(tx, s, l); err != nil {
 			return err
 		}
-		waiting, err := openingOnItsWay(tx, s)
+		waiting, err := s.clockStopped()
 		if err != nil {
 			return err
 		}
@@ -181,8 +181,16 @@ func (m *Moderator) apply(tx *store.Tx, l *loaded, msgs []store.Message) (held b
 func applyMessage(s *step, msg store.Message) (bool, error) {
 	l := s.l
 	stamp := msg.Stamp
-	if l.row.Status == Running && stamp.Known() {
-		// Surely made after a deadline: that phase closes first.
+	stopped, err := s.clockStopped()
+	if err != nil {
+		return false, err
+	}
+	if l.row.Status == Running && stamp.Known() && !stopped {
+		// Surely made after a deadline: that phase closes first. (Not
+		// while the opening post is on its way: a deadline of the
+		// creation's clock is none. A CI run's NodeBB Nations game,
+		// its post held up by a restart, closed two rounds at the first
+		// player's chat, then took every order as late.)
 		if err := settleBefore(s, stamp); err != nil {
 			return false, err
 		}
@@ -242,8 +250,9 @@ func applyMessage(s *step, msg store.Message) (bool, error) {
 	l.state = r.State
 	s.outcomes(msg, slot, phase, r)
 	s.emit(store.SendAnswers, phase, r, msg.Time)
-	// "Everyone has acted" closes the phase at this message.
-	if l.row.Status == Running {
+	// "Everyone has acted" closes the phase at this message (once the
+	// game's clock runs: its results must not pass its opening post).
+	if l.row.Status == Running && !stopped {
 		if err := settleAfter(s, stamp.Earliest); err != nil {
 			return false, err
 		}

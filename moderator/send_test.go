@@ -498,3 +498,64 @@ func TestNoDeadlineBeforeTheOpeningPost(t *testing.T) {
 		t.Errorf("after the opening post went up at %s: %s until %s, want round-1 until %s", up.Format("15:04:05"), ph, dl.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
 	}
 }
+
+// TestNoDeadlineBeforeTheOpeningPostAtAnOrder: a player's order read while
+// the opening post is still on its way, stamped after two round lengths of
+// the creation's clock, closes no round (an order surely made after a
+// deadline closes that phase first, but that clock has not started), nor
+// does everyone's order: the rounds wait for the post, the orders count in
+// round 1, and round 1 runs its whole length from when the post went up. A
+// CI run's Nations game on NodeBB, its opening post held up by a restart,
+// closed two rounds at the first order and took every order as late.
+func TestNoDeadlineBeforeTheOpeningPostAtAnOrder(t *testing.T) {
+	db := storetest.SQLite(t)
+	ctx := context.Background()
+	clk := clock.NewFake(start)
+	ff := &heldOpening{Board: forumtest.New(clk), held: true}
+	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+	zero := 0.0
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
+	g, err := m.Create(ctx, "held", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func() (string, time.Time) {
+		rs, err := m.Report(ctx, "held")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0].Rules.Phase, rs[0].Rules.Deadline
+	}
+	m.Tick(ctx, g.ID)
+	clk.Advance(150 * time.Second) // past both rounds of the creation's clock
+	ff.PMAt("Alice", "PROSPER", clk.Now())
+	ff.PMAt("Bob", "DEFEND", clk.Now())
+	clk.Advance(5 * time.Second)
+	m.Tick(ctx, g.ID)
+	if ph, _ := report(); ph != "round-1" {
+		t.Fatalf("phase %s after orders read before the opening post went up, want round-1 still", ph)
+	}
+	ff.held = false
+	up := clk.Now()
+	for range 2 {
+		if err := m.Tick(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ph, dl := report(); ph != "round-1" || !dl.Equal(up.Add(time.Minute)) {
+		t.Errorf("after the opening post went up at %s: %s until %s, want round-1 until %s", up.Format("15:04:05"), ph, dl.Format("15:04:05"), up.Add(time.Minute).Format("15:04:05"))
+	}
+	var cmds []store.CommandRow
+	if err := db.View(ctx, func(tx *store.Tx) (err error) { cmds, err = tx.Commands(g.ID, store.CommandFilter{}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
+		if c.Status != store.CommandAccepted || c.Phase != "round-1" {
+			t.Errorf("%s's %q: %s in %s (%s); want accepted in round-1", c.Player, c.Text, c.Status, c.Phase, c.Reason)
+		}
+	}
+	if len(cmds) != 2 {
+		t.Errorf("%d commands recorded, want the two orders", len(cmds))
+	}
+}

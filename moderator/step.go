@@ -46,6 +46,24 @@ type step struct {
 
 	// work is the GM's work between deadlines, the moderator's (between.go).
 	work *between.Work
+
+	// waiting caches openingOnItsWay for the step (nil: not asked yet).
+	waiting *bool
+}
+
+// clockStopped says whether the game's opening post is still on its way
+// (openingOnItsWay): no phase of it closes then, neither at a deadline of
+// the clock of its creation nor because everyone acted. Asked once a step:
+// a step does not send.
+func (s *step) clockStopped() (bool, error) {
+	if s.waiting == nil {
+		w, err := openingOnItsWay(s.tx, s)
+		if err != nil {
+			return false, err
+		}
+		s.waiting = &w
+	}
+	return *s.waiting, nil
 }
 
 // fail makes the step fail at its commit (for code that cannot return an
