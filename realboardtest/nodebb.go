@@ -252,20 +252,6 @@ func StopNodeBB() {
 	nodebbShared.m = nil
 }
 
-// InstallNodeBB installs NodeBB where every test binary of this machine
-// takes it (the pristine tree and its database's dump, keyed by the
-// engines' files), if it is not there yet, and says what that cost. It
-// skips (fails under FORUMGM_REQUIRE_REALBOARDS=1) as StartNodeBB does.
-func InstallNodeBB(t testing.TB) string {
-	t.Helper()
-	_, files := nodebbCheck(t)
-	_, cost, err := nodebbPristine(t, files)
-	if err != nil {
-		t.Fatalf("realboardtest: installing NodeBB: %v", err)
-	}
-	return cost
-}
-
 // nodebbCheck skips (or fails) the test without node 20, npm or the
 // engines' files, and returns node's path and the files.
 func nodebbCheck(t testing.TB) (string, map[string]string) {
