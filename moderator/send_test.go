@@ -455,31 +455,51 @@ func (b *heldOpening) Reply(ctx context.Context, thread, body, key string) (stri
 	return b.Board.Reply(ctx, thread, body, key)
 }
 
+// heldGame is a two-round Nations game whose opening post does not leave
+// while ff.held.
+type heldGame struct {
+	db  *store.DB
+	clk *clock.Fake
+	ff  *heldOpening
+	m   *Moderator
+	g   *store.Game
+	t   *testing.T
+}
+
+func newHeldGame(t *testing.T) *heldGame {
+	h := &heldGame{db: storetest.SQLite(t), clk: clock.NewFake(start), t: t}
+	h.ff = &heldOpening{Board: forumtest.New(h.clk), held: true}
+	h.m = &Moderator{DB: h.db, Clock: h.clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return h.ff, nil }}
+	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
+	zero := 0.0
+	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
+	g, err := h.m.Create(context.Background(), "held", "nations", gc, fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.g = g
+	return h
+}
+
+// phase is the game's phase and deadline, as its report gives them.
+func (h *heldGame) phase() (string, time.Time) {
+	rs, err := h.m.Report(context.Background(), "held")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return rs[0].Rules.Phase, rs[0].Rules.Deadline
+}
+
 // TestNoDeadlineBeforeTheOpeningPost: while the opening post has not gone
 // up, the game's clock has not started: two round lengths go by and no
 // round resolves (the crash loop resolved two rounds with no orders while
 // the post waited out its window). Once it is up, round 1 runs its whole
 // length from then.
 func TestNoDeadlineBeforeTheOpeningPost(t *testing.T) {
-	db := storetest.SQLite(t)
 	ctx := context.Background()
-	clk := clock.NewFake(start)
-	ff := &heldOpening{Board: forumtest.New(clk), held: true}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
-	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
-	g, err := m.Create(ctx, "held", "nations", gc, fc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	phase := func() (string, time.Time) {
-		rs, err := m.Report(ctx, "held")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rs[0].Rules.Phase, rs[0].Rules.Deadline
-	}
+	h := newHeldGame(t)
+	clk, ff, m, g := h.clk, h.ff, h.m, h.g
+	phase := h.phase
 	for range 5 { // 2.5 minutes, the post held back
 		m.Tick(ctx, g.ID)
 		clk.Advance(30 * time.Second)
@@ -508,25 +528,10 @@ func TestNoDeadlineBeforeTheOpeningPost(t *testing.T) {
 // CI run's Nations game on NodeBB, its opening post held up by a restart,
 // closed two rounds at the first order and took every order as late.
 func TestNoDeadlineBeforeTheOpeningPostAtAnOrder(t *testing.T) {
-	db := storetest.SQLite(t)
 	ctx := context.Background()
-	clk := clock.NewFake(start)
-	ff := &heldOpening{Board: forumtest.New(clk), held: true}
-	m := &Moderator{DB: db, Clock: clk, Connect: func(context.Context, *gameconfig.Site) (Forum, error) { return ff, nil }}
-	gc := gameconfig.GameConfig{Players: []string{"Alice", "Bob"}, Seed: 1, Start: start, Options: map[string]any{"rounds": 2, "round_minutes": 1, "break_minutes": 0}}
-	zero := 0.0
-	fc := gameconfig.ForumConfig{URL: "http://fake/", Engine: "phpbb", Thread: "1", Bot: "GMbot", PasswordEnv: "X", DeadlineUnitSeconds: &zero}
-	g, err := m.Create(ctx, "held", "nations", gc, fc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := func() (string, time.Time) {
-		rs, err := m.Report(ctx, "held")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rs[0].Rules.Phase, rs[0].Rules.Deadline
-	}
+	h := newHeldGame(t)
+	db, clk, ff, m, g := h.db, h.clk, h.ff, h.m, h.g
+	report := h.phase
 	m.Tick(ctx, g.ID)
 	clk.Advance(150 * time.Second) // past both rounds of the creation's clock
 	ff.PMAt("Alice", "PROSPER", clk.Now())
