@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -80,6 +81,9 @@ const pmSlack = 5 * time.Second
 // boardAt is the board's clock when it answered the first page (zero:
 // unknown).
 func (c *Client) rooms(ctx context.Context, since int64) (rooms []apiRoom, reach int64, boardAt time.Time, err error) {
+	// Until a page shows a room's last message, the list is known to reach
+	// no time back at all.
+	reach = math.MaxInt64
 	for p := 0; p < maxRoomPages; p++ {
 		var list struct {
 			Rooms     []apiRoom `json:"rooms"`
@@ -104,11 +108,14 @@ func (c *Client) rooms(ctx context.Context, since int64) (rooms []apiRoom, reach
 		if len(list.Rooms) < roomsPerPage {
 			return rooms, 0, boardAt, nil
 		}
+		if oldest < 0 {
+			continue // a page of rooms without messages: no news of how far back
+		}
 		// Rooms on later pages are no newer than this page's last: a room
 		// with activity after it is listed; one at its very millisecond
 		// may be on the next page.
 		reach = oldest + 1
-		if since > 0 && oldest >= 0 && oldest < since {
+		if since > 0 && oldest < since {
 			break
 		}
 	}
@@ -293,8 +300,9 @@ type roomListing struct {
 }
 
 // roomBatch is one room list: every room with activity since since (0:
-// all of them; the list may hold older ones too), the board's clock when it answered (zero: unknown) and
-// the bot's when it was asked for, and the rooms' reads made with it.
+// all of them; the list may hold older ones too), the board's clock when
+// it answered (zero: unknown) and the bot's when it was asked for, and the
+// rooms' reads made with it.
 type roomBatch struct {
 	done    chan struct{}
 	since   int64

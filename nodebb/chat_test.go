@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -74,8 +75,8 @@ func (f *fakeChats) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// chatClient is a client of the bot's on f, served for the test's length.
-func chatClient(t *testing.T, f *fakeChats, opt Options) *Client {
+// chatClient is a client of the bot's on the board f, served for the test's length.
+func chatClient(t *testing.T, f http.Handler, opt Options) *Client {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -303,6 +304,55 @@ func TestRoomListSharedAcrossSlowReads(t *testing.T) {
 			f.mu.Unlock()
 			if lists != c.lists {
 				t.Errorf("%d room lists for %d reads, want %d", lists, len(c.reads), c.lists)
+			}
+		})
+	}
+}
+
+// TestRoomListReach: how far back a room list reaches. A list that ended
+// holds every room (0); one cut at a page reaches that page's last room's
+// activity; pages of rooms without messages say nothing of it, so a list of
+// only those, cut at the last page it may ask for, reaches no time back
+// (it once said it held every room).
+func TestRoomListReach(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		rooms func(i int) map[string]any // the board's i-th room, newest first
+		total int
+		want  int64
+	}{
+		{"the list ends", func(i int) map[string]any {
+			return map[string]any{"roomId": i, "teaser": map[string]any{"timestamp": 1000 - i}}
+		}, 3, 0},
+		{"cut at the last page it may ask for", func(i int) map[string]any {
+			return map[string]any{"roomId": i, "teaser": map[string]any{"timestamp": 100000 - i}}
+		}, maxRoomPages * roomsPerPage, 100000 - (maxRoomPages*roomsPerPage - 1) + 1},
+		{"rooms without messages only", func(i int) map[string]any {
+			return map[string]any{"roomId": i}
+		}, maxRoomPages * roomsPerPage, math.MaxInt64},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			board := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if fakeSession(w, r, 1) {
+					return
+				}
+				start, _ := strconv.Atoi(r.URL.Query().Get("start"))
+				stop, _ := strconv.Atoi(r.URL.Query().Get("stop"))
+				var rooms []map[string]any
+				for i := start; i <= stop && i < c.total; i++ {
+					rooms = append(rooms, c.rooms(i))
+				}
+				b, _ := json.Marshal(map[string]any{"status": map[string]string{"code": "ok"}, "response": map[string]any{"rooms": rooms}})
+				w.Write(b)
+			})
+			cl := chatClient(t, board, Options{})
+			_, reach, _, err := cl.rooms(context.Background(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reach != c.want {
+				t.Errorf("reach %d, want %d", reach, c.want)
 			}
 		})
 	}
