@@ -1075,10 +1075,11 @@ func nodebbPristine(t testing.TB, files map[string]string) (string, string, erro
 	if err := os.Rename(work, final); err != nil {
 		return fail(err)
 	}
-	cost := fmt.Sprintf("%s (npm install %s)", time.Since(t0).Round(100*time.Millisecond), tNpm.Round(100*time.Millisecond))
+	how := ""
 	if prepared {
-		cost = fmt.Sprintf("%s (npm install %s, its node_modules prepared before the tests)", time.Since(t0).Round(100*time.Millisecond), tNpm.Round(100*time.Millisecond))
+		how = ", its node_modules prepared before the tests"
 	}
+	cost := fmt.Sprintf("%s (npm install %s%s)", time.Since(t0).Round(100*time.Millisecond), tNpm.Round(100*time.Millisecond), how)
 	t.Logf("realboardtest: installed NodeBB in %s", cost)
 	return final, cost, nil
 }
